@@ -1,0 +1,1 @@
+"""The rules, one module per family. Importing this package registers them all."""

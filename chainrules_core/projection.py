@@ -1,0 +1,397 @@
+"""``ProjectTo``: map a candidate cotangent back onto the tangent space of a primal.
+
+A rule builds the projector from the primal *before* its pullback runs and
+applies it to each cotangent it returns. The projector restores what the
+arithmetic may have changed: the dtype (float32 stays float32), the real
+subspace (a complex cotangent for a real input keeps its real part), the
+Python type (a Python float gets a Python float) and trivial dimensions. It
+returns ``NoTangent()`` for primals that have no tangent space.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .tangent_types import (
+    AbstractTangent,
+    AbstractThunk,
+    AbstractZero,
+    InplaceableThunk,
+    NoTangent,
+    NotImplementedTangent,
+    Tangent,
+    Thunk,
+    backing,
+    primal_type,
+)
+from .tangent_types.tangent import _is_namedtuple
+
+_PASS_THROUGH = (AbstractZero, NotImplementedTangent)
+_REAL_SCALAR_TYPES = frozenset({float, np.float64, np.float32, np.float16, int})
+
+
+class Projector:
+    """Maps a candidate cotangent onto the tangent space of one primal; built by ``ProjectTo``."""
+
+    __slots__ = ()
+
+    def __call__(self, dx: Any) -> Any:
+        raise NotImplementedError
+
+    def _lazy(self, dx: AbstractThunk) -> AbstractThunk:
+        """Project a thunk without forcing it."""
+        projected = Thunk(lambda: self(dx.unthunk()))
+        return InplaceableThunk(dx.add, projected) if isinstance(dx, InplaceableThunk) else projected
+
+    is_no_tangent: ClassVar[bool] = False
+    """Whether every cotangent projects to ``NoTangent()``."""
+
+
+class _NoTangentProjector(Projector):
+    __slots__ = ()
+
+    def __call__(self, dx: Any) -> Any:
+        return NoTangent()
+
+    is_no_tangent: ClassVar[bool] = True
+
+    def __repr__(self) -> str:
+        return "ProjectTo(NoTangent)"
+
+
+class _IdentityProjector(Projector):
+    """For primals whose tangent space this module does not know: no change."""
+
+    __slots__ = ()
+
+    def __call__(self, dx: Any) -> Any:
+        return dx
+
+    def __repr__(self) -> str:
+        return "ProjectTo(<any>)"
+
+
+def _size_one_value(dx: Any, what: str) -> Any:
+    """The single entry of a numpy scalar or a size-1 array."""
+    if np.size(dx) != 1:
+        raise ValueError(f"ProjectTo: a cotangent of shape {np.shape(dx)} does not fit a {what} primal")
+    return np.asarray(dx).reshape(())[()]
+
+
+class _FloatProjector(Projector):
+    __slots__ = ()
+
+    def __call__(self, dx: Any) -> Any:
+        if type(dx) in _REAL_SCALAR_TYPES:
+            return float(dx)
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        if isinstance(dx, (int, float, complex)):
+            return float(dx.real)
+        return float(np.real(_size_one_value(dx, "float")))
+
+    def __repr__(self) -> str:
+        return "ProjectTo(float)"
+
+
+class _ComplexProjector(Projector):
+    __slots__ = ()
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        if isinstance(dx, (int, float, complex)):
+            return complex(dx)
+        return complex(_size_one_value(dx, "complex"))
+
+    def __repr__(self) -> str:
+        return "ProjectTo(complex)"
+
+
+def _cast(dx: np.ndarray[Any, Any] | np.generic, dtype: np.dtype[Any]) -> Any:
+    if dx.dtype.kind == "c" and dtype.kind != "c":
+        dx = dx.real
+    return dx.astype(dtype, copy=False)
+
+
+class _NumpyScalarProjector(Projector):
+    """For numpy scalars such as ``np.float32(1.0)``: a numpy scalar of that dtype."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, x: np.generic) -> None:
+        self.dtype = x.dtype
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        value = np.asarray(_size_one_value(dx, str(self.dtype)))
+        return _cast(value, self.dtype)[()]
+
+    def __repr__(self) -> str:
+        return f"ProjectTo(np.{self.dtype})"
+
+
+class _ArrayProjector(Projector):
+    """For float and complex arrays: that dtype, that shape (up to trivial dimensions)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, x: np.ndarray[Any, Any]) -> None:
+        self.dtype = x.dtype
+        self.shape = x.shape
+
+    def __call__(self, dx: Any) -> Any:
+        if type(dx) is np.ndarray:
+            if dx.dtype != self.dtype:
+                dx = _cast(dx, self.dtype)
+            if dx.shape != self.shape:
+                dx = self._reshape(dx)
+            return dx
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        if isinstance(dx, (np.ndarray, np.generic, int, float, complex)):
+            return self(np.asarray(dx))
+        raise TypeError(f"ProjectTo: a {type(dx).__name__} is not a cotangent for an array of shape {self.shape}")
+
+    def _reshape(self, dx: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        if dx.size == math.prod(self.shape) and _squeezed(dx.shape) == _squeezed(self.shape):
+            return dx.reshape(self.shape)
+        raise ValueError(f"ProjectTo: a cotangent of shape {dx.shape} does not fit a primal of shape {self.shape}")
+
+    def __repr__(self) -> str:
+        return f"ProjectTo(ndarray[{self.dtype}, {self.shape}])"
+
+
+def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(d for d in shape if d != 1)
+
+
+class _TupleProjector(Projector):
+    __slots__ = ("elements", "output")
+
+    def __init__(self, elements: tuple[Projector, ...], output: type) -> None:
+        self.elements = elements
+        self.output = output
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        values = tuple(backing(dx)) if isinstance(dx, Tangent) else tuple(dx)
+        if len(values) != len(self.elements):
+            raise ValueError(
+                f"ProjectTo: {len(values)} cotangents for a {self.output.__name__} of {len(self.elements)}"
+            )
+        projected = [p(v) for p, v in zip(self.elements, values)]
+        return projected if self.output is list else Tangent(tuple, *projected)
+
+    def __repr__(self) -> str:
+        return f"ProjectTo({self.output.__name__}[{', '.join(map(repr, self.elements))}])"
+
+
+class _FieldsProjector(Projector):
+    """For dicts, dataclasses and namedtuples: a ``Tangent`` with each field projected."""
+
+    __slots__ = ("fields", "primal_type")
+
+    def __init__(self, P: type, fields: dict[Any, Projector]) -> None:
+        self.primal_type = P
+        self.fields = fields
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        P = self.primal_type
+        if isinstance(dx, Tangent):
+            if not issubclass(P, primal_type(dx)) and not issubclass(primal_type(dx), P):
+                raise TypeError(
+                    f"ProjectTo: a Tangent({primal_type(dx).__name__}) is not a cotangent for a {P.__name__}"
+                )
+            items = dict(backing(dx))
+        elif isinstance(dx, dict):
+            items = dx
+        else:
+            raise TypeError(f"ProjectTo: a {type(dx).__name__} is not a cotangent for a {P.__name__}")
+        projected = {k: self.fields[k](v) if k in self.fields else v for k, v in items.items()}
+        if issubclass(P, dict):
+            return Tangent(P, projected)
+        return Tangent(P, **projected)
+
+    def __repr__(self) -> str:
+        return f"ProjectTo({self.primal_type.__name__}{self.fields!r})"
+
+
+def _all_no_tangent(projectors: Any) -> bool:
+    return all(p.is_no_tangent for p in projectors)
+
+
+def _make_array(x: np.ndarray[Any, Any]) -> Projector:
+    kind = x.dtype.kind
+    if kind in "fc":
+        return _ArrayProjector(x)
+    if kind in "biuSUMmV":
+        return _NO_TANGENT
+    return _IDENTITY
+
+
+def _make_numpy_scalar(x: np.generic) -> Projector:
+    return _NumpyScalarProjector(x) if x.dtype.kind in "fc" else _NO_TANGENT
+
+
+def _make_sequence(x: tuple[Any, ...] | list[Any]) -> Projector:
+    elements = tuple(ProjectTo(v) for v in x)
+    if _all_no_tangent(elements):
+        return _NO_TANGENT
+    return _TupleProjector(elements, list if isinstance(x, list) else tuple)
+
+
+def _make_fields(P: type, fields: dict[Any, Any]) -> Projector:
+    projectors = {k: ProjectTo(v) for k, v in fields.items()}
+    if projectors and _all_no_tangent(projectors.values()):
+        return _NO_TANGENT
+    return _FieldsProjector(P, projectors)
+
+
+def _make_generic(x: Any) -> Projector:
+    if isinstance(
+        x, (bool, int, str, bytes, type(None), type, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+    ):
+        return _NO_TANGENT
+    if isinstance(x, float):
+        return _FLOAT
+    if isinstance(x, complex):
+        return _COMPLEX
+    if isinstance(x, np.ndarray):
+        return _make_array(x)
+    if isinstance(x, np.generic):
+        return _make_numpy_scalar(x)
+    if _is_namedtuple(type(x)):
+        return _make_fields(type(x), x._asdict())
+    if isinstance(x, (tuple, list)):
+        return _make_sequence(x)
+    if isinstance(x, dict):
+        return _make_fields(type(x), x)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return _make_fields(type(x), {f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
+    return _IDENTITY
+
+
+_NO_TANGENT = _NoTangentProjector()
+_IDENTITY = _IdentityProjector()
+_FLOAT = _FloatProjector()
+_COMPLEX = _ComplexProjector()
+
+_MAKERS: dict[type, Callable[[Any], Projector]] = {
+    float: lambda x: _FLOAT,
+    int: lambda x: _NO_TANGENT,
+    bool: lambda x: _NO_TANGENT,
+    complex: lambda x: _COMPLEX,
+    np.ndarray: _make_array,
+    np.float64: _make_numpy_scalar,
+    np.float32: _make_numpy_scalar,
+    tuple: _make_sequence,
+    list: _make_sequence,
+}
+
+
+def ProjectTo(x: Any) -> Projector:  # noqa: N802 - ChainRulesCore's name for it
+    """The projector onto the tangent space of ``x``: ``ProjectTo(x)(dx)``.
+
+    * ``bool``, ``int``, ``str``, ``None``, integer and bool arrays, plain
+      functions: every cotangent becomes ``NoTangent()``.
+    * Python ``float``: a Python float (the real part of a complex cotangent).
+      Python ``complex``: a Python complex.
+    * numpy arrays and scalars of a float or complex dtype: that dtype; real
+      part for a real primal; trivial dimensions reshaped (``(3, 1)`` fits
+      ``(3,)``); any other shape mismatch raises ``ValueError``.
+    * tuples, dicts, dataclasses, namedtuples: ``Tangent`` with each element
+      projected; lists: a list.
+    * zeros and not-implemented tangents pass through; thunks stay lazy.
+
+    >>> import numpy as np
+    >>> ProjectTo(np.ones(2, dtype=np.float32))(np.array([1 + 2j, 3 - 1j]))
+    array([1., 3.], dtype=float32)
+    >>> ProjectTo(1.5)(np.float64(2.0)), ProjectTo(3)(2.0)
+    (2.0, NoTangent())
+    >>> ProjectTo(np.zeros(3))(np.ones((3, 1))).shape
+    (3,)
+    """
+
+    maker = _MAKERS.get(type(x))
+    return maker(x) if maker is not None else _make_generic(x)
+
+
+def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
+    """Sum ``dx`` over the axes that broadcasting to it added or stretched from ``shape``.
+
+    Leading axes are summed away; axes where ``shape`` has size 1 are summed
+    with ``keepdims``. Zeros, thunks and anything without a shape pass through.
+
+    >>> import numpy as np
+    >>> sum_to_shape(np.ones((4, 2, 3)), (3, 2)).shape
+    Traceback (most recent call last):
+        ...
+    ValueError: sum_to_shape: a cotangent of shape (4, 2, 3) cannot come from broadcasting shape (3, 2)
+    >>> sum_to_shape(np.ones((4, 2, 3)), (2, 1))
+    array([[12.],
+           [12.]])
+    >>> sum_to_shape(np.ones((2, 3)), ())
+    array(6.)
+    """
+    dx_shape = getattr(dx, "shape", None)
+    if dx_shape == shape or dx_shape is None or isinstance(dx, AbstractTangent):
+        return dx
+    lead = len(dx_shape) - len(shape)
+    if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, dx_shape[lead:])):
+        if math.prod(dx_shape) == math.prod(shape) and _squeezed(dx_shape) == _squeezed(shape):
+            return dx  # only trivial dimensions differ: ProjectTo reshapes
+        raise ValueError(f"sum_to_shape: a cotangent of shape {dx_shape} cannot come from broadcasting shape {shape}")
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and dx_shape[lead + i] != 1)
+    summed = np.sum(dx, axis=axes, keepdims=True)
+    return summed.reshape(shape) if lead else summed
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    """``np.shape(x)``, without its cost for Python numbers.
+
+    >>> shape_of(1.5), shape_of(np.ones((2, 3))), shape_of([[1.0], [2.0]])
+    ((), (2, 3), (2, 1))
+    """
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return shape  # type: ignore[no-any-return]
+    return () if isinstance(x, (int, float, complex)) else np.shape(x)
+
+
+def unbroadcast(x: Any, dx: Any) -> Any:
+    """The cotangent of ``x`` from the cotangent ``dx`` of a result ``x`` was broadcast into.
+
+    ``ProjectTo(x)(sum_to_shape(dx, np.shape(x)))``.
+
+    >>> import numpy as np
+    >>> unbroadcast(np.ones((1, 3), dtype=np.float32), np.ones((2, 3)))
+    array([[2., 2., 2.]], dtype=float32)
+    >>> unbroadcast(2.0, np.ones(3))
+    3.0
+    """
+    if isinstance(dx, AbstractThunk):
+        return ProjectTo(x)._lazy(Thunk(lambda: sum_to_shape(dx.unthunk(), shape_of(x))))
+    return ProjectTo(x)(sum_to_shape(dx, shape_of(x)))

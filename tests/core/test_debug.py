@@ -1,0 +1,60 @@
+"""Debug mode: the checks that are off by default."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, debug_mode, frule, rrule, set_debug_mode
+
+
+def bad(x: object, y: object) -> object:
+    return x
+
+
+@rrule.register(bad)
+def _rrule_bad(f: object, x: object, y: object) -> object:
+    return x, lambda out_bar: (NoTangent(), out_bar)  # one cotangent short
+
+
+@frule.register(bad)
+def _frule_bad(tangents: tuple[object, ...], f: object, x: object, y: object) -> object:
+    return x, np.ones(5)
+
+
+def wrong_shape(x: object) -> object:
+    return x
+
+
+@rrule.register(wrong_shape)
+def _rrule_wrong_shape(f: object, x: object) -> object:
+    return x, lambda out_bar: (NoTangent(), np.ones(4))
+
+
+def test_off_by_default_and_restored_by_the_context() -> None:
+    assert not debug_mode()
+    with set_debug_mode(True):
+        assert debug_mode()
+    assert not debug_mode()
+
+
+def test_wrong_cotangent_count_names_the_function() -> None:
+    with set_debug_mode(True):
+        _, pullback = rrule(bad, np.ones(2), 1.0)
+        with pytest.raises(ValueError, match="pullback of bad returned 2 cotangents; expected 3"):
+            pullback(np.ones(2))
+    _, pullback = rrule(bad, np.ones(2), 1.0)
+    assert len(pullback(np.ones(2))) == 2  # unchecked outside debug mode
+
+
+def test_wrong_cotangent_shape_names_the_argument() -> None:
+    with set_debug_mode(True):
+        _, pullback = rrule(wrong_shape, np.ones(2))
+        with pytest.raises(ValueError, match=r"argument 1, a cotangent of shape \(4,\) for a primal of shape \(2,\)"):
+            pullback(np.ones(2))
+
+
+def test_wrong_tangent_shape() -> None:
+    with set_debug_mode(True):
+        with pytest.raises(ValueError, match=r"pushforward of bad returned a tangent of shape \(5,\)"):
+            frule((NoTangent(), np.ones(2), 1.0), bad, np.ones(2), 1.0)

@@ -1,0 +1,214 @@
+"""ProjectTo, sum_to_shape and unbroadcast."""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from chainrules_core import (
+    InplaceableThunk,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    not_implemented,
+    sum_to_shape,
+    unbroadcast,
+    unthunk,
+)
+
+Z = ZeroTangent()
+
+
+@dataclass
+class Layer:
+    w: np.ndarray
+    n: int
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+class TestNumbers:
+    def test_python_float_gets_python_float(self) -> None:
+        project = ProjectTo(1.5)
+        for dx in (
+            2.0,
+            np.float64(2.0),
+            np.float32(2.0),
+            np.array(2.0),
+            np.array([2.0]),
+            2,
+            2 + 3j,
+            np.complex128(2 + 1j),
+        ):
+            out = project(dx)
+            assert type(out) is float and out == 2.0
+
+    def test_python_float_rejects_arrays_of_several_entries(self) -> None:
+        with pytest.raises(ValueError, match=r"shape \(2,\) does not fit a float primal"):
+            ProjectTo(1.5)(np.ones(2))
+
+    def test_python_complex_gets_python_complex(self) -> None:
+        out = ProjectTo(1j)(np.float32(2.0))
+        assert type(out) is complex and out == 2.0
+
+    @pytest.mark.parametrize(
+        "x", [True, np.bool_(True), 3, np.int64(3), "s", None, np.arange(3), np.ones(2, dtype=bool), len]
+    )
+    def test_non_differentiable_primals_get_no_tangent(self, x: object) -> None:
+        assert ProjectTo(x)(1.0) is NoTangent()
+        assert ProjectTo(x).is_no_tangent
+
+    def test_numpy_scalars_keep_their_dtype(self) -> None:
+        out = ProjectTo(np.float32(1.0))(np.float64(2.0) + 1j)
+        assert type(out) is np.float32 and out == 2.0
+        out = ProjectTo(np.complex64(1.0))(2.0)
+        assert type(out) is np.complex64
+
+
+class TestArrays:
+    @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.complex128])
+    def test_dtype_is_kept(self, dtype: type) -> None:
+        out = ProjectTo(np.ones(3, dtype=dtype))(np.ones(3, dtype=np.complex128) * (1 + 1j))
+        assert out.dtype == dtype
+        assert np.allclose(out, 1 + 1j if np.dtype(dtype).kind == "c" else 1.0)
+
+    def test_real_to_complex_embeds(self) -> None:
+        out = ProjectTo(np.ones(2, dtype=np.complex128))(np.array([1.0, 2.0]))
+        assert out.dtype == np.complex128 and np.array_equal(out, [1 + 0j, 2 + 0j])
+
+    def test_no_copy_when_nothing_changes(self) -> None:
+        dx = np.ones((2, 3))
+        assert ProjectTo(np.zeros((2, 3)))(dx) is dx
+
+    def test_trivial_dimensions_are_reshaped(self) -> None:
+        assert ProjectTo(np.zeros(3))(np.ones((3, 1))).shape == (3,)
+        assert ProjectTo(np.zeros((1, 3)))(np.ones(3)).shape == (1, 3)
+
+    def test_real_shape_mismatch_raises(self) -> None:
+        with pytest.raises(ValueError, match=r"shape \(3, 2\) does not fit a primal of shape \(2, 3\)"):
+            ProjectTo(np.zeros((2, 3)))(np.ones((3, 2)))
+        with pytest.raises(ValueError, match="does not fit"):
+            ProjectTo(np.zeros(3))(1.0)
+
+    def test_zero_dimensional_arrays_get_zero_dimensional_arrays(self) -> None:
+        out = ProjectTo(np.array(1.0, dtype=np.float32))(2.0)
+        assert type(out) is np.ndarray and out.shape == () and out.dtype == np.float32
+
+    def test_not_a_cotangent(self) -> None:
+        with pytest.raises(TypeError, match="is not a cotangent for an array"):
+            ProjectTo(np.zeros(2))("text")
+
+
+class TestStructures:
+    def test_tuple_projects_elementwise_to_a_tangent(self) -> None:
+        out = ProjectTo((1.0, np.ones(2, dtype=np.float32), 3))((np.float64(2.0), np.ones(2), 5.0))
+        assert out == Tangent(tuple, 2.0, np.ones(2, dtype=np.float32), NoTangent())
+        assert out[1].dtype == np.float32
+
+    def test_list_projects_to_a_list(self) -> None:
+        assert ProjectTo([1.0, 2.0])(Tangent(tuple, 1.0, 2.0)) == [1.0, 2.0]
+
+    def test_all_integer_structures_get_no_tangent(self) -> None:
+        assert ProjectTo((1, 2, "a"))((1.0, 1.0, 1.0)) is NoTangent()
+
+    def test_dataclass_and_namedtuple(self) -> None:
+        out = ProjectTo(Layer(np.ones(2, dtype=np.float32), 3))(Tangent(Layer, w=np.ones(2), n=4.0))
+        assert out.w.dtype == np.float32 and out.n is NoTangent()
+        assert ProjectTo(Pair(1.0, 2))(Tangent(Pair, a=1j, b=1.0)) == Tangent(Pair, a=0.0, b=NoTangent())
+
+    def test_dict(self) -> None:
+        assert ProjectTo({"a": 1.0, "k": 1})({"a": 2 + 1j, "k": 3.0}) == Tangent(dict, {"a": 2.0, "k": NoTangent()})
+
+    def test_wrong_structure(self) -> None:
+        with pytest.raises(TypeError, match="not a cotangent for a Layer"):
+            ProjectTo(Layer(np.ones(2), 3))(Tangent(Pair, a=1.0))
+        with pytest.raises(ValueError, match="3 cotangents for a tuple of 2"):
+            ProjectTo((1.0, 2.0))((1.0, 2.0, 3.0))
+
+    def test_unknown_objects_pass_through(self) -> None:
+        class Thing:
+            pass
+
+        dx = Tangent(Thing, a=1.0)
+        assert ProjectTo(Thing())(dx) is dx
+
+
+class TestPassThrough:
+    @pytest.mark.parametrize("x", [1.5, 1j, np.ones(2), (1.0, 2.0), np.float32(1.0), {"a": 1.0}])
+    def test_zeros_and_not_implemented_pass(self, x: object) -> None:
+        ni = not_implemented("x")
+        for dx in (Z, NoTangent(), ni):
+            assert ProjectTo(x)(dx) is dx
+
+    def test_thunks_stay_lazy(self) -> None:
+        calls: list[int] = []
+        project = ProjectTo(np.ones(2, dtype=np.float32))
+        t = project(Thunk(lambda: calls.append(1) or np.ones(2)))
+        assert calls == [] and unthunk(t).dtype == np.float32 and calls == [1]
+
+    def test_inplaceable_thunks_keep_their_add(self) -> None:
+        add = lambda acc: acc  # noqa: E731
+        t = ProjectTo(np.ones(2))(InplaceableThunk(add, lambda: np.ones(2)))
+        assert isinstance(t, InplaceableThunk) and t.add is add
+
+
+class TestSumToShape:
+    @pytest.mark.parametrize(
+        "shape, out_shape",
+        [((), (2, 3)), ((3,), (2, 3)), ((1, 3), (2, 3)), ((2, 1), (2, 3)), ((1, 1), (4, 1)), ((2, 3), (2, 3))],
+    )
+    def test_matches_a_brute_force_sum(self, shape: tuple[int, ...], out_shape: tuple[int, ...]) -> None:
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=shape)
+        dx = rng.normal(size=out_shape)
+        # d/dx of sum(dx * broadcast(x)) is the brute-force reference
+        expected = np.zeros(shape)
+        for index in np.ndindex(*out_shape):
+            src = tuple(0 if s == 1 else i for s, i in zip(shape, index[len(out_shape) - len(shape) :]))
+            expected[src] += dx[index]
+        assert np.allclose(sum_to_shape(dx, np.shape(x)), expected)
+
+    def test_incompatible_shape_raises(self) -> None:
+        with pytest.raises(ValueError, match="cannot come from broadcasting"):
+            sum_to_shape(np.ones((2, 3)), (2,))
+
+    def test_unbroadcast_python_float_and_dtype(self) -> None:
+        assert unbroadcast(1.0, np.ones((2, 2))) == 4.0 and type(unbroadcast(1.0, np.ones(3))) is float
+        assert unbroadcast(np.ones((1, 2), dtype=np.float32), np.ones((3, 2))).dtype == np.float32
+
+    def test_unbroadcast_of_thunk_is_lazy(self) -> None:
+        t = unbroadcast(np.ones(2), Thunk(lambda: np.ones((3, 2))))
+        assert isinstance(t, Thunk) and np.array_equal(unthunk(t), [3.0, 3.0])
+
+
+@st.composite
+def broadcast_pair(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    out_shape = draw(hnp.array_shapes(min_dims=0, max_dims=4, max_side=4))
+    ndim = draw(st.integers(0, len(out_shape)))
+    tail = out_shape[len(out_shape) - ndim :]
+    shape = tuple(draw(st.sampled_from([1, d])) for d in tail)
+    return shape, out_shape
+
+
+@settings(max_examples=60, deadline=None)
+@given(broadcast_pair(), st.sampled_from([np.float32, np.float64, np.complex128]))
+def test_unbroadcast_is_the_adjoint_of_broadcasting(pair: tuple[tuple[int, ...], tuple[int, ...]], dtype: type) -> None:
+    shape, out_shape = pair
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=shape).astype(dtype)
+    dy = rng.normal(size=out_shape)
+    # <dy, broadcast(v)> == <unbroadcast(dy), v> for every v of the primal's shape
+    v = rng.normal(size=shape)
+    lhs = np.sum(dy * np.broadcast_to(v, out_shape))
+    x_bar = unbroadcast(x, dy)
+    assert np.shape(x_bar) == shape and np.asarray(x_bar).dtype == dtype
+    assert np.isclose(np.sum(np.real(x_bar) * v), lhs, rtol=1e-5, atol=1e-5)

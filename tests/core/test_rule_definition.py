@@ -1,0 +1,106 @@
+"""scalar_rule and non_differentiable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, non_differentiable, rrule, scalar_rule
+
+
+def cube(x: object) -> object:
+    return np.power(x, 3)
+
+
+def scale_add(x: object, y: object) -> object:
+    return 2 * x + y * y  # type: ignore[operator]
+
+
+def holo(z: object) -> object:
+    return np.exp(z)
+
+
+scalar_rule(cube, lambda out, x: 3 * x * x)
+scalar_rule(scale_add, lambda out, x, y: (2.0, 2 * y))
+scalar_rule(holo, lambda out, z: out)
+
+
+def test_python_floats_in_python_floats_out() -> None:
+    y, pullback = rrule(cube, 2.0)
+    _, x_bar = pullback(1.0)
+    assert type(x_bar) is float and x_bar == 12.0
+    assert frule((NoTangent(), 1.0), cube, 2.0) == (8.0, 12.0)
+
+
+def test_elementwise_on_arrays_with_broadcasting() -> None:
+    x = np.ones((2, 3), dtype=np.float32)
+    y = np.arange(3.0)
+    out, pullback = rrule(scale_add, x, y)
+    _, x_bar, y_bar = pullback(np.ones((2, 3)))
+    assert x_bar.dtype == np.float32 and np.array_equal(x_bar, np.full((2, 3), 2.0))
+    assert y_bar.shape == (3,) and np.array_equal(y_bar, 2 * 2 * y)
+
+
+def test_pushforward_broadcasts_to_the_output_shape() -> None:
+    x, y = np.ones((2, 3)), 1.5
+    out, out_dot = frule((NoTangent(), ZeroTangent(), 1.0), scale_add, x, y)
+    assert out_dot.shape == (2, 3) and np.all(out_dot == 3.0)
+
+
+def test_pullback_conjugates_the_partial() -> None:
+    z = 0.3 + 0.4j
+    _, pullback = rrule(holo, z)
+    _, z_bar = pullback(1.0 + 0j)
+    assert z_bar == pytest.approx(np.conj(np.exp(z)))
+
+
+def test_real_input_gets_the_real_part() -> None:
+    _, pullback = rrule(holo, np.array([0.5]))
+    _, x_bar = pullback(np.array([1.0 + 2.0j]))
+    assert x_bar.dtype == np.float64 and x_bar[0] == pytest.approx(np.exp(0.5))
+
+
+def test_integer_arguments_get_no_tangent() -> None:
+    _, pullback = rrule(scale_add, 1.0, 3)
+    assert pullback(1.0) == (NoTangent(), 2.0, NoTangent())
+    assert frule((NoTangent(), NoTangent(), 1.0), scale_add, 1.0, 3)[1] is ZeroTangent()
+
+
+def test_all_integer_output_tangent_is_no_tangent() -> None:
+    assert frule((NoTangent(), 1.0), cube, 2)[1] is NoTangent()
+
+
+def test_zero_and_thunk_seeds() -> None:
+    _, pullback = rrule(scale_add, 1.0, 2)
+    assert pullback(ZeroTangent()) == (NoTangent(), ZeroTangent(), NoTangent())
+    assert pullback(Thunk(lambda: 1.0)) == pullback(1.0)
+
+
+def test_partials_are_not_evaluated_without_a_cotangent() -> None:
+    calls: list[int] = []
+
+    def traced(x: float) -> float:
+        return x
+
+    scalar_rule(traced, lambda out, x: calls.append(1) or 1.0)
+    _, pullback = rrule(traced, 1.0)
+    pullback(ZeroTangent())
+    assert calls == []
+    frule((NoTangent(), ZeroTangent()), traced, 1.0)
+    assert calls == []
+
+
+def test_out_and_where_keywords_get_no_rule() -> None:
+    buffer = np.empty(2)
+    assert rrule(cube, np.ones(2), out=buffer) is None
+    assert frule((NoTangent(), np.ones(2)), cube, np.ones(2), where=True) is None
+
+
+def test_non_differentiable() -> None:
+    def argmax_of(x: object) -> int:
+        return int(np.argmax(x))
+
+    non_differentiable(argmax_of)
+    y, pullback = rrule(argmax_of, np.array([1.0, 3.0]))
+    assert y == 1 and pullback(1.0) == (NoTangent(), NoTangent())
+    assert frule((NoTangent(), np.ones(2)), argmax_of, np.array([1.0, 3.0])) == (1, NoTangent())
