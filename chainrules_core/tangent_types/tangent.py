@@ -379,8 +379,17 @@ def _add_to_primal(primal: Any, t: Tangent) -> Any:
         for name, value in data.items()
         if not isinstance(value, AbstractZero)
     }
-    if not changes:
-        return primal
+    return construct(primal, changes) if changes else primal
+
+
+def construct(primal: Any, changes: dict[str, Any]) -> Any:
+    """A copy of the object ``primal`` with the fields in ``changes`` replaced.
+
+    Namedtuples, bound methods and partials are rebuilt, dataclasses go
+    through ``dataclasses.replace`` when every changed field is an ``__init__``
+    argument, and any other object is copied and its attributes set.
+    """
+    cls = type(primal)
     try:
         if _is_namedtuple(cls):
             return primal._replace(**changes)
@@ -400,6 +409,5 @@ def _add_to_primal(primal: Any, t: Tangent) -> Any:
         return new
     except (TypeError, AttributeError, ValueError) as err:
         raise TypeError(
-            f"could not build a {cls.__name__} from a primal plus Tangent({P.__name__}) "
-            f"with fields {sorted(changes)}: {err}"
+            f"could not build a {cls.__name__} with new values for the fields {sorted(changes)}: {err}"
         ) from err

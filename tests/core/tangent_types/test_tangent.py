@@ -205,5 +205,5 @@ class TestPrimalPlusTangent:
             def __copy__(self) -> None:
                 raise TypeError("cannot copy")
 
-        with pytest.raises(TypeError, match="could not build a NoCopy"):
+        with pytest.raises(TypeError, match="could not build a NoCopy with new values for the fields"):
             NoCopy() + Tangent(NoCopy, w=1.0)
