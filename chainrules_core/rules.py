@@ -137,7 +137,10 @@ class _Entry:
         return rule, False
 
     def call_plain(self, f: Any, *args: Any, **kwargs: Any) -> Any:
-        rule, _ = self.find(tuple(map(type, args)), None)
+        arg_types = tuple(map(type, args))
+        rule = self._plain_cache.get(arg_types, _MISSING)
+        if rule is _MISSING:
+            rule, _ = self.find(arg_types, None)
         return None if rule is None else rule(f, *args, **kwargs)
 
 
@@ -188,6 +191,7 @@ class RuleRegistry:
         self._by_class: dict[type, _Entry] = {}
         self._class_cache: dict[type, _Entry | None] = {}
         self._fast: dict[int, Rule] = {}
+        self._fast_types: dict[type, Rule] = {}  # callable objects' classes, filled as they are met
         self._records: list[RuleRecord] = []
         self._debug = False
 
@@ -243,6 +247,8 @@ class RuleRegistry:
 
     def _refresh_fast(self) -> None:
         self._fast.clear()  # cleared, never rebound: the entry points hold its .get
+        self._fast_types.clear()
+        self._class_cache.clear()
         if self._debug:
             return
         for key, entry in self._by_id.items():
@@ -264,6 +270,9 @@ class RuleRegistry:
             return self._class_cache[cls]
         found = next((self._by_class[k] for k in cls.__mro__ if k in self._by_class), None)
         self._class_cache[cls] = found
+        if found is not None and not self._debug:
+            single = found.single_rule()
+            self._fast_types[cls] = single if single is not None else found.call_plain
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -273,6 +282,25 @@ class RuleRegistry:
         if entry is None:
             return None, False
         return entry.find(tuple(map(type, args)), config)
+
+    def find(self, f: Any, *args: Any, config: RuleConfig | None = None) -> Rule | None:
+        """The rule that a call with these arguments would use, without calling it; ``None`` if none.
+
+        Bound methods and partials resolve to the rule of the function behind them.
+        """
+        rule, _ = self._lookup(f, args, config)
+        if rule is _opt_out_rule:
+            return None
+        if rule is not None:
+            return rule
+        if type(f) is types.MethodType:
+            return self.find(f.__func__, f.__self__, *args, config=config)
+        if isinstance(f, _BUILTIN_METHOD_TYPES):
+            func = _unbound(f)
+            return None if func is None else self.find(func, f.__self__, *args, config=config)
+        if type(f) is functools.partial:
+            return self.find(f.func, *f.args, *args, config=config)
+        return None
 
     def set_debug_mode(self, enabled: bool) -> None:
         """Check every rule's output shape and count, at a cost; see ``chainrules_core.set_debug_mode``."""
@@ -454,6 +482,7 @@ class RRule(Protocol):
     register: Callable[..., Callable[[Rule], Rule]]
     opt_out: Callable[..., None]
     records: Callable[[], Iterator[RuleRecord]]
+    find: Callable[..., Rule | None]
 
     def __call__(self, f: Any, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -465,6 +494,7 @@ class FRule(Protocol):
     register: Callable[..., Callable[[Rule], Rule]]
     opt_out: Callable[..., None]
     records: Callable[[], Iterator[RuleRecord]]
+    find: Callable[..., Rule | None]
 
     def __call__(self, tangents: Any, f: Any = ..., *args: Any, **kwargs: Any) -> Any: ...
 
@@ -477,14 +507,16 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.register = registry.register
     function.opt_out = registry.opt_out
     function.records = registry.records
+    function.find = registry.find
 
 
 def _make_rrule(registry: RRuleRegistry) -> RRule:
     fast_get = registry._fast.get
+    type_get = registry._fast_types.get
     dispatch = registry.dispatch
 
     def rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
-        rule = fast_get(id(f))
+        rule = fast_get(id(f)) or type_get(type(f))
         if rule is not None:
             return rule(f, *args, **kwargs) if kwargs else rule(f, *args)
         return dispatch(f, args, kwargs)
@@ -496,10 +528,11 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
 
 def _make_frule(registry: FRuleRegistry) -> FRule:
     fast_get = registry._fast.get
+    type_get = registry._fast_types.get
     dispatch = registry.dispatch
 
     def frule(tangents: Any, f: Any = _MISSING, *args: Any, **kwargs: Any) -> Any:
-        rule = fast_get(id(f))
+        rule = fast_get(id(f)) or type_get(type(f))
         if rule is not None and type(tangents) is tuple and len(tangents) == len(args) + 1:
             return rule(tangents, f, *args, **kwargs) if kwargs else rule(tangents, f, *args)
         return dispatch(tangents, f, args, kwargs)

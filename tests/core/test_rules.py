@@ -383,3 +383,20 @@ class TestErrors:
     def test_records_list_registrations(self) -> None:
         records = [r for r in rrule.records() if r.primal is apply_twice]
         assert {(r.config, r.requires) for r in records} == {(True, (HasReverseMode,)), (False, ())}
+
+
+class TestFind:
+    def test_find_resolves_without_calling(self) -> None:
+        assert rrule.find(fused, 1.0, 2.0, 3.0) is _rrule_fused
+        assert frule.find(Multiplier(2.0), 3.0) is _frule_multiplier
+        assert rrule.find(Model(1.0).predict, 2.0) is _rrule_predict
+        assert rrule.find(functools.partial(fused, 1.0), 2.0, 3.0) is _rrule_fused
+        assert rrule.find(lambda x: x, 1.0) is None
+
+    def test_find_respects_opt_out(self) -> None:
+        def t(x: object) -> object:
+            return x
+
+        rrule.register(t)(lambda f, x: "rule")
+        rrule.opt_out(t, int)
+        assert rrule.find(t, 1.0) is not None and rrule.find(t, 1) is None

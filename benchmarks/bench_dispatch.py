@@ -1,0 +1,68 @@
+"""Dispatch cost: ``rrule(f, x)`` through the registry against calling the registered rule directly.
+
+Run: python benchmarks/bench_dispatch.py
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from chainrules_core import NoTangent, frule, rrule
+from timing import best_time, format_time, table
+
+
+def direct_rule(f: object, x: float) -> tuple[float, object]:
+    return x, None
+
+
+def plain(x: float) -> float:
+    return x
+
+
+def typed(x: float) -> float:
+    return x
+
+
+class Scale:
+    def __init__(self, a: float) -> None:
+        self.a = a
+
+    def __call__(self, x: float) -> float:
+        return self.a * x
+
+
+rrule.register(plain)(direct_rule)
+rrule.register(typed, numbers.Real)(direct_rule)
+rrule.register(typed, np.ndarray)(direct_rule)
+rrule.register(Scale)(direct_rule)
+
+
+@frule.register(plain)
+def direct_frule(tangents: tuple[object, ...], f: object, x: float) -> tuple[float, object]:
+    return x, NoTangent()
+
+
+def main() -> None:
+    x = 0.5
+    base = best_time(lambda: direct_rule(plain, x))
+    rows = []
+    for label, call in [
+        ("rrule(f, x), one rule for f", lambda: rrule(plain, x)),
+        ("rrule(f, x), rules typed on the argument", lambda: rrule(typed, x)),
+        ("rrule(obj, x), a callable object's class", lambda: rrule(Scale(2.0), x)),
+        ("rrule(partial(f), x)", lambda: rrule(functools.partial(plain), x)),
+    ]:
+        t = best_time(call)
+        rows.append((label, format_time(t), format_time(t - base), f"{t / base:.2f}"))
+    fbase = best_time(lambda: direct_frule((None, 1.0), plain, x))
+    t = best_time(lambda: frule((None, 1.0), plain, x))
+    rows.append(("frule((df, dx), f, x), one rule for f", format_time(t), format_time(t - fbase), f"{t / fbase:.2f}"))
+    print(f"calling the rule directly: {format_time(base)}")
+    print(table(["call", "time", "extra over direct call", "ratio"], rows))
+
+
+if __name__ == "__main__":
+    main()
