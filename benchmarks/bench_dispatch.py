@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from chainrules_core import NoTangent, frule, rrule
+
 from timing import best_time, format_time, table
 
 
