@@ -22,7 +22,16 @@ from typing import Any
 import numpy as np
 
 from ..config import RuleConfig
-from ..tangent_types import AbstractZero, InplaceableThunk, NoTangent, ZeroTangent, unthunk
+from ..tangent_types import (
+    AbstractZero,
+    InplaceableThunk,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    primal_type,
+    unthunk,
+)
 from .finite_differences import FDResult, FiniteDifferences
 from .layout import Layout, Vector, layout_of
 from .tangents import PrimalAndTangent, relative_tangent
@@ -433,6 +442,9 @@ def same(a: Any, b: Any) -> bool:
             and a.shape == b.shape
             and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
         )
+    if isinstance(a, Tangent) or isinstance(b, Tangent):
+        both = isinstance(a, Tangent) and isinstance(b, Tangent)
+        return both and primal_type(a) is primal_type(b) and same(backing(a), backing(b))
     layout = layout_of(a)
     try:
         other = layout_of(b)

@@ -71,8 +71,9 @@ def _call_rrule(s: Setup) -> Any:
 
 
 def _watched(s: Setup) -> tuple[list[Any], list[str]]:
-    """The values a rule must not modify, and their names."""
-    return [*s.primals, s.kwargs], [*s.names, "the keyword arguments"]
+    """The values a rule must not modify, and their names: the inputs, ``f``, the keywords, the tangents."""
+    tangent_names = [f"the tangent of {name}" for name in s.names]
+    return [*s.primals, s.kwargs, *s.tangents], [*s.names, "the keyword arguments", *tangent_names]
 
 
 # ----- frule -----
@@ -125,6 +126,7 @@ def test_frule(
     if not (isinstance(result, tuple) and len(result) == 2):
         raise s.fail("protocol", f"frule must return (y, y_dot), got {short(result)}")
     y, y_dot = result
+    check_not_mutated(s, before, watched, watched_names)
     check_primal(s, y)
     y_dot = s.call("tangent type", "unthunking the output tangent", unthunk, y_dot)
     check_types(s, "tangent type", s.out_layout, y_dot, "the output tangent", cotangent=False)
@@ -263,8 +265,9 @@ def test_rrule(
     y_bar_before = snapshot([y_bar])
     y_bar_vec = s.out_layout.tangent_to_vec(unthunk(y_bar))
 
-    raw = _pull(s, pullback, y_bar, "cotangent count", "the pullback")
+    raw = _pull(s, pullback, y_bar, "pullback")
     s.report.checks.append("cotangent count")
+    _check_unmodified(s, before, watched, watched_names, y_bar_before[0], y_bar)
     cotangents = [_checked_cotangent(s, i, c) for i, c in enumerate(raw)]
     x_bars = [None if c is None else s.layouts[i].tangent_to_vec(c) for i, c in enumerate(cotangents)]
     s.report.checks.append("cotangent types")
@@ -280,7 +283,7 @@ def test_rrule(
             _check_coherent_seed(s, pullback, i, jvps[i])
     s.report.checks.append("pullback")
 
-    thunked = _pull(s, pullback, Thunk(lambda: copy.deepcopy(y_bar)), "thunked seed", "the pullback, given a Thunk,")
+    thunked = _pull(s, pullback, Thunk(lambda: copy.deepcopy(y_bar)), "thunked seed")
     for i, c in enumerate(thunked):
         c = unthunk(c)
         if x_bars[i] is not None and not isinstance(c, NotImplementedTangent):
@@ -289,7 +292,7 @@ def test_rrule(
                 raise s.fail("thunked seed", f"a thunked seed changed the cotangent of {s.names[i]}")
     s.report.checks.append("thunked seed")
 
-    zero_seeded = _pull(s, pullback, ZeroTangent(), "zero seed", "the pullback, given ZeroTangent(),")
+    zero_seeded = _pull(s, pullback, ZeroTangent(), "zero seed")
     for i, c in enumerate(zero_seeded):
         c = unthunk(c)
         if isinstance(c, NotImplementedTangent) or is_zero(c):
@@ -303,13 +306,19 @@ def test_rrule(
 
     if frule.find(s.f, *s.args, config=s.config) is not None:
         _check_rrule_against_frule(s, y_bar_vec, x_bars)
-    check_not_mutated(s, before, watched, watched_names)
-    if y_bar_before[0] is not None and not same(y_bar_before[0], y_bar):
-        raise s.fail("mutation", "the pullback modified its seed y_bar in place")
+    _check_unmodified(s, before, watched, watched_names, y_bar_before[0], y_bar)
     s.report.checks.append("inputs not mutated")
     if jacobian:
         jacobian_check(s, None, pullback)
     return s.report
+
+
+def _check_unmodified(
+    s: Setup, before: list[Any], watched: list[Any], names: list[str], y_bar_before: Any, y_bar: Any
+) -> None:
+    check_not_mutated(s, before, watched, names)
+    if y_bar_before is not None and not same(y_bar_before, y_bar):
+        raise s.fail("mutation", "the pullback modified its seed y_bar in place")
 
 
 def _checked_cotangent(s: Setup, i: int, c: Any) -> Any:
@@ -339,7 +348,7 @@ def _check_coherent_seed(s: Setup, pullback: Callable[[Any], Any], i: int, fd: F
         return
     seed = s.out_layout.vec_to_tangent(fd.value / size)
     seed_vec = s.out_layout.tangent_to_vec(seed)
-    cotangents = _pull(s, pullback, seed, "pullback", "the pullback")
+    cotangents = _pull(s, pullback, seed, "pullback")
     c = unthunk(cotangents[i])
     if isinstance(c, NotImplementedTangent):
         return
@@ -348,8 +357,8 @@ def _check_coherent_seed(s: Setup, pullback: Callable[[Any], Any], i: int, fd: F
     check_inner(s, "pullback", where, seed_vec, fd, x_bar, s.direction(i), zero_hint(c, s.names[i]))
 
 
-def _pull(s: Setup, pullback: Callable[[Any], Any], seed: Any, check: str, what: str) -> tuple[Any, ...]:
-    cotangents = s.call(check, f"{what} (seed {short(seed)})", pullback, seed)
+def _pull(s: Setup, pullback: Callable[[Any], Any], seed: Any, check: str) -> tuple[Any, ...]:
+    cotangents = s.call(check, f"for the seed {short(seed)}, the pullback", pullback, seed)
     if not isinstance(cotangents, tuple) or len(cotangents) != len(s.primals):
         count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
         raise s.fail(
@@ -388,7 +397,7 @@ def _check_partial_seeds(s: Setup, pullback: Callable[[Any], Any], y_bar: Any, j
             continue
         masked = full.copy()
         masked[offsets[j] : offsets[j + 1]] = 0
-        cotangents = _pull(s, pullback, seed, "zero entry in a tuple seed", "the pullback")
+        cotangents = _pull(s, pullback, seed, "zero entry in a tuple seed")
         for i, fd in jvps.items():
             c = unthunk(cotangents[i])
             if isinstance(c, NotImplementedTangent):

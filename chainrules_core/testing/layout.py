@@ -362,10 +362,10 @@ class _Sequence(_Composite):
         if isinstance(t, Tangent):
             if not issubclass(primal_type(t), (tuple, list)):
                 return [f"{where}: a Tangent({primal_type(t).__name__}) for a {self.cls.__name__}"]
-        elif isinstance(t, tuple) and not is_list and cotangent:
+        elif isinstance(t, (tuple, list)) and not is_list and cotangent:
             return [
-                f"{where}: a plain tuple as the cotangent of a tuple; return Tangent(tuple, ...) "
-                "(ProjectTo(x) builds it): plain tuples concatenate when an engine adds cotangents"
+                f"{where}: a plain {type(t).__name__} as the cotangent of a tuple; return Tangent(tuple, ...) "
+                f"(ProjectTo(x) builds it): plain {type(t).__name__}s concatenate when an engine adds cotangents"
             ]
         elif not isinstance(t, (tuple, list)):
             expected = "a list" if is_list else "Tangent(tuple, ...)"
