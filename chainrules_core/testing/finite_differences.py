@@ -137,42 +137,68 @@ class FiniteDifferences:
 
         y0 = evaluate(0.0)
         size = _max_abs(y0) if y0 is not None else 0.0
-        estimates: list[tuple[float, Vector]] = []
-        errors: list[float] = []  # of the smaller step's estimate: the change from the larger step, or round-off
-        scores: list[float] = []  # errors relative to the estimates, or to round-off when they vanish
-        settled_at = math.sqrt(ROUND_OFF * eps)
-        for k in range(self.steps):
-            h = scale * self.max_step * 10 ** (-k / 2)
+
+        def stencil(h: float) -> _Estimate | None:
             values = [evaluate(o * h) for o in self.offsets]
             if any(v is None for v in values):
-                continue
-            estimate = np.zeros_like(values[0])
+                return None
+            total = np.zeros_like(values[0])
             for w, v in zip(self.weights, values):
-                estimate = estimate + w * v  # type: ignore[operator]
+                total = total + w * v  # type: ignore[operator]
             noise = ROUND_OFF * eps * max([size] + [_max_abs(v) for v in values]) / h
-            estimates.append((h, estimate / h))
-            if len(estimates) >= 2:
-                previous, current = estimates[-2][1], estimates[-1][1]
-                error = max(_max_abs(previous - current), noise)
-                floor = max(_max_abs(previous), _max_abs(current), noise)
-                errors.append(error)
-                scores.append(error / floor if floor else 0.0)
-                settled = min(scores) <= settled_at
-                if settled and len(scores) >= 4 and scores[-1] > scores[-2] > scores[-3] > min(scores):
+            return _Estimate(h, total / h, noise)
+
+        ladder: list[_Estimate] = []  # steps from the largest down
+        pairs: list[tuple[float, float, _Estimate]] = []  # (error, relative error) of each but the first
+        for k in range(self.steps):
+            estimate = stencil(scale * self.max_step * 10 ** (-k / 2))
+            if estimate is None:
+                continue
+            if ladder:
+                pairs.append((*_score(ladder[-1], estimate), estimate))
+            ladder.append(estimate)
+            scores = [score for _, score, _ in pairs]
+            if len(scores) >= 4 and min(scores) <= math.sqrt(ROUND_OFF * eps):
+                if scores[-1] > scores[-2] > scores[-3] > min(scores):
                     break  # past the best step, deep in the round-off regime
-        if not estimates:
+        if not ladder:
             low = scale * self.max_step * 10 ** (-(self.steps - 1) / 2)
             raise FloatingPointError(
                 "finite differences: the function was not finite, or raised, at every step tried "
                 f"({scale * self.max_step:g} down to {low:g} along the direction)"
             )
         natural = size / scale
-        if not errors:
-            h, value = estimates[0]
-            return FDResult(value, math.inf, h, calls, natural)
-        best = min(range(len(scores)), key=scores.__getitem__)
-        h, value = estimates[best + 1]
-        return FDResult(value, errors[best], h, calls, natural)
+        if len(ladder) == 1:
+            return FDResult(ladder[0].value, math.inf, ladder[0].step, calls, natural)
+        best = min(range(len(pairs)), key=lambda i: pairs[i][1])
+        error, score, result = pairs[best]
+        if best == 0 and error == ladder[1].noise and score > (ROUND_OFF * eps) ** 0.75:
+            # Round-off decides even at the largest step: the input is small next to the scale
+            # over which the function changes (exp near 0), so try larger steps while they help.
+            smaller = ladder[0]
+            for j in range(1, self.steps):
+                larger = stencil(ladder[0].step * 10 ** (j / 2))
+                if larger is None:
+                    break
+                larger_error, larger_score = _score(larger, smaller)
+                if larger_score >= score:
+                    break
+                error, score, result, smaller = larger_error, larger_score, smaller, larger
+        return FDResult(result.value, error, result.step, calls, natural)
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    step: float
+    value: Vector
+    noise: float
+
+
+def _score(larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
+    """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off) and that error relative."""
+    error = max(_max_abs(larger.value - smaller.value), smaller.noise)
+    floor = max(_max_abs(larger.value), _max_abs(smaller.value), smaller.noise)
+    return error, error / floor if floor else 0.0
 
 
 def _max_abs(v: Any) -> float:
