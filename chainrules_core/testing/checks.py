@@ -111,6 +111,14 @@ class Setup:
     def direction(self, i: int) -> Vector:
         return self.layouts[i].tangent_to_vec(unthunk(self.tangents[i]))
 
+    def vec(self, check: str, layout: Layout, t: Any, where: str, cotangent: bool = True) -> Vector:
+        """A tangent a rule returned, unthunked, checked for type and read as a vector; a failure of ``check``."""
+        t = self.call(check, f"unthunking {where}", unthunk, t)
+        problems = layout.problems(t, where, cotangent)
+        if problems:
+            raise self.fail(check, "; ".join(problems))
+        return layout.tangent_to_vec(t)
+
     def call(self, check: str, what: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)``, a call into the rule: an exception it raises fails ``check``."""
         try:
@@ -222,7 +230,7 @@ def step_scale(s: Setup, directions: dict[int, Vector]) -> float | None:
 def directional_fd(s: Setup, directions: dict[int, Vector], fdm: FiniteDifferences | None = None) -> FDResult:
     """The finite difference of ``f`` at the inputs moving along ``directions`` (index 0 is ``f``)."""
     scale = step_scale(s, directions)
-    if scale is None:
+    if scale is None or s.out_layout.size == 0:
         return FDResult(np.zeros(s.out_layout.size), 0.0, 0.0, 0)
 
     def phi(t: float) -> Vector:

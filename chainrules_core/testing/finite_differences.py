@@ -49,6 +49,9 @@ _EPS = float(np.finfo(np.float64).eps)
 ROUND_OFF = 64.0
 """Round-off of one evaluation, in units of ``eps * max|phi|``: the noise floor of a difference."""
 
+_MAX_LARGER = 12
+"""How many steps, each sqrt(10) times larger, to try above ``max_step`` (up to 1e6 times it)."""
+
 # Exceptions that mean "outside the domain at this step", not "the function is broken".
 _DOMAIN_ERRORS = (ArithmeticError, ValueError, np.linalg.LinAlgError)
 
@@ -176,7 +179,7 @@ class FiniteDifferences:
             # Round-off decides even at the largest step: the input is small next to the scale
             # over which the function changes (exp near 0), so try larger steps while they help.
             smaller = ladder[0]
-            for j in range(1, self.steps):
+            for j in range(1, _MAX_LARGER + 1):
                 larger = stencil(ladder[0].step * 10 ** (j / 2))
                 if larger is None:
                     break
@@ -184,6 +187,8 @@ class FiniteDifferences:
                 if larger_score >= score:
                     break
                 error, score, result, smaller = larger_error, larger_score, smaller, larger
+                if score <= (ROUND_OFF * eps) ** 0.75:
+                    break
         return FDResult(result.value, error, result.step, calls, natural)
 
 

@@ -99,8 +99,9 @@ def test_frule(
     tangent has the output's type, shape and dtype and matches the finite
     difference entry by entry; ``ZeroTangent()`` tangents give a zero tangent;
     neither the inputs nor ``f`` are modified; where an ``rrule`` exists the
-    two agree. ``jacobian=True`` adds a full-Jacobian comparison that lists
-    the entries that differ (O(n) evaluations, for diagnosis).
+    two agree. ``jacobian=True`` first compares the full Jacobian, entry by
+    entry, and lists the entries that differ (O(n) evaluations, for
+    diagnosis).
 
     Finite differences run in double precision (``promote=False`` runs them
     in the inputs' own precision); ``rtol`` defaults by the lowest precision
@@ -128,6 +129,8 @@ def test_frule(
     y, y_dot = result
     check_not_mutated(s, before, watched, watched_names)
     check_primal(s, y)
+    if jacobian:
+        jacobian_check(s, lambda single: _call_frule(s, single)[1], None)
     y_dot = s.call("tangent type", "unthunking the output tangent", unthunk, y_dot)
     check_types(s, "tangent type", s.out_layout, y_dot, "the output tangent", cotangent=False)
     s.report.checks.append("tangent type")
@@ -139,7 +142,9 @@ def test_frule(
 
     zeros = tuple(ZeroTangent() if i in moving else t for i, t in enumerate(tangents))
     zero = s.call("zero tangent", "the frule, given ZeroTangent() tangents,", _call_frule, s, zeros)
-    zero_vec = s.out_layout.tangent_to_vec(unthunk(zero[1]))
+    if not (isinstance(zero, tuple) and len(zero) == 2):
+        raise s.fail("zero tangent", f"given ZeroTangent() tangents, the frule returned {short(zero)}")
+    zero_vec = s.vec("zero tangent", s.out_layout, zero[1], "the output tangent for ZeroTangent() inputs", False)
     if np.any(zero_vec != 0):
         raise s.fail("zero tangent", f"ZeroTangent() inputs gave a non-zero tangent {preview(zero_vec)}")
     s.report.checks.append("zero tangent")
@@ -148,8 +153,6 @@ def test_frule(
         _check_frule_against_rrule(s, moving, y_dot_vec)
     check_not_mutated(s, before, watched, watched_names)
     s.report.checks.append("inputs not mutated")
-    if jacobian:
-        jacobian_check(s, lambda single: unthunk(_call_frule(s, single)[1]), None)
     return s.report
 
 
@@ -162,7 +165,7 @@ def _check_pushforward(s: Setup, moving: list[int], y_dot_vec: Vector) -> None:
     accurate than one difference along directions of very different scales.
     """
     try:
-        check_close(s, "pushforward", "the output", y_dot_vec, along(s, moving))
+        check_close(s, "pushforward", "the output", y_dot_vec, along(s, moving), _zero_output_hint(s, y_dot_vec))
         return
     except AssertionError as joint_failure:
         if len(moving) < 2:
@@ -173,7 +176,7 @@ def _check_pushforward(s: Setup, moving: list[int], y_dot_vec: Vector) -> None:
         single = tuple(t if j == i or j not in moving else ZeroTangent() for j, t in enumerate(s.tangents))
         result = s.call("pushforward", f"the frule along {s.names[i]} alone", _call_frule, s, single)
         fd = along(s, [i])
-        alone = s.out_layout.tangent_to_vec(unthunk(result[1]))
+        alone = s.vec("pushforward", s.out_layout, result[1], f"the output tangent along {s.names[i]} alone", False)
         check_close(s, "pushforward", f"along {s.names[i]} alone", alone, fd)
         total, error, natural = total + fd.value, error + fd.error, max(natural, fd.natural)
     try:
@@ -181,6 +184,12 @@ def _check_pushforward(s: Setup, moving: list[int], y_dot_vec: Vector) -> None:
         check_close(s, "pushforward", "the output (the sum of each argument's)", y_dot_vec, summed)
     except AssertionError:
         raise failure from None
+
+
+def _zero_output_hint(s: Setup, y_dot_vec: Vector) -> str:
+    if y_dot_vec.size and not np.any(y_dot_vec):
+        return "\n  the frule's tangent is zero, but the output changes along the inputs' tangents"
+    return ""
 
 
 def _check_frule_against_rrule(s: Setup, moving: list[int], y_dot_vec: Vector) -> None:
@@ -203,7 +212,7 @@ def _check_frule_against_rrule(s: Setup, moving: list[int], y_dot_vec: Vector) -
         c = unthunk(cotangents[i])
         if isinstance(c, NotImplementedTangent):
             return
-        terms = s.layouts[i].tangent_to_vec(c) * s.direction(i)
+        terms = s.vec("frule and rrule agree", s.layouts[i], c, f"the cotangent of {s.names[i]}") * s.direction(i)
         rhs += float(np.sum(terms))
         scale += float(np.sum(np.abs(terms)))
     check_exact_inner(s, "frule and rrule agree", lhs, rhs, scale, "<y_bar, frule tangent> against the pullback's")
@@ -261,6 +270,10 @@ def test_rrule(
     y, pullback = result
     check_primal(s, y)
     given_seed = output_tangent is not None
+    if given_seed:
+        problems = s.out_layout.problems(unthunk(output_tangent), "output_tangent", cotangent=False)
+        if problems:
+            raise ValueError(f"test_rrule({s.report.function}): " + "; ".join(problems))
     y_bar = output_tangent if given_seed else rand_tangent(s.y_ref, s.rng)
     y_bar_before = snapshot([y_bar])
     y_bar_vec = s.out_layout.tangent_to_vec(unthunk(y_bar))
@@ -271,6 +284,8 @@ def test_rrule(
     cotangents = [_checked_cotangent(s, i, c) for i, c in enumerate(raw)]
     x_bars = [None if c is None else s.layouts[i].tangent_to_vec(c) for i, c in enumerate(cotangents)]
     s.report.checks.append("cotangent types")
+    if jacobian:
+        jacobian_check(s, None, pullback)
 
     jvps: dict[int, FDResult] = {}
     for i in s.moving():
@@ -287,8 +302,9 @@ def test_rrule(
     for i, c in enumerate(thunked):
         c = unthunk(c)
         if x_bars[i] is not None and not isinstance(c, NotImplementedTangent):
-            again = s.layouts[i].tangent_to_vec(c)
-            if not np.allclose(again, x_bars[i], rtol=1e-12, atol=0, equal_nan=True):  # type: ignore[arg-type]
+            again, first = s.vec("thunked seed", s.layouts[i], c, f"the cotangent of {s.names[i]}"), x_bars[i]
+            assert first is not None
+            if not np.allclose(again, first, rtol=1e-12, atol=1e-12 * np.max(np.abs(first), initial=0.0)):
                 raise s.fail("thunked seed", f"a thunked seed changed the cotangent of {s.names[i]}")
     s.report.checks.append("thunked seed")
 
@@ -297,7 +313,7 @@ def test_rrule(
         c = unthunk(c)
         if isinstance(c, NotImplementedTangent) or is_zero(c):
             continue
-        if np.any(s.layouts[i].tangent_to_vec(c) != 0):
+        if np.any(s.vec("zero seed", s.layouts[i], c, f"the cotangent of {s.names[i]}") != 0):
             raise s.fail("zero seed", f"a ZeroTangent() seed gave a non-zero cotangent for {s.names[i]}")
     s.report.checks.append("zero seed")
 
@@ -308,8 +324,6 @@ def test_rrule(
         _check_rrule_against_frule(s, y_bar_vec, x_bars)
     _check_unmodified(s, before, watched, watched_names, y_bar_before[0], y_bar)
     s.report.checks.append("inputs not mutated")
-    if jacobian:
-        jacobian_check(s, None, pullback)
     return s.report
 
 
@@ -352,7 +366,7 @@ def _check_coherent_seed(s: Setup, pullback: Callable[[Any], Any], i: int, fd: F
     c = unthunk(cotangents[i])
     if isinstance(c, NotImplementedTangent):
         return
-    x_bar = s.layouts[i].tangent_to_vec(c)
+    x_bar = s.vec("pullback", s.layouts[i], c, f"the cotangent of {s.names[i]}")
     where = f"{s.names[i]}, with the seed y_bar = J dx"
     check_inner(s, "pullback", where, seed_vec, fd, x_bar, s.direction(i), zero_hint(c, s.names[i]))
 
@@ -402,7 +416,7 @@ def _check_partial_seeds(s: Setup, pullback: Callable[[Any], Any], y_bar: Any, j
             c = unthunk(cotangents[i])
             if isinstance(c, NotImplementedTangent):
                 continue
-            x_bar = s.layouts[i].tangent_to_vec(c)
+            x_bar = s.vec("zero entry in a tuple seed", s.layouts[i], c, f"the cotangent of {s.names[i]}")
             where = f"{s.names[i]}, with output entry {key!r} seeded by ZeroTangent()"
             check_inner(s, "zero entry in a tuple seed", where, masked, fd, x_bar, s.direction(i))
     s.report.checks.append("zero entry in a tuple seed")
@@ -413,7 +427,7 @@ def _check_rrule_against_frule(s: Setup, y_bar_vec: Vector, x_bars: list[Vector 
     result = s.call("frule and rrule agree", "the frule", _call_frule, s, tangents)
     if result is None:
         return
-    y_dot_vec = s.out_layout.tangent_to_vec(unthunk(result[1]))
+    y_dot_vec = s.vec("frule and rrule agree", s.out_layout, result[1], "the frule's output tangent", False)
     lhs = float(y_bar_vec @ y_dot_vec)
     rhs, scale = 0.0, float(np.abs(y_bar_vec) @ np.abs(y_dot_vec))
     for i in s.moving():

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tangent_types import ZeroTangent, unthunk
+from ..tangent_types import ZeroTangent
 from .checks import SAFETY, Setup, directional_fd, step_scale
 
 MAX_LISTED = 10
@@ -57,13 +57,13 @@ def jacobian_check(
                     for j, t in enumerate(s.tangents)
                 )
                 y_dot = s.call("full Jacobian", "the frule", pushforward, tangents)
-                rule_jac[:, k] = out.tangent_to_vec(y_dot) / magnitudes[k]
+                rule_jac[:, k] = s.vec("full Jacobian", out, y_dot, "the output tangent", False) / magnitudes[k]
         if pullback is not None:
             for j in range(out.size):
                 seed = np.zeros(out.size)
                 seed[j] = 1.0
                 cotangents = s.call("full Jacobian", "the pullback", pullback, out.vec_to_tangent(seed))
-                rule_jac[j, :] = layout.tangent_to_vec(unthunk(cotangents[i]))
+                rule_jac[j, :] = s.vec("full Jacobian", layout, cotangents[i], f"the cotangent of {s.names[i]}")
         column_scale = np.maximum(np.max(np.abs(fd_jac), axis=0), np.max(np.abs(rule_jac), axis=0))
         tol = tol + s.atol + s.rtol * column_scale
         with np.errstate(invalid="ignore"):
