@@ -119,12 +119,13 @@ class Setup:
             raise self.fail(check, "; ".join(problems))
         return layout.tangent_to_vec(t)
 
-    def call(self, check: str, what: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)``, a call into the rule: an exception it raises fails ``check``."""
+    def call(self, check: str, what: str | Callable[[], str], fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, a call into the rule: an exception it raises fails ``check``, naming ``what`` raised."""
         try:
             return fn(*args)
         except Exception as err:
-            raise self.fail(check, f"{what} raised {type(err).__name__}: {err}") from err
+            name = what if isinstance(what, str) else what()
+            raise self.fail(check, f"{name} raised {type(err).__name__}: {err}") from err
 
 
 def describe(f: Any) -> str:

@@ -372,7 +372,7 @@ def _check_coherent_seed(s: Setup, pullback: Callable[[Any], Any], i: int, fd: F
 
 
 def _pull(s: Setup, pullback: Callable[[Any], Any], seed: Any, check: str) -> tuple[Any, ...]:
-    cotangents = s.call(check, f"for the seed {short(seed)}, the pullback", pullback, seed)
+    cotangents = s.call(check, lambda: f"for the seed {short(seed)}, the pullback", pullback, seed)
     if not isinstance(cotangents, tuple) or len(cotangents) != len(s.primals):
         count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
         raise s.fail(

@@ -17,10 +17,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     log = config.stash.get(_LOG, [])
     if not log:
         return
+    runs: dict[tuple[str, str, str], list[str]] = {}
+    for subject, name, mode, fired in log:
+        runs.setdefault((subject, name, mode), []).append(fired)
     caught = sum(1 for *_, fired in log if fired)
     terminalreporter.section("mutation suite: wrong rules caught by the harness")
-    terminalreporter.write_line("| subject | wrong rule | mode | caught by |")
-    terminalreporter.write_line("| --- | --- | --- | --- |")
-    for subject, name, mode, fired in log:
-        terminalreporter.write_line(f"| {subject} | {name} | {mode} | {fired or 'MISSED'} |")
-    terminalreporter.write_line(f"kill rate: {caught}/{len(log)} ({100 * caught / len(log):.0f}%)")
+    terminalreporter.write_line("| subject | wrong rule | mode | caught by | runs caught |")
+    terminalreporter.write_line("| --- | --- | --- | --- | --- |")
+    for (subject, name, mode), fired in runs.items():
+        checks = ", ".join(sorted({check for check in fired if check})) or "MISSED"
+        terminalreporter.write_line(
+            f"| {subject} | {name} | {mode} | {checks} | {sum(map(bool, fired))}/{len(fired)} |"
+        )
+    terminalreporter.write_line(
+        f"kill rate: {caught}/{len(log)} runs ({100 * caught / len(log):.0f}%) of {len(runs)} wrong rules"
+    )

@@ -11,8 +11,10 @@ with the named check. The correct rules must pass both. The kill rate
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -811,32 +813,48 @@ def register(f: Any, mode: str, rule: Callable[..., Any]) -> None:
     (rrule if mode == "rrule" else frule).register(key)(rule)
 
 
+# HARNESS_SEEDS=40 runs the suite with the harness seeded 0 to 39 instead of 0 alone.
+SEEDS = range(int(os.environ.get("HARNESS_SEEDS", "1")))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("mode", ["rrule", "frule"])
 @pytest.mark.parametrize("subject", SUBJECTS, ids=lambda s: s.name)
-def test_correct_rules_pass(subject: Subject, mode: str) -> None:
+def test_correct_rules_pass(subject: Subject, mode: str, seed: int) -> None:
     """The correct rules of every subject pass the harness in both modes."""
     f, args = subject.make()
     register(f, "rrule", subject.rrule)
     register(f, "frule", subject.frule)
     check = test_rrule if mode == "rrule" else test_frule
-    check(f, *args, **subject.options)
+    check(f, *args, seed=seed, **subject.options)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize(("subject", "name"), MUTANTS, ids=[f"{s.name}: {n}" for s, n in MUTANTS])
-def test_wrong_rule_is_caught(subject: Subject, name: str, mutation_log: list[tuple[str, str, str, str]]) -> None:
+def test_wrong_rule_is_caught(
+    subject: Subject, name: str, seed: int, mutation_log: list[tuple[str, str, str, str]]
+) -> None:
     """Each mutant, registered alone, fails the harness in its mode with the named check."""
     mutant = subject.mutants[name]
     f, args = subject.make()
     register(f, mutant.mode, mutant.rule)
     check = test_rrule if mutant.mode == "rrule" else test_frule
     try:
-        check(f, *args, **subject.options)
+        check(f, *args, seed=seed, **subject.options)
     except AssertionError as failure:
         message = str(failure)
         fired = message[1 : message.index("]")] if message.startswith("[") else "?"
         mutation_log.append((subject.name, name, mutant.mode, fired))
         assert fired == mutant.check, message
-        assert "(seed=0)" in message
+        assert f"(seed={seed})" in message
         return
     mutation_log.append((subject.name, name, mutant.mode, ""))
     pytest.fail(f"the harness passed the wrong rule {name!r} for {subject.name}")
+
+
+def test_the_docs_state_the_kill_rate() -> None:
+    """docs/rule-authors.md reports the size of this suite and its kill rate."""
+    text = " ".join((Path(__file__).parents[2] / "docs" / "rule-authors.md").read_text().split())
+    n = len(MUTANTS)
+    assert f"holds {len(SUBJECTS)} small functions with correct rules, and {n} deliberately wrong" in text
+    assert f"{n} of {n} wrong rules are caught" in text
