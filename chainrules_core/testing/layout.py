@@ -23,6 +23,7 @@ from ..tangent_types import (
     NoTangent,
     NotImplementedTangent,
     Tangent,
+    ZeroTangent,
     backing,
     primal_type,
     unthunk,
@@ -438,6 +439,56 @@ class _Fields(_Composite):
         return self._child_problems(t, where, "[{!r}]" if self.is_mapping else ".{}", cotangent)
 
 
+class _TangentValue(_Composite):
+    """A ``Tangent`` as a value, the input of a function of tangents: its entries laid end to end."""
+
+    def __init__(self, x: Tangent, seen: set[int]) -> None:
+        self.cls = primal_type(x)
+        self.kind = x._Tangent__kind  # type: ignore[attr-defined]
+        self.value = x
+        data = backing(x)
+        self.positional = isinstance(data, tuple)
+        items = list(enumerate(data)) if self.positional else list(data.items())
+        self._setup([(k, _layout(unthunk(v), seen)) for k, v in items])
+
+    def _child_values(self, x: Any) -> list[Any]:
+        data = backing(x)
+        return [unthunk(data[k]) for k, _ in self.children]
+
+    def _child_tangents(self, t: Any) -> list[Any]:
+        if not isinstance(t, Tangent):
+            raise TypeError(f"a {type(t).__name__} for a Tangent({self.cls.__name__})")
+        data = backing(t)
+        if self.positional:
+            if len(data) != len(self.children):
+                raise ValueError(f"a tangent of {len(data)} entries for a Tangent of {len(self.children)}")
+            return list(data)
+        return [data.get(k, ZeroTangent()) for k, _ in self.children]
+
+    def _rebuild(self, items: list[Any]) -> Tangent:
+        data = tuple(items) if self.positional else {k: v for (k, _), v in zip(self.children, items)}
+        return Tangent._from_backing(self.cls, self.kind, data)
+
+    def from_vec(self, v: Vector, promote: bool) -> Any:
+        return self._rebuild([layout.from_vec(p, promote) for (_, layout), p in zip(self.children, self._split(v))])
+
+    def vec_to_tangent(self, v: Vector) -> Any:
+        if not self.differentiable:
+            return NoTangent()
+        return self._rebuild([layout.vec_to_tangent(p) for (_, layout), p in zip(self.children, self._split(v))])
+
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
+        verdict = self._zero_problems(t, where)
+        if verdict is not None:
+            return verdict
+        if not isinstance(t, Tangent) or primal_type(t) is not self.cls:
+            return [f"{where}: expected a Tangent({self.cls.__name__}, ...) for a tangent of one, got {_show(t)}"]
+        try:
+            return self._child_problems(t, where, "[{!r}]", cotangent)
+        except (TypeError, ValueError) as err:
+            return [f"{where}: {err}"]
+
+
 def _opaque_problem(t: Any, where: str, value: Any) -> list[str]:
     return _Opaque(value).problems(t, where)
 
@@ -487,6 +538,8 @@ def _layout(x: Any, seen: set[int]) -> Layout:
         return _Sequence(x, seen)
     if isinstance(x, dict):
         return _Fields(x, list(x), seen)
+    if isinstance(x, Tangent):
+        return _TangentValue(x, seen)
     names = _field_names_of(x)
     if names is None:
         return _Opaque(x)

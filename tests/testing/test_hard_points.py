@@ -174,6 +174,35 @@ def _frule_moments(tangents: Any, f: Any, x: Any) -> Any:
     return moments(x), Tangent(dict, {"mean": np.mean(x_dot), "square": 2 * x * x_dot})
 
 
+def halves(x: Any) -> list[Any]:
+    """A list output."""
+    return [np.sin(x[:2]), x[2:] ** 2]
+
+
+@rrule.register(halves)
+def _rrule_halves(f: Any, x: Any) -> Any:
+    project_x = ProjectTo(x)
+
+    def halves_pullback(out_bar: Any) -> Any:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), ZeroTangent()
+        head_bar, tail_bar = out_bar
+        head = np.cos(x[:2]) * head_bar + np.zeros(2)
+        tail = 2 * x[2:] * tail_bar + np.zeros(x.size - 2)
+        return NoTangent(), project_x(np.concatenate([head, tail]))
+
+    return halves(x), halves_pullback
+
+
+@frule.register(halves)
+def _frule_halves(tangents: Any, f: Any, x: Any) -> Any:
+    x_dot = tangents[1]
+    if isinstance(x_dot, AbstractZero):
+        return halves(x), x_dot
+    return halves(x), [np.cos(x[:2]) * x_dot[:2], 2 * x[2:] * x_dot[2:]]
+
+
 # ----- magnitudes -----
 
 SIGNS = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
@@ -281,6 +310,14 @@ def test_tuple_output_with_a_float_and_an_int(check: Callable[..., Any]) -> None
 def test_dict_output(check: Callable[..., Any]) -> None:
     """A dict output; the pullback gets ``Tangent(dict, ...)`` seeds, some with a ``ZeroTangent()`` entry."""
     report = check(moments, np.array([0.5, -1.5, 2.0]))
+    if check is test_rrule:
+        assert "zero entry in a tuple seed" in report.checks
+
+
+@pytest.mark.parametrize("check", MODES, ids=["rrule", "frule"])
+def test_list_output(check: Callable[..., Any]) -> None:
+    """A list output; its seeds are lists, some with a ``ZeroTangent()`` entry."""
+    report = check(halves, np.array([0.5, -1.5, 2.0, 0.25]))
     if check is test_rrule:
         assert "zero entry in a tuple seed" in report.checks
 

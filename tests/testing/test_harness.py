@@ -419,6 +419,31 @@ def test_a_tangent_of_the_wrong_shape_is_refused() -> None:
         test_rrule(f, X, output_tangent=np.ones(4, dtype=np.float32))
 
 
+@pytest.mark.parametrize("check", [test_rrule, test_frule], ids=["rrule", "frule"])
+def test_a_function_of_a_tangent(check: Callable[..., Any]) -> None:
+    """A ``Tangent`` is a value like any other: its entries are perturbed and its cotangent is a ``Tangent``."""
+
+    def energy(t: Any) -> Any:
+        return t[0] ** 2 + np.sum(t[1] ** 2)
+
+    @rrule.register(energy)
+    def _(f: Any, t: Any) -> Any:
+        def energy_pullback(out_bar: Any) -> Any:
+            out_bar = unthunk(out_bar)
+            return NoTangent(), Tangent(tuple, 2 * t[0] * out_bar, 2 * t[1] * out_bar, NoTangent())
+
+        return energy(t), energy_pullback
+
+    @frule.register(energy)
+    def _(tangents: Any, f: Any, t: Any) -> Any:
+        t_dot = tangents[1]
+        if isinstance(t_dot, AbstractZero):
+            return energy(t), t_dot
+        return energy(t), 2 * t[0] * t_dot[0] + np.sum(2 * t[1] * t_dot[1])
+
+    check(energy, Tangent(tuple, 1.5, np.array([0.5, -2.0]), NoTangent()))
+
+
 def test_keyword_arguments_have_no_tangents() -> None:
     def scaled(x: Any, factor: float = 1.0) -> Any:
         return factor * np.sin(x)

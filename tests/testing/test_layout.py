@@ -55,6 +55,9 @@ VALUES = {
     "object": Plain(),
     "slots": Slotted(),
     "nested": {"pair": Pair((1.0, 2.0), [3.0]), "point": Point(0.5, np.zeros(1))},
+    "tangent": Tangent(tuple, 1.0, np.ones(2), NoTangent()),
+    "tangent of a dataclass": Tangent(Point, x=1.0, y=np.arange(2.0)),
+    "tangent of a dict": Tangent(dict, {"a": np.ones(2, dtype=np.float32), "b": ZeroTangent()}),
 }
 
 
@@ -188,6 +191,8 @@ def problems(x: Any, t: Any, cotangent: bool = True) -> str:
         (Plain(), Tangent(Point, x=1.0), "a Tangent(Point) for a Plain"),
         (Plain(), {"w": 1.0}, "expected a Tangent(Plain, ...)"),
         (Point(1.0, np.ones(2)), Tangent(Point, x=1.0, y=np.ones(3)), "t.y: shape (3,) for a primal of shape (2,)"),
+        (Tangent(tuple, 1.0, 2.0), (1.0, 2.0), "expected a Tangent(tuple, ...) for a tangent of one"),
+        (Tangent(tuple, 1.0, 2.0), Tangent(tuple, 1.0), "a tangent of 1 entries for a Tangent of 2"),
     ],
 )
 def test_problems_name_what_is_wrong(x: Any, t: Any, expected: str) -> None:
