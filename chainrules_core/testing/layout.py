@@ -444,7 +444,7 @@ class _TangentValue(_Composite):
 
     def __init__(self, x: Tangent, seen: set[int]) -> None:
         self.cls = primal_type(x)
-        self.kind = x._Tangent__kind  # type: ignore[attr-defined]
+        self.kind = x._Tangent__kind
         self.value = x
         data = backing(x)
         self.positional = isinstance(data, tuple)
