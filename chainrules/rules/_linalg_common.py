@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, unthunk
+from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, sum_to_shape, unthunk
 
 
 def adjoint(x: np.ndarray) -> np.ndarray:
@@ -21,6 +21,15 @@ def adjoint(x: np.ndarray) -> np.ndarray:
 
 def mT(x: np.ndarray) -> np.ndarray:  # noqa: N802 - numpy's name for the matrix transpose
     return np.swapaxes(x, -1, -2)
+
+
+def matmul_summed(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``left @ right`` summed over the batch axes that broadcasting added to an operand of ``shape``."""
+    batch = left.shape[:-2]
+    if len(shape) == 2 and batch and batch == right.shape[:-2]:
+        axes = list(range(len(batch)))  # one matrix product over the folded batch, no stack to sum
+        return np.tensordot(left, right, axes=([*axes, left.ndim - 1], [*axes, right.ndim - 2]))
+    return sum_to_shape(left @ right, shape)
 
 
 def diagonal(x: np.ndarray) -> np.ndarray:
@@ -120,3 +129,26 @@ def zero_like(project: Any) -> Any:
 
 def as_array(x: Any) -> np.ndarray:
     return x if type(x) is np.ndarray else np.asarray(x)
+
+
+# ----- inputs for the declared checks -----
+
+
+def random_matrix(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Standard normal entries, complex ones for a complex ``dtype``."""
+    x = rng.normal(size=shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.normal(size=shape)
+    return x
+
+
+def well_conditioned(shape: tuple[int, ...]) -> Any:
+    """A ``Generated`` stack of square matrices ``N + 2 sqrt(n) I``: condition numbers of a few units."""
+    from chainrules_core.testing import Generated
+
+    n = shape[-1]
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        return (random_matrix(rng, shape, dtype) + 2 * np.sqrt(n) * np.eye(n)).astype(dtype)
+
+    return Generated(make, f"well-conditioned{shape}".replace(" ", ""))

@@ -20,21 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, ProjectTo, Thunk, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import NoTangent, ProjectTo, Thunk, frule, rrule, unthunk
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
-from ._linalg_common import adjoint, as_array, is_zero, zero_like
+from ._linalg_common import adjoint, as_array, is_zero, matmul_summed, zero_like
 
 # ----- matmul -----
-
-
-def _matmul_cotangent_2d(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``left @ right`` summed over the batch axes that broadcasting added to an operand of ``shape``."""
-    batch = left.shape[:-2]
-    if len(shape) == 2 and batch and batch == right.shape[:-2]:
-        axes = list(range(len(batch)))  # one matrix product over the folded batch, no stack to sum
-        return np.tensordot(left, right, axes=([*axes, left.ndim - 1], [*axes, right.ndim - 2]))
-    return sum_to_shape(left @ right, shape)
 
 
 def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, out_bar: Any) -> tuple[Any, Any]:
@@ -50,10 +41,10 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, out_bar: Any) -> tuple[Any, 
         g = np.expand_dims(g, -1)
 
     def a_bar() -> np.ndarray:
-        return _matmul_cotangent_2d(g, adjoint(b2), a2.shape).reshape(a.shape)
+        return matmul_summed(g, adjoint(b2), a2.shape).reshape(a.shape)
 
     def b_bar() -> np.ndarray:
-        return _matmul_cotangent_2d(adjoint(a2), g, b2.shape).reshape(b.shape)
+        return matmul_summed(adjoint(a2), g, b2.shape).reshape(b.shape)
 
     return a_bar, b_bar
 
