@@ -1,0 +1,11 @@
+"""Factorizations: cholesky and qr."""
+
+import pytest
+
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("factorizations"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the factorizations family passes the harness."""
+    case.run(dtype, mode)
