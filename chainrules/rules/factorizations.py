@@ -197,10 +197,7 @@ def _qr_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
         return out, ZeroTangent()
     q, r = np.linalg.qr(a) if mode == "r" else out
     if mode == "complete" and _complete_extra(q, r):
-        raise ValueError(
-            "frule(np.linalg.qr): mode='complete' with more rows than columns has no derivative: the "
-            "extra columns of Q are not determined by A; use mode='reduced'"
-        )
+        return None  # the extra columns of Q are not determined by A
     q_dot, r_dot = _qr_pushforward(q, r, np.asarray(a_dot))
     if mode == "r":
         return out, ProjectTo(out)(r_dot)
@@ -208,6 +205,39 @@ def _qr_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
 
 
 # ----- declared checks -----
+
+
+def qr_complete_reduced_part(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``n`` columns of Q and the first ``n`` rows of R from ``qr(a, mode='complete')``.
+
+    For a tall ``a`` these are determined by ``a`` (they are the reduced QR);
+    the rest of the complete Q is not.
+
+    >>> q, r = qr_complete_reduced_part(np.array([[3.0], [4.0]]))
+    >>> q.shape, r.shape
+    ((2, 1), (1, 1))
+    """
+    q, r = np.linalg.qr(a, mode="complete")
+    n = np.shape(a)[-1]
+    return q[..., :n], r[..., :n, :]
+
+
+@rrule.register(qr_complete_reduced_part)
+def _qr_complete_reduced_part_rrule(f: Any, a: Any) -> Any:
+    (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
+    n = np.shape(a)[-1]
+
+    def qr_complete_reduced_part_pullback(out_bar: Any) -> tuple[Any, Any]:
+        q_bar, r_bar = tuple_cotangents(out_bar, ("Q", "R"))
+        q_full = np.zeros(q.shape, np.result_type(q, q_bar)) if not is_zero(q_bar) else q_bar
+        if not is_zero(q_bar):
+            q_full[..., :n] = q_bar
+        r_full = np.zeros(r.shape, np.result_type(r, r_bar)) if not is_zero(r_bar) else r_bar
+        if not is_zero(r_bar):
+            r_full[..., :n, :] = r_bar
+        return pullback((q_full, r_full))
+
+    return (q[..., :n], r[..., :n, :]), qr_complete_reduced_part_pullback
 
 
 def _spd(shape: tuple[int, ...]) -> Generated:
@@ -252,4 +282,5 @@ register_cases(
     Case(np.linalg.qr, (_full_rank((3, 5)), "r")),
     Case(np.linalg.qr, (_full_rank((3, 5)),), kwargs={"mode": "complete"}, name="complete equals reduced"),
     Case(np.linalg.qr, (_full_rank((3, 3)),), kwargs={"mode": "complete"}),
+    Case(qr_complete_reduced_part, (_full_rank((5, 3)),), modes=("rrule",), name="complete, tall"),
 )
