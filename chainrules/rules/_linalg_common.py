@@ -93,6 +93,21 @@ def solve_vectors(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b[..., None])[..., 0]
 
 
+def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
+    """``x_bar`` in the leading corner of zeros of ``shape`` (a zero stays a zero)."""
+    if is_zero(x_bar) or x_bar.shape == shape:
+        return x_bar
+    padded = np.zeros(shape, x_bar.dtype)
+    padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
+    return padded
+
+
+def require_zero(x_bar: Any, part: tuple[Any, ...], message: str) -> None:
+    """Raise ``ValueError(message)`` unless ``x_bar`` is zero on ``part``: the output there is not unique."""
+    if not is_zero(x_bar) and np.any(x_bar[part] != 0):
+        raise ValueError(message)
+
+
 def is_zero(x: Any) -> bool:
     return isinstance(x, AbstractZero)
 

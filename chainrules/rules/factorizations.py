@@ -4,6 +4,12 @@ Both take stacks of matrices over the last two axes. ``cholesky`` reads one
 triangle of its input (the lower one, the upper one with ``upper=True``): its
 rules see the Hermitian matrix that triangle stands for, and the cotangent
 lives on that triangle only, with a real diagonal.
+
+``qr`` has rules for modes ``'reduced'``, ``'r'`` and ``'complete'``; with
+``'complete'`` and more rows than columns the extra columns of Q are any
+basis of a complement, so the pullback takes a cotangent that is zero on
+them and raises ``ValueError`` otherwise, and the frule returns ``None``.
+``mode='raw'`` and unknown keywords get no rule (``None``).
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ from ._linalg_common import (
     fold_to_triangle,
     hermitian_from_triangle,
     is_zero,
+    pad_to,
     phi_lower,
     random_matrix,
+    require_zero,
     solve_right,
     tuple_cotangents,
     tuple_tangent,
@@ -146,6 +154,13 @@ def _complete_extra(q: np.ndarray, r: np.ndarray) -> int:
     return max(q.shape[-1] - r.shape[-1], 0)
 
 
+_NOT_UNIQUE = (
+    "rrule(np.linalg.qr): mode='complete' with more rows than columns: the last {} columns of Q are "
+    "any orthonormal basis of the complement of A's range, so a result that depends on them has no "
+    "derivative; use mode='reduced'"
+)
+
+
 @rrule.register(np.linalg.qr)
 def _qr_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     mode = _qr_mode(args, kwargs)
@@ -170,12 +185,7 @@ def _qr_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), zero_like(project_a), *(NoTangent(),) * n_extra_args
         q_k, r_k = q, r
         if extra:
-            if not is_zero(q_bar) and np.any(q_bar[..., -extra:] != 0):
-                raise ValueError(
-                    "rrule(np.linalg.qr): mode='complete' with more rows than columns: the last "
-                    f"{extra} columns of Q are any orthonormal basis of the complement of A's range, "
-                    "so a result that depends on them has no derivative; use mode='reduced'"
-                )
+            require_zero(q_bar, (..., slice(-extra, None)), _NOT_UNIQUE.format(extra))
             k = r.shape[-1]
             q_k, r_k = q[..., :k], r[..., :k, :]
             q_bar = q_bar if is_zero(q_bar) else q_bar[..., :k]
@@ -229,13 +239,7 @@ def _qr_complete_reduced_part_rrule(f: Any, a: Any) -> Any:
 
     def qr_complete_reduced_part_pullback(out_bar: Any) -> tuple[Any, Any]:
         q_bar, r_bar = tuple_cotangents(out_bar, ("Q", "R"))
-        q_full = np.zeros(q.shape, np.result_type(q, q_bar)) if not is_zero(q_bar) else q_bar
-        if not is_zero(q_bar):
-            q_full[..., :n] = q_bar
-        r_full = np.zeros(r.shape, np.result_type(r, r_bar)) if not is_zero(r_bar) else r_bar
-        if not is_zero(r_bar):
-            r_full[..., :n, :] = r_bar
-        return pullback((q_full, r_full))
+        return pullback((pad_to(q_bar, q.shape), pad_to(r_bar, r.shape)))
 
     return (q[..., :n], r[..., :n, :]), qr_complete_reduced_part_pullback
 

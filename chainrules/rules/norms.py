@@ -37,11 +37,12 @@ def _sign(x: np.ndarray) -> np.ndarray:
     return np.sign(x)
 
 
-def _extremes(values: np.ndarray, axes: tuple[int, ...], largest: bool) -> np.ndarray:
-    """A mask of the largest (smallest) entries over ``axes``, each tie weighted ``1 / count``."""
+def _signed_extremes(x: np.ndarray, values: np.ndarray, axes: tuple[int, ...], largest: bool) -> np.ndarray:
+    """``sign(x)`` where ``values`` is largest (smallest) over ``axes``, ties weighted ``1 / count``; 0 elsewhere."""
     extreme = (np.max if largest else np.min)(values, axis=axes, keepdims=True)
     mask = values == extreme
-    return mask / np.sum(mask, axis=axes, keepdims=True)
+    weights = mask / np.sum(mask, axis=axes, keepdims=True)
+    return np.where(mask, _sign(x) * weights, 0).astype(x.dtype)
 
 
 def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int, ...]) -> np.ndarray | None:
@@ -54,7 +55,7 @@ def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int,
         return _sign(x)
     magnitude = np.abs(x)
     if ord in (math.inf, -math.inf):
-        return _sign(x) * _extremes(magnitude, axes, ord > 0)
+        return _signed_extremes(x, magnitude, axes, ord > 0)
     p = float(ord)
     # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) (|x_i| / norm)^(p - 1)
     nonzero = (magnitude != 0) & (norm != 0)
@@ -73,9 +74,9 @@ def _matrix_gradient(x: np.ndarray, norm: np.ndarray, ord: Any) -> np.ndarray:
         k = 0 if ord == 2 else -1
         return u[..., :, k, None] * vh[..., None, k, :]
     if ord in (1, -1):  # the largest (smallest) column sum
-        return _sign(x) * _extremes(np.sum(np.abs(x), axis=-2, keepdims=True), (-1,), ord > 0)
+        return _signed_extremes(x, np.sum(np.abs(x), axis=-2, keepdims=True), (-1,), ord > 0)
     if ord in (math.inf, -math.inf):  # the largest (smallest) row sum
-        return _sign(x) * _extremes(np.sum(np.abs(x), axis=-1, keepdims=True), (-2,), ord > 0)
+        return _signed_extremes(x, np.sum(np.abs(x), axis=-1, keepdims=True), (-2,), ord > 0)
     raise ValueError(f"np.linalg.norm: no derivative for the matrix norm ord={ord!r}")
 
 

@@ -18,6 +18,11 @@ or singular values used), that term is skipped and the result stays finite.
 
 eigh and ``svd(hermitian=True)`` read one triangle of their input (``UPLO``);
 the cotangent lives on that triangle, with a real diagonal.
+
+``svd(full_matrices=True)`` of a non-square matrix returns singular vectors
+beyond ``min(m, n)`` that are any basis of a complement: the pullback takes
+a cotangent that is zero on them and raises ``ValueError`` otherwise; the
+frule returns ``None``. Unknown keywords get no rule (``None``).
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ from ._linalg_common import (
     fold_to_triangle,
     hermitian_from_triangle,
     is_zero,
+    pad_to,
     random_matrix,
+    require_zero,
     tuple_cotangents,
     tuple_tangent,
     zero_like,
@@ -204,13 +211,11 @@ def _svd_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, boo
     return {**_SVD_DEFAULTS, **dict(zip(_SVD_DEFAULTS, args)), **kwargs}
 
 
-def _extra_columns_refused(x_bar: Any, sl: tuple[Any, ...], which: str) -> None:
-    if not is_zero(x_bar) and np.any(x_bar[sl] != 0):
-        raise ValueError(
-            f"rrule(np.linalg.svd): full_matrices=True with a non-square matrix: the {which} beyond "
-            "min(m, n) are any orthonormal basis of a complement, so a result that depends on them "
-            "has no derivative; use full_matrices=False"
-        )
+_NOT_UNIQUE = (
+    "rrule(np.linalg.svd): full_matrices=True with a non-square matrix: the {} beyond min(m, n) are "
+    "any orthonormal basis of a complement, so a result that depends on them has no derivative; "
+    "use full_matrices=False"
+)
 
 
 @rrule.register(np.linalg.svd)
@@ -232,8 +237,8 @@ def _svd_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     def svd_pullback(out_bar: Any) -> tuple[Any, ...]:
         if options["compute_uv"]:
             u_bar, s_bar, vh_bar = tuple_cotangents(out_bar, ("U", "S", "Vh"))
-            _extra_columns_refused(u_bar, (..., slice(k, None)), "columns of U")
-            _extra_columns_refused(vh_bar, (..., slice(k, None), slice(None)), "rows of Vh")
+            require_zero(u_bar, (..., slice(k, None)), _NOT_UNIQUE.format("columns of U"))
+            require_zero(vh_bar, (..., slice(k, None), slice(None)), _NOT_UNIQUE.format("rows of Vh"))
             u_bar = u_bar if is_zero(u_bar) else u_bar[..., :k]
             vh_bar = vh_bar if is_zero(vh_bar) else vh_bar[..., :k, :]
         else:
@@ -343,14 +348,6 @@ def _svd_parts(parts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     return u[..., :k], s, vh[..., :k, :], k
 
 
-def _pad(x_bar: Any, shape: tuple[int, ...]) -> Any:
-    if is_zero(x_bar) or x_bar.shape == shape:
-        return x_bar
-    padded = np.zeros(shape, x_bar.dtype)
-    padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
-    return padded
-
-
 @rrule.register(svd_invariants)
 def _svd_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
     parts, pullback = rrule(np.linalg.svd, a, **{"full_matrices": False, **kwargs})
@@ -361,7 +358,7 @@ def _svd_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
         has_polar = not is_zero(polar_bar)
         u_bar = _sum_terms(None if is_zero(m2_bar) else 2 * m2_bar * u, polar_bar @ adjoint(vh) if has_polar else None)
         vh_bar = _sum_terms(None if is_zero(n2_bar) else 2 * n2_bar * vh, adjoint(u) @ polar_bar if has_polar else None)
-        return pullback((_pad(u_bar, parts[0].shape), s_bar, _pad(vh_bar, parts[2].shape)))[:2]
+        return pullback((pad_to(u_bar, parts[0].shape), s_bar, pad_to(vh_bar, parts[2].shape)))[:2]
 
     return (_abs2(u), s, _abs2(vh), u @ vh), svd_invariants_pullback
 

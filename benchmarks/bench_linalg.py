@@ -1,0 +1,83 @@
+"""Linear-algebra pullbacks and pushforwards against their primal call.
+
+For each function and size n, the primal ``f(*args)`` is the baseline; the
+table gives the time of ``rrule`` (primal plus closure), of the pullback
+(every cotangent forced), and of ``frule``, as ratios to it. A pullback is a
+few primal-sized operations: matmul's is two matrix products (ratio ~2),
+solve's a second solve plus an outer product (~1-2), cholesky's two
+triangular solves that numpy can only do as general solves, and svd's a few
+matrix products on top of nothing (the decomposition is reused).
+
+Run: python benchmarks/bench_linalg.py [n ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import chainrules  # noqa: F401 - registers the rules
+from chainrules_core import NoTangent, frule, rrule, unthunk
+
+from timing import best_time, format_time, table
+
+
+def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
+    b = rng.normal(size=(n, n))
+    return b @ b.T + n * np.eye(n)
+
+
+def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]]:
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    return [
+        ("matmul", np.matmul, (a, b), {}),
+        ("solve", np.linalg.solve, (a + n * np.eye(n), b), {}),
+        ("cholesky", np.linalg.cholesky, (_spd(rng, n),), {}),
+        ("svd", np.linalg.svd, (a,), {"full_matrices": False}),
+    ]
+
+
+def _force(cotangents: tuple[Any, ...]) -> None:
+    for c in cotangents:
+        unthunk(c)
+
+
+def _seed(out: Any, rng: np.random.Generator) -> Any:
+    if isinstance(out, tuple):
+        return tuple(rng.normal(size=np.shape(o)) for o in out)
+    return rng.normal(size=np.shape(out))
+
+
+def main(sizes: list[int]) -> None:
+    rows = []
+    for n in sizes:
+        for name, f, args, kwargs in _cases(n):
+            rng = np.random.default_rng(1)
+            out, pullback = rrule(f, *args, **kwargs)
+            seed = _seed(out, rng)
+            tangents = (NoTangent(), *(rng.normal(size=np.shape(x)) for x in args))
+            primal = best_time(lambda f=f, args=args, kwargs=kwargs: f(*args, **kwargs))
+            t_rrule = best_time(lambda f=f, args=args, kwargs=kwargs: rrule(f, *args, **kwargs))
+            t_pullback = best_time(lambda pullback=pullback, seed=seed: _force(pullback(seed)))
+            t_frule = best_time(
+                lambda f=f, args=args, kwargs=kwargs, tangents=tangents: frule(tangents, f, *args, **kwargs)
+            )
+            rows.append(
+                (
+                    name,
+                    n,
+                    format_time(primal),
+                    f"{t_rrule / primal:.2f}",
+                    f"{t_pullback / primal:.2f}",
+                    f"{t_frule / primal:.2f}",
+                )
+            )
+    print(table(["function", "n", "primal", "rrule / primal", "pullback / primal", "frule / primal"], rows))
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [64, 512])
