@@ -11,6 +11,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # scipy, when installed, solves triangular systems in O(n^2) per right-hand side
+    from scipy.linalg import solve_triangular as _solve_triangular
+except ImportError:
+    _solve_triangular = None
+
 from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, sum_to_shape, unthunk
 
 
@@ -82,6 +87,13 @@ def phi_lower(x: np.ndarray) -> np.ndarray:
 def solve_right(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     """``x @ inv(a)`` for stacks of matrices, through a solve."""
     return mT(np.linalg.solve(mT(a), mT(x)))
+
+
+def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
+    """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
+    if _solve_triangular is not None:
+        return _solve_triangular(low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
+    return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
 
 
 def solve_vectors(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from ._linalg_common import (
     phi_lower,
     random_matrix,
     require_zero,
+    solve_lower,
     solve_right,
     tuple_cotangents,
     tuple_tangent,
@@ -58,8 +59,8 @@ def _cholesky_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
         if is_zero(out_bar):
             return NoTangent(), zero_like(project_a)
         low_bar = adjoint(out_bar) if upper else out_bar
-        p = phi_lower(adjoint(low) @ low_bar)
-        s = solve_right(np.linalg.solve(adjoint(low), p), low)
+        x = solve_lower(low, phi_lower(adjoint(low) @ low_bar), conjugate_transpose=True)
+        s = adjoint(solve_lower(low, adjoint(x), conjugate_transpose=True))  # L^-H Phi(L^H L_bar) L^-1
         return NoTangent(), project_a(fold_to_triangle(s, lower=not upper))
 
     return out, cholesky_pullback
@@ -76,7 +77,7 @@ def _cholesky_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) ->
         return out, ZeroTangent()
     low = adjoint(out) if upper else out
     h_dot = hermitian_from_triangle(np.asarray(a_dot), lower=not upper)
-    m = solve_right(np.linalg.solve(low, h_dot), adjoint(low))
+    m = adjoint(solve_lower(low, adjoint(solve_lower(low, h_dot))))  # L^-1 H_dot L^-H
     low_dot = low @ phi_lower(m)
     return out, ProjectTo(out)(adjoint(low_dot) if upper else low_dot)
 

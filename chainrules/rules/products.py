@@ -28,9 +28,8 @@ from ._linalg_common import adjoint, as_array, is_zero, matmul_summed, zero_like
 # ----- matmul -----
 
 
-def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, out_bar: Any) -> tuple[Any, Any]:
+def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
     """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
-    g = as_array(out_bar)
     if a.ndim == 1 and b.ndim == 1:
         return (lambda: g * b.conj()), (lambda: a.conj() * g)
     a2 = a[None, :] if a.ndim == 1 else a
@@ -52,18 +51,30 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, out_bar: Any) -> tuple[Any, 
 def _matmul_rrule(f: Any, a: Any, b: Any, **kwargs: Any) -> Any:
     if kwargs:
         return None
-    out = f(a, b)
+    return _bilinear_rrule(f, a, b, (), _matmul_pullbacks)
+
+
+def _bilinear_rrule(f: Any, a: Any, b: Any, rest: tuple[Any, ...], pullbacks: Any, **kwargs: Any) -> Any:
+    """The rrule of a product linear in ``a`` and in ``b``.
+
+    ``pullbacks(a, b, out_bar)`` returns two functions computing the
+    unprojected cotangents of ``a`` and ``b``; they run only when the
+    thunks holding them are forced. ``rest`` are trailing non-differentiable
+    positional arguments (tensordot's ``axes``).
+    """
+    out = f(a, b, *rest, **kwargs)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     a_arr, b_arr = as_array(a), as_array(b)
+    no_tangents = (NoTangent(),) * len(rest)
 
-    def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+    def product_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
         if is_zero(out_bar):
-            return NoTangent(), zero_like(project_a), zero_like(project_b)
-        a_bar, b_bar = _matmul_pullbacks(a_arr, b_arr, out_bar)
-        return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar)
+            return NoTangent(), zero_like(project_a), zero_like(project_b), *no_tangents
+        a_bar, b_bar = pullbacks(a_arr, b_arr, as_array(out_bar))
+        return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
 
-    return out, matmul_pullback
+    return out, product_pullback
 
 
 def _lazy(project: Any, compute: Any) -> Any:
@@ -116,7 +127,7 @@ def _normalize_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], lis
     ax_a, ax_b = axes
     ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
     ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
-    return [int(i) % a_ndim for i in ax_a], [int(j) % b_ndim for j in ax_b]
+    return [int(i) % max(a_ndim, 1) for i in ax_a], [int(j) % max(b_ndim, 1) for j in ax_b]
 
 
 def _tensordot_pullbacks(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: list[int], g: np.ndarray) -> Any:
@@ -151,20 +162,12 @@ def _contraction_rrule(axes_of: Any) -> Any:
         axes = axes_of(a, b, *rest, **kwargs)
         if axes is None:
             return None
-        out = f(a, b, *rest, **kwargs)
-        no_tangents = (NoTangent(),) * len(rest)
-        project_a, project_b = ProjectTo(a), ProjectTo(b)
-        a_arr, b_arr = as_array(a), as_array(b)
-        ax_a, ax_b = _normalize_axes(axes, a_arr.ndim, b_arr.ndim)
+        ax_a, ax_b = _normalize_axes(axes, np.ndim(a), np.ndim(b))
 
-        def tensordot_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if is_zero(out_bar):
-                return NoTangent(), zero_like(project_a), zero_like(project_b), *no_tangents
-            a_bar, b_bar = _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, as_array(out_bar))
-            return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
+        def pullbacks(a_arr: np.ndarray, b_arr: np.ndarray, g: np.ndarray) -> Any:
+            return _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, g)
 
-        return out, tensordot_pullback
+        return _bilinear_rrule(f, a, b, rest, pullbacks, **kwargs)
 
     return contraction_rrule
 
@@ -216,23 +219,12 @@ def _outer_axes(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
 def _outer_rrule(f: Any, a: Any, b: Any, **kwargs: Any) -> Any:
     if kwargs:
         return None
-    out = f(a, b)
-    project_a, project_b = ProjectTo(a), ProjectTo(b)
-    a_flat, b_flat = as_array(a).ravel(), as_array(b).ravel()
-    a_shape, b_shape = np.shape(a), np.shape(b)
+    return _bilinear_rrule(f, a, b, (), _outer_pullbacks)
 
-    def outer_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
-        if is_zero(out_bar):
-            return NoTangent(), zero_like(project_a), zero_like(project_b)
-        g = as_array(out_bar)
-        return (
-            NoTangent(),
-            _lazy(project_a, lambda: (g @ b_flat.conj()).reshape(a_shape)),
-            _lazy(project_b, lambda: (a_flat.conj() @ g).reshape(b_shape)),
-        )
 
-    return out, outer_pullback
+def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    a_flat, b_flat = a.ravel(), b.ravel()
+    return (lambda: (g @ b_flat.conj()).reshape(a.shape)), (lambda: (a_flat.conj() @ g).reshape(b.shape))
 
 
 frule.register(np.outer)(_contraction_frule(_outer_axes))
@@ -244,23 +236,12 @@ frule.register(np.linalg.outer)(_contraction_frule(_outer_axes))
 
 @rrule.register(np.vdot)
 def _vdot_rrule(f: Any, a: Any, b: Any) -> Any:
-    out = f(a, b)
-    project_a, project_b = ProjectTo(a), ProjectTo(b)
-    a_arr, b_arr = as_array(a), as_array(b)
+    return _bilinear_rrule(f, a, b, (), _vdot_pullbacks)
 
-    def vdot_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
-        if is_zero(out_bar):
-            return NoTangent(), zero_like(project_a), zero_like(project_b)
-        # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
-        g = np.asarray(out_bar)
-        return (
-            NoTangent(),
-            _lazy(project_a, lambda: (g.conj() * b_arr).reshape(a_arr.shape)),
-            _lazy(project_b, lambda: (g * a_arr).reshape(b_arr.shape)),
-        )
 
-    return out, vdot_pullback
+def _vdot_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
+    return (lambda: (g.conj() * b).reshape(a.shape)), (lambda: (g * a).reshape(b.shape))
 
 
 @frule.register(np.vdot)

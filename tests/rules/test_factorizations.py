@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from chainrules_core import NoTangent, ZeroTangent, frule, rrule
+from chainrules_core.testing import registered_cases
 from tests.rules.cases import case_params
 
 
@@ -49,3 +50,15 @@ def test_qr_complete_of_a_tall_matrix():
 def test_qr_raw_mode_has_no_rule():
     """mode='raw' returns Householder reflectors: no rule (None)."""
     assert rrule(np.linalg.qr, np.eye(2), mode="raw") is None
+
+
+@pytest.mark.parametrize("mode", ["frule", "rrule"])
+def test_cholesky_without_scipy(monkeypatch, mode):
+    """Without scipy the triangular solves fall back to numpy's general solve, with the same results."""
+    from chainrules.rules import _linalg_common
+
+    monkeypatch.setattr(_linalg_common, "_solve_triangular", None)
+    for _, case in registered_cases("factorizations"):
+        if case.f is np.linalg.cholesky:
+            for dtype in ("float64", "complex128"):
+                case.run(dtype, mode)
