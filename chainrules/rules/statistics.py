@@ -1,0 +1,114 @@
+"""Statistics: var and std, and their ``ndarray`` methods.
+
+``var = sum(|x - mean|²) / (N - ddof)`` over the reduced axes, so
+``d var = 2 Re(conj(x - mean) dx) / (N - ddof)`` (the mean's own variation
+cancels because the deviations sum to zero) and the pullback is
+``2 (x - mean) var_bar / (N - ddof)``; complex inputs give a real output.
+``std = sqrt(var)`` divides that by ``2 std``; where ``std == 0`` the
+derivative does not exist and the rules give 0, as PyTorch does. ``N <= ddof``
+gives inf or nan, with numpy's warnings, as the primal does.
+
+``ddof`` and ``correction`` are integers without tangents. ``out=``,
+``where=`` and ``mean=`` get no rule (``None``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
+from chainrules_core.testing import REALS, Arg, At, Case, register_cases
+
+from ._arrays import bind, given, kept_shape, real_dtype_of, reduced_axes, zero_cotangent, zero_tangent
+from .reductions import AXIS_GRID, SHAPE
+
+_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
+
+
+class _Spread:
+    """One call of var or std: the deviations from the mean and the divisor ``N - ddof``."""
+
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        values = np.asarray(x)
+        self.shape = values.shape
+        self.dtype = real_dtype_of(values)
+        self.axes = reduced_axes(options["axis"], values.ndim)
+        self.kept = kept_shape(self.shape, self.axes)
+        self.keepdims = bool(options["keepdims"])
+        ddof = options["correction"] if given(options.get("correction")) else options["ddof"]
+        n = int(np.prod([self.shape[a] for a in self.axes]))
+        self.divisor = n - ddof
+        self.deviation = values - np.mean(values, axis=self.axes, keepdims=True)
+        self.out = np.reshape(out, self.kept)
+
+    def scale(self, is_std: bool) -> Any:
+        """d(out)/d(var) times 2 / (N - ddof): the factor in front of the deviations."""
+        if not is_std:
+            return 2 / self.divisor
+        std = self.out
+        safe = np.where(std == 0, 1, std)
+        return np.where(std == 0, 0, 1 / (self.divisor * safe))
+
+
+def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    options = bind(_ARGS, args, kwargs, axis=None, dtype=None, out=None, ddof=0, keepdims=False)
+    refused = given(options["out"]) or given(options.get("mean")) or options.get("where", True) is not True
+    return None if refused else options
+
+
+def _register_spread(f: Any, is_std: bool) -> None:
+    @rrule.register(f)
+    def _rrule_spread(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        options = _options(args, kwargs)
+        if options is None:
+            return None
+        out = f(x, *args, **kwargs)
+        project_x = ProjectTo(x)
+        others = (NoTangent(),) * len(args)
+
+        def spread_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
+                return (NoTangent(), zero_cotangent(project_x), *others)
+            s = _Spread(x, options, out)
+            seed = np.reshape(np.real(out_bar), s.kept) * s.scale(is_std)
+            return (NoTangent(), project_x(s.deviation * seed.astype(s.deviation.dtype, copy=False)), *others)
+
+        return out, spread_pullback
+
+    @frule.register(f)
+    def _frule_spread(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        options = _options(args, kwargs)
+        if options is None:
+            return None
+        out = f(x, *args, **kwargs)
+        x_dot = unthunk(tangents[1])
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, zero_tangent(out)
+        s = _Spread(x, options, out)
+        inner = np.real(np.conjugate(s.deviation) * x_dot)
+        total = np.sum(inner, axis=s.axes, keepdims=True) * s.scale(is_std)
+        return out, ProjectTo(out)(total if s.keepdims else np.reshape(total, np.shape(out)))
+
+
+for _f in (np.var, np.ndarray.var):
+    _register_spread(_f, is_std=False)
+for _f in (np.std, np.ndarray.std):
+    _register_spread(_f, is_std=True)
+
+
+# ----- declared checks -----
+
+register_cases(
+    "statistics",
+    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)), 0, None, None, 2), name="positional ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"correction": 1}, name="correction") for f in (np.var, np.std)),
+    Case(np.var, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.ndarray.var, (Arg(REALS, SHAPE), (0, 2)), name="method"),
+    Case(np.ndarray.std, (Arg(REALS, SHAPE), -1), name="method"),
+    Case(np.std, (At([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]]),), kwargs={"axis": 1}, name="fixed point"),
+)
