@@ -92,6 +92,7 @@ def entries(t: Any, n: int) -> list[Any]:
 
 
 Adjoint = Callable[..., Any]
+_NO_TANGENT = ProjectTo(None)
 
 
 def linear_rule(
@@ -100,6 +101,7 @@ def linear_rule(
     *,
     pushforward: Callable[..., Any] | None = None,
     applies: Callable[..., bool] | None = None,
+    constant: Callable[..., bool] | None = None,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -107,7 +109,9 @@ def linear_rule(
     ``f(x_dot, *args, **kwargs)`` unless ``pushforward`` says otherwise; the
     pullback projects ``adjoint(out_bar, x, *args, **kwargs)`` onto ``x``.
     ``applies(x, *args, **kwargs)`` returning false makes both rules answer
-    ``None`` (refused keywords such as ``out=``).
+    ``None`` (refused keywords such as ``out=``); ``constant(x, *args,
+    **kwargs)`` returning true makes the call non-differentiable (a cast to
+    an integer dtype): ``NoTangent()`` for the output and every argument.
     """
     push = pushforward or f
 
@@ -116,7 +120,7 @@ def linear_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs)
-        project_x = ProjectTo(x)
+        project_x = _NO_TANGENT if constant is not None and constant(x, *args, **kwargs) else ProjectTo(x)
         others = (NoTangent(),) * len(args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -132,6 +136,8 @@ def linear_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs)
+        if constant is not None and constant(x, *args, **kwargs):
+            return out, NoTangent()
         x_dot = unthunk(tangents[1])
         if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
             return out, zero_tangent(out)
