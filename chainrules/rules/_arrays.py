@@ -101,7 +101,6 @@ def linear_rule(
     *,
     pushforward: Callable[..., Any] | None = None,
     applies: Callable[..., bool] | None = None,
-    constant: Callable[..., bool] | None = None,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -109,9 +108,9 @@ def linear_rule(
     ``f(x_dot, *args, **kwargs)`` unless ``pushforward`` says otherwise; the
     pullback projects ``adjoint(out_bar, x, *args, **kwargs)`` onto ``x``.
     ``applies(x, *args, **kwargs)`` returning false makes both rules answer
-    ``None`` (refused keywords such as ``out=``); ``constant(x, *args,
-    **kwargs)`` returning true makes the call non-differentiable (a cast to
-    an integer dtype): ``NoTangent()`` for the output and every argument.
+    ``None`` (refused keywords such as ``out=``). An output without a tangent
+    space (a cast to an integer dtype) makes the call non-differentiable:
+    ``NoTangent()`` for the output and every argument.
     """
     push = pushforward or f
 
@@ -120,7 +119,7 @@ def linear_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs)
-        project_x = _NO_TANGENT if constant is not None and constant(x, *args, **kwargs) else ProjectTo(x)
+        project_x = _NO_TANGENT if ProjectTo(out).is_no_tangent else ProjectTo(x)
         others = (NoTangent(),) * len(args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -136,12 +135,15 @@ def linear_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs)
-        if constant is not None and constant(x, *args, **kwargs):
-            return out, NoTangent()
+        project_out = ProjectTo(out)
         x_dot = unthunk(tangents[1])
+        if project_out.is_no_tangent:
+            return out, NoTangent()
         if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        return out, ProjectTo(out)(push(x_dot, *args, **kwargs))
+            return out, ZeroTangent()
+        if isinstance(x, (list, tuple)):
+            x_dot = dense(x_dot, x)
+        return out, project_out(push(x_dot, *args, **kwargs))
 
 
 def zero_cotangent(project: Any) -> AbstractZero:
@@ -152,6 +154,21 @@ def zero_cotangent(project: Any) -> AbstractZero:
 def no_out(x: Any, *args: Any, out: Any = None, **kwargs: Any) -> bool:
     """``applies`` for functions whose only refused keyword is ``out=``: the primal would write a buffer."""
     return out is None
+
+
+def scatter_add(size: int, index: Any, values: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """``x_bar`` of ``size`` entries with ``x_bar[index[k]] += values[k]``: repeated indices accumulate.
+
+    ``np.bincount`` does it in one pass (several times faster than
+    ``np.add.at``); a complex ``values`` takes one pass per part.
+    """
+    index = np.ravel(index)
+    values = np.ravel(values)
+    if values.dtype.kind == "c":
+        summed = np.bincount(index, values.real, size) + 1j * np.bincount(index, values.imag, size)
+    else:
+        summed = np.bincount(index, values, size)
+    return cast_to(summed, dtype)
 
 
 def diagonal_adjoint(

@@ -126,10 +126,6 @@ linear_rule(np.broadcast_to, _broadcast_to_adjoint)
 # ----- astype: a cast to a float or complex dtype is linear; to anything else, non-differentiable -----
 
 
-def _to_integer(x: Any, dtype: Any, *args: Any, **kwargs: Any) -> bool:
-    return np.dtype(dtype).kind not in "fc"
-
-
 def _astype_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     return out_bar  # the projection casts back, and keeps the real part for a real input
 
@@ -139,7 +135,7 @@ def _astype_pushforward(x_dot: Any, dtype: Any, *args: Any, **kwargs: Any) -> An
 
 
 for _f in [np.ndarray.astype] + ([np.astype] if hasattr(np, "astype") else []):
-    linear_rule(_f, _astype_adjoint, pushforward=_astype_pushforward, constant=_to_integer)
+    linear_rule(_f, _astype_adjoint, pushforward=_astype_pushforward)
 
 
 # ----- flip and roll -----
