@@ -24,8 +24,9 @@ NOVALUE: Any = getattr(np, "_NoValue", None)
 
 
 def bind(names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, Any], **defaults: Any) -> dict[str, Any]:
-    """The options of a call given positionally as ``args`` and by name as ``kwargs``."""
-    options = dict(defaults)
+    """The options of a call given positionally as ``args`` and by name as ``kwargs``; ``None`` if not given."""
+    options = dict.fromkeys(names)
+    options.update(defaults)
     options.update(zip(names, args))
     options.update(kwargs)
     return options
