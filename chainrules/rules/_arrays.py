@@ -102,6 +102,7 @@ def linear_rule(
     *,
     pushforward: Callable[..., Any] | None = None,
     applies: Callable[..., bool] | None = None,
+    types: tuple[type, ...] = (),
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -111,11 +112,12 @@ def linear_rule(
     ``applies(x, *args, **kwargs)`` returning false makes both rules answer
     ``None`` (refused keywords such as ``out=``). An output without a tangent
     space (a cast to an integer dtype) makes the call non-differentiable:
-    ``NoTangent()`` for the output and every argument.
+    ``NoTangent()`` for the output and every argument. ``types`` registers
+    the rules for those argument types only.
     """
     push = pushforward or f
 
-    @rrule.register(f)
+    @rrule.register(f, *types)
     def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
@@ -131,7 +133,7 @@ def linear_rule(
 
         return out, linear_pullback
 
-    @frule.register(f)
+    @frule.register(f, *types)
     def _frule_linear(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
