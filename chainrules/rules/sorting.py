@@ -220,3 +220,10 @@ register_cases(
         for f in _UNIQUE[1:]
     ),
 )
+if "sorted" in inspect.signature(np.unique).parameters:
+    register_cases(
+        "sorting",
+        Case(
+            np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"
+        ),
+    )
