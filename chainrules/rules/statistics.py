@@ -39,7 +39,7 @@ class _Spread:
         self.keepdims = bool(options["keepdims"])
         ddof = options["correction"] if given(options.get("correction")) else options["ddof"]
         n = int(np.prod([self.shape[a] for a in self.axes]))
-        self.divisor = n - ddof
+        self.divisor = np.float64(max(n - ddof, 0))  # numpy clips the degrees of freedom at 0
         self.deviation = values - np.mean(values, axis=self.axes, keepdims=True)
         self.out = np.reshape(out, self.kept)
 
