@@ -78,7 +78,9 @@ def _rows_scatter(shape: tuple[int, ...], rows: Any, out_bar: Any, dtype: np.dty
     """The adjoint of ``x[rows]`` for an integer array ``rows``: repeated rows accumulate."""
     n = shape[0]
     width = math.prod(shape[1:])
-    rows = np.asarray(rows) % n
+    rows = np.asarray(rows)
+    if rows.size and rows.min() < 0:
+        rows = rows % n
     positions = rows if width == 1 else rows.reshape(-1, 1) * width + np.arange(width)
     return scatter_add(math.prod(shape), positions, out_bar, dtype).reshape(shape)
 

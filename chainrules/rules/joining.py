@@ -66,7 +66,9 @@ def _register_join(f: Any, arrangement: Arrangement) -> None:
         out = f(arrays, *args, **kwargs)
         axis, shapes = laid
         project = ProjectTo(None) if ProjectTo(out).is_no_tangent else ProjectTo(arrays)
-        stops = np.cumsum([s[axis] for s in shapes])[:-1]
+        bounds = np.cumsum([0] + [s[axis] for s in shapes]).tolist()
+        lead = (slice(None),) * axis
+        pieces = [((*lead, slice(start, stop)), np.shape(a)) for start, stop, a in zip(bounds, bounds[1:], arrays)]
         others = (NoTangent(),) * len(args)
 
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -74,10 +76,9 @@ def _register_join(f: Any, arrangement: Arrangement) -> None:
             if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
                 return (NoTangent(), zero_cotangent(project), *others)
             seed = np.asarray(out_bar)
-            if seed.ndim == 1 and axis == 0 and len(shapes[0]) != 1:  # concatenate(axis=None)
-                seed = seed.reshape(-1)
-            pieces = np.split(seed, stops, axis=axis)
-            return (NoTangent(), project([np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]), *others)
+            x_bars = [seed[where] for where, _ in pieces]
+            x_bars = [bar if bar.shape == shape else bar.reshape(shape) for bar, (_, shape) in zip(x_bars, pieces)]
+            return (NoTangent(), project(x_bars), *others)
 
         return out, join_pullback
 

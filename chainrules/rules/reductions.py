@@ -15,6 +15,7 @@ no full-size array is allocated.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -52,11 +53,12 @@ class _Reduction:
         self.where = options["where"]
         self.initial = options["initial"]
         self.masked = self.where is not True
+        self.size = math.prod(self.shape[a] for a in self.axes)
 
     def seed(self, out_bar: Any) -> np.ndarray[Any, Any]:
         """The seed in the input's dtype, shaped to broadcast against the input (no copy)."""
         assert self.dtype is not None
-        return np.reshape(cast_to(out_bar, self.dtype), self.kept)
+        return cast_to(out_bar, self.dtype).reshape(self.kept)
 
     def mask(self, x_bar: Any) -> Any:
         """``x_bar`` with the entries that ``where=`` leaves out set to zero."""
@@ -67,7 +69,7 @@ class _Reduction:
     def count(self) -> Any:
         """How many entries each output reduces: a number, or an array when ``where=`` masks."""
         if not self.masked:
-            return int(np.prod([self.shape[a] for a in self.axes]))
+            return self.size
         mask = np.broadcast_to(self.where, self.shape)
         return np.sum(mask, axis=self.axes, keepdims=True)
 
