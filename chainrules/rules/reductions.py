@@ -44,7 +44,10 @@ _DEFAULTS = {"axis": None, "dtype": None, "out": None, "keepdims": False, "initi
 class _Reduction:
     """What a reduction's rules need to know about one call: the input, the axes and the options."""
 
-    def __init__(self, x: Any, options: dict[str, Any]) -> None:
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        self.x = x
+        self.out = out
+        self.out_dtype = options["dtype"]
         self.shape = np.shape(x)
         self.dtype = real_dtype_of(x)
         self.axes = reduced_axes(options["axis"], len(self.shape))
@@ -73,31 +76,58 @@ class _Reduction:
         mask = np.broadcast_to(self.where, self.shape)
         return np.sum(mask, axis=self.axes, keepdims=True)
 
-    def total(self, values: Any, dtype: Any) -> Any:
+    def total(self, values: Any) -> Any:
         """``values`` summed over the reduced axes, as the primal lays its output out."""
-        return np.sum(values, axis=self.axes, keepdims=self.keepdims, dtype=dtype)
+        return np.sum(values, axis=self.axes, keepdims=self.keepdims, dtype=self.out_dtype)
 
 
-def _options(names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    """The options of a reduction's call, or ``None`` for a call with ``out=`` (refused)."""
-    options = bind(names, args, kwargs, **_DEFAULTS)
-    if given(options["out"]):
-        return None
+def _options(names: tuple[str, ...]) -> Any:
+    """The option parser for a reduction with these positional names; ``None`` for ``out=`` (refused)."""
+
+    def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        found = bind(names, args, kwargs, **_DEFAULTS)
+        return None if given(found["out"]) else found
+
     return options
 
 
-def _pullback_for(x: Any, n_args: int, cotangent: Any) -> Any:
-    """The pullback returning ``cotangent(out_bar)`` for ``x``, ``NoTangent()`` for the other arguments."""
-    project_x = ProjectTo(x)
-    others = (NoTangent(),) * n_args
+def register_reduction(f: Any, options: Any, prepare: Any, cotangent: Any, pushforward: Any) -> None:
+    """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
 
-    def reduction_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-            return (NoTangent(), zero_cotangent(project_x), *others)
-        return (NoTangent(), project_x(cotangent(out_bar)), *others)
+    ``options(args, kwargs)`` parses the call (``None`` refuses it: both rules
+    answer ``None``); ``prepare(x, options, out)`` keeps what the derivative
+    needs; ``cotangent(state, out_bar)`` is ``x``'s cotangent before
+    projection and ``pushforward(state, x_dot)`` the output's tangent.
+    """
 
-    return reduction_pullback
+    @rrule.register(f)
+    def _rrule_reduction(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        found = options(args, kwargs)
+        if found is None:
+            return None
+        out = f(x, *args, **kwargs)
+        state = prepare(x, found, out)
+        project_x = ProjectTo(x)
+        others = (NoTangent(),) * len(args)
+
+        def reduction_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
+                return (NoTangent(), zero_cotangent(project_x), *others)
+            return (NoTangent(), project_x(cotangent(state, out_bar)), *others)
+
+        return out, reduction_pullback
+
+    @frule.register(f)
+    def _frule_reduction(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        found = options(args, kwargs)
+        if found is None:
+            return None
+        out = f(x, *args, **kwargs)
+        x_dot = unthunk(tangents[1])
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, zero_tangent(out)
+        return out, ProjectTo(out)(pushforward(prepare(x, found, out), x_dot))
 
 
 # ----- sum and mean: linear -----
@@ -120,43 +150,18 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
     return r.mask(np.broadcast_to(seed, r.shape))
 
 
-_LINEAR = {
-    np.sum: _sum_cotangent,
-    np.ndarray.sum: _sum_cotangent,
-    np.mean: _mean_cotangent,
-    np.ndarray.mean: _mean_cotangent,
-}
+def _linear_pushforward(push: Any) -> Any:
+    def pushforward(r: _Reduction, x_dot: Any) -> Any:
+        where = {} if r.where is True else {"where": r.where}
+        return push(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims, **where)
 
-
-def _register_linear_reduction(f: Any, names: tuple[str, ...], push: Any) -> None:
-    cotangent = _LINEAR[f]
-
-    @rrule.register(f)
-    def _rrule_reduction(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(names, args, kwargs)
-        if options is None:
-            return None
-        r = _Reduction(x, options)
-        return f(x, *args, **kwargs), _pullback_for(x, len(args), lambda out_bar: cotangent(r, out_bar))
-
-    @frule.register(f)
-    def _frule_reduction(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(names, args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        where = {} if options["where"] is True else {"where": options["where"]}
-        out_dot = push(x_dot, axis=options["axis"], dtype=options["dtype"], keepdims=options["keepdims"], **where)
-        return out, ProjectTo(out)(out_dot)
+    return pushforward
 
 
 for _f in (np.sum, np.ndarray.sum):
-    _register_linear_reduction(_f, _REDUCE_ARGS, np.sum)
+    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _sum_cotangent, _linear_pushforward(np.sum))
 for _f in (np.mean, np.ndarray.mean):
-    _register_linear_reduction(_f, _MEAN_ARGS, np.mean)
+    register_reduction(_f, _options(_MEAN_ARGS), _Reduction, _mean_cotangent, _linear_pushforward(np.mean))
 
 
 # ----- prod: exact with zeros -----
@@ -191,40 +196,22 @@ def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
     return r.mask(partials)
 
 
-def _register_prod(f: Any) -> None:
-    @rrule.register(f)
-    def _rrule_prod(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(_REDUCE_ARGS, args, kwargs)
-        if options is None:
-            return None
-        r = _Reduction(x, options)
+def _prod_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    return np.conjugate(_prod_partials(r, r.x)) * r.seed(out_bar)
 
-        def prod_cotangent(out_bar: Any) -> Any:
-            return np.conjugate(_prod_partials(r, x)) * r.seed(out_bar)
 
-        return f(x, *args, **kwargs), _pullback_for(x, len(args), prod_cotangent)
-
-    @frule.register(f)
-    def _frule_prod(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(_REDUCE_ARGS, args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        r = _Reduction(x, options)
-        return out, ProjectTo(out)(r.total(_prod_partials(r, x) * x_dot, options["dtype"]))
+def _prod_pushforward(r: _Reduction, x_dot: Any) -> Any:
+    return r.total(_prod_partials(r, r.x) * x_dot)
 
 
 for _f in (np.prod, np.ndarray.prod):
-    _register_prod(_f)
+    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _prod_cotangent, _prod_pushforward)
 
 
 # ----- max and min: ties split evenly -----
 
 
-def _extremum_weights(r: _Reduction, x: Any, out: Any) -> np.ndarray[Any, Any]:
+def _extremum_weights(r: _Reduction) -> np.ndarray[Any, Any]:
     """1/k on each of the k entries equal to the extremum, 0 elsewhere.
 
     Ties split evenly, as autograd and PyTorch's full reductions do
@@ -234,8 +221,8 @@ def _extremum_weights(r: _Reduction, x: Any, out: Any) -> np.ndarray[Any, Any]:
     each is the symmetric subgradient. A NaN extremum goes to the NaN
     entries. An ``initial`` equal to the extremum counts as one of the ties.
     """
-    values = np.asarray(x)
-    extremum = np.reshape(out, r.kept)
+    values = np.asarray(r.x)
+    extremum = np.reshape(r.out, r.kept)
     hit = values == extremum
     if values.dtype.kind in "fc":
         hit |= np.isnan(values) & np.isnan(extremum)
@@ -248,35 +235,16 @@ def _extremum_weights(r: _Reduction, x: Any, out: Any) -> np.ndarray[Any, Any]:
     return np.divide(hit, np.maximum(count, 1), dtype=r.dtype)
 
 
-def _register_extremum(f: Any) -> None:
-    @rrule.register(f)
-    def _rrule_extremum(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(_REDUCE_ARGS, args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        r = _Reduction(x, options)
+def _extremum_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    return _extremum_weights(r) * r.seed(out_bar)
 
-        def extremum_cotangent(out_bar: Any) -> Any:
-            return _extremum_weights(r, x, out) * r.seed(out_bar)
 
-        return out, _pullback_for(x, len(args), extremum_cotangent)
-
-    @frule.register(f)
-    def _frule_extremum(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(_REDUCE_ARGS, args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        r = _Reduction(x, options)
-        return out, ProjectTo(out)(r.total(_extremum_weights(r, x, out) * x_dot, None))
+def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
+    return r.total(_extremum_weights(r) * x_dot)
 
 
 for _f in (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min):
-    _register_extremum(_f)
+    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _extremum_cotangent, _extremum_pushforward)
 
 
 # ----- trace -----

@@ -14,15 +14,15 @@ gives inf or nan, with numpy's warnings, as the primal does.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
-from ._arrays import bind, given, kept_shape, real_dtype_of, reduced_axes, zero_cotangent, zero_tangent
-from .reductions import AXIS_GRID, SHAPE
+from ._arrays import bind, given, kept_shape, reduced_axes
+from .reductions import AXIS_GRID, SHAPE, register_reduction
 
 _ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
@@ -30,26 +30,35 @@ _ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 class _Spread:
     """One call of var or std: the deviations from the mean and the divisor ``N - ddof``."""
 
+    is_std = False
+
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
-        values = np.asarray(x)
-        self.shape = values.shape
-        self.dtype = real_dtype_of(values)
-        self.axes = reduced_axes(options["axis"], values.ndim)
-        self.kept = kept_shape(self.shape, self.axes)
+        self.x = x
+        shape = np.shape(x)
+        self.axes = reduced_axes(options["axis"], len(shape))
+        self.kept = kept_shape(shape, self.axes)
         self.keepdims = bool(options["keepdims"])
         ddof = options["correction"] if given(options.get("correction")) else options["ddof"]
-        n = int(np.prod([self.shape[a] for a in self.axes]))
+        n = math.prod(shape[a] for a in self.axes)
         self.divisor = np.float64(max(n - ddof, 0))  # numpy clips the degrees of freedom at 0
-        self.deviation = values - np.mean(values, axis=self.axes, keepdims=True)
+        self.out_shape = np.shape(out)
         self.out = np.reshape(out, self.kept)
 
-    def scale(self, is_std: bool) -> Any:
+    def deviation(self) -> Any:
+        values = np.asarray(self.x)
+        return values - np.mean(values, axis=self.axes, keepdims=True)
+
+    def scale(self) -> Any:
         """d(out)/d(var) times 2 / (N - ddof): the factor in front of the deviations."""
-        if not is_std:
+        if not self.is_std:
             return 2 / self.divisor
         std = self.out
         safe = np.where(std == 0, 1, std)
         return np.where(std == 0, 0, 1 / (self.divisor * safe))
+
+
+class _Deviation(_Spread):
+    is_std = True
 
 
 def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
@@ -58,45 +67,21 @@ def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | 
     return None if refused else options
 
 
-def _register_spread(f: Any, is_std: bool) -> None:
-    @rrule.register(f)
-    def _rrule_spread(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        project_x = ProjectTo(x)
-        others = (NoTangent(),) * len(args)
+def _spread_cotangent(s: _Spread, out_bar: Any) -> Any:
+    deviation = s.deviation()
+    return deviation * (np.reshape(np.real(out_bar), s.kept) * s.scale()).astype(deviation.dtype, copy=False)
 
-        def spread_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            s = _Spread(x, options, out)
-            seed = np.reshape(np.real(out_bar), s.kept) * s.scale(is_std)
-            return (NoTangent(), project_x(s.deviation * seed.astype(s.deviation.dtype, copy=False)), *others)
 
-        return out, spread_pullback
-
-    @frule.register(f)
-    def _frule_spread(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = _options(args, kwargs)
-        if options is None:
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        s = _Spread(x, options, out)
-        inner = np.real(np.conjugate(s.deviation) * x_dot)
-        total = np.sum(inner, axis=s.axes, keepdims=True) * s.scale(is_std)
-        return out, ProjectTo(out)(total if s.keepdims else np.reshape(total, np.shape(out)))
+def _spread_pushforward(s: _Spread, x_dot: Any) -> Any:
+    inner = np.real(np.conjugate(s.deviation()) * x_dot)
+    total = np.sum(inner, axis=s.axes, keepdims=True) * s.scale()
+    return total if s.keepdims else total.reshape(s.out_shape)
 
 
 for _f in (np.var, np.ndarray.var):
-    _register_spread(_f, is_std=False)
+    register_reduction(_f, _options, _Spread, _spread_cotangent, _spread_pushforward)
 for _f in (np.std, np.ndarray.std):
-    _register_spread(_f, is_std=True)
+    register_reduction(_f, _options, _Deviation, _spread_cotangent, _spread_pushforward)
 
 
 # ----- declared checks -----
