@@ -149,6 +149,60 @@ def linear_rule(
         return out, project_out(push(x_dot, *args, **kwargs))
 
 
+def unary_rule(
+    f: Callable[..., Any],
+    options: Callable[..., dict[str, Any] | None],
+    prepare: Callable[..., Any],
+    cotangent: Callable[..., Any],
+    pushforward: Callable[..., Any],
+    evaluate: Callable[..., Any] | None = None,
+) -> None:
+    """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
+
+    ``options(args, kwargs)`` parses the call (``None`` refuses it: both rules
+    answer ``None``); ``prepare(x, options, out)`` keeps what the derivative
+    needs; ``cotangent(state, out_bar)`` is ``x``'s cotangent before
+    projection (or a zero) and ``pushforward(state, x_dot)`` the output's
+    tangent. ``evaluate(f, x, args, kwargs, options)`` computes the primal
+    when the rule has a cheaper way than calling ``f``.
+    """
+
+    def primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], found: dict[str, Any]) -> Any:
+        return f(x, *args, **kwargs) if evaluate is None else evaluate(f, x, args, kwargs, found)
+
+    @rrule.register(f)
+    def _rrule_unary(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        found = options(args, kwargs)
+        if found is None:
+            return None
+        out = primal(f, x, args, kwargs, found)
+        state = prepare(x, found, out)
+        project_x = ProjectTo(x)
+        others = (NoTangent(),) * len(args)
+
+        def unary_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
+                return (NoTangent(), zero_cotangent(project_x), *others)
+            x_bar = cotangent(state, out_bar)
+            if isinstance(x_bar, AbstractZero):
+                return (NoTangent(), zero_cotangent(project_x), *others)
+            return (NoTangent(), project_x(x_bar), *others)
+
+        return out, unary_pullback
+
+    @frule.register(f)
+    def _frule_unary(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        found = options(args, kwargs)
+        if found is None:
+            return None
+        out = primal(f, x, args, kwargs, found)
+        x_dot = unthunk(tangents[1])
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, zero_tangent(out)
+        return out, ProjectTo(out)(pushforward(prepare(x, found, out), x_dot))
+
+
 def zero_cotangent(project: Any) -> AbstractZero:
     """The zero cotangent an input with projector ``project`` gets from a zero seed."""
     return NoTangent() if project.is_no_tangent else ZeroTangent()

@@ -13,13 +13,13 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
-from ._arrays import NOVALUE, bind, cast_to, dense, given, linear_rule, real_dtype_of, zero_cotangent, zero_tangent
+from ._arrays import NOVALUE, bind, cast_to, dense, given, linear_rule, real_dtype_of, unary_rule, zero_cotangent
 
 _ARGS = ("axis", "dtype", "out")
 
 
 def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
-    """``x`` with the scanned axis last (flattened when ``axis`` is None)."""
+    """``x`` with the scanned axis last (flattened, whatever its shape, when ``axis`` is None)."""
     values = np.asarray(x)
     return values.reshape(-1) if axis is None else np.moveaxis(values, axis, -1)
 
@@ -43,7 +43,7 @@ def _cumsum_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     dtype = real_dtype_of(x)
     assert dtype is not None
     seed = cast_to(out_bar, dtype)
-    return _back(_reverse_cumsum(_along_last(seed.reshape(-1) if axis is None else seed, axis)), x, axis)
+    return _back(_reverse_cumsum(_along_last(seed, axis)), x, axis)
 
 
 for _f in (np.cumsum, np.ndarray.cumsum):
@@ -91,43 +91,32 @@ class _Scan:
         return np.where(self.before, early, self.lead * x_dot_at * self.after)
 
 
-def _register_cumprod(f: Any) -> None:
-    @rrule.register(f)
-    def _rrule_cumprod(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _no_out(x, *args, **kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        axis = bind(_ARGS, args, kwargs).get("axis")
-        project_x = ProjectTo(x)
-        dtype = real_dtype_of(x)
-        others = (NoTangent(),) * len(args)
+def _cumprod_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    options = bind(_ARGS, args, kwargs)
+    return None if given(options["out"]) else options
 
-        def cumprod_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or dtype is None:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            scan = _Scan(np.conjugate(_along_last(x, axis)))
-            seed = cast_to(out_bar, dtype)
-            x_bar = scan.pullback(_along_last(seed.reshape(-1) if axis is None else seed, axis))
-            return (NoTangent(), project_x(_back(x_bar, x, axis)), *others)
 
-        return out, cumprod_pullback
+def _cumprod_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any]:
+    return x, options["axis"]
 
-    @frule.register(f)
-    def _frule_cumprod(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _no_out(x, *args, **kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or real_dtype_of(x) is None:
-            return out, zero_tangent(out)
-        axis = bind(_ARGS, args, kwargs).get("axis")
-        out_dot = _Scan(_along_last(x, axis)).pushforward(_along_last(x_dot, axis))
-        return out, ProjectTo(out)(out_dot if axis is None else np.moveaxis(out_dot, -1, axis))
+
+def _cumprod_cotangent(state: tuple[Any, Any], out_bar: Any) -> Any:
+    x, axis = state
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    seed = cast_to(out_bar, dtype)
+    x_bar = _Scan(np.conjugate(_along_last(x, axis))).pullback(_along_last(seed, axis))
+    return _back(x_bar, x, axis)
+
+
+def _cumprod_pushforward(state: tuple[Any, Any], x_dot: Any) -> Any:
+    x, axis = state
+    out_dot = _Scan(_along_last(x, axis)).pushforward(_along_last(x_dot, axis))
+    return out_dot if axis is None else np.moveaxis(out_dot, -1, axis)
 
 
 for _f in (np.cumprod, np.ndarray.cumprod):
-    _register_cumprod(_f)
+    unary_rule(_f, _cumprod_options, _cumprod_state, _cumprod_cotangent, _cumprod_pushforward)
 
 
 # ----- diff -----

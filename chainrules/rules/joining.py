@@ -19,7 +19,18 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
 from chainrules_core.testing import REALS, Arg, Case, Generated, register_cases
 
-from ._arrays import bind, cast_to, dense, entries, given, linear_rule, real_dtype_of, scatter_add, zero_cotangent
+from ._arrays import (
+    bind,
+    cast_to,
+    dense,
+    entries,
+    given,
+    linear_rule,
+    real_dtype_of,
+    scatter_add,
+    unary_rule,
+    zero_cotangent,
+)
 
 # ----- joins: the pullback splits the seed back into views -----
 
@@ -118,43 +129,41 @@ _SPLIT_AXIS: dict[Any, Callable[..., int]] = {
 }
 
 
-def _register_split(f: Any) -> None:
-    split_axis = _SPLIT_AXIS[f]
+def _split_options(f: Any, split_axis: Callable[..., int]) -> Callable[..., dict[str, Any]]:
+    """The call as it was made, for the pushforward to split the tangent the same way."""
 
-    @rrule.register(f)
-    def _rrule_split(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        out = f(x, *args, **kwargs)
-        axis = split_axis(x, *args, **kwargs)
-        project_x = ProjectTo(x)
-        dtype = real_dtype_of(x)
-        bounds = np.cumsum([0] + [np.shape(piece)[axis] for piece in out])
-        others = (NoTangent(),) * len(args)
+    def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {"f": f, "args": args, "kwargs": kwargs, "split_axis": split_axis}
 
-        def split_pullback(out_bar: Any) -> tuple[Any, ...]:
-            given_pieces = [(k, p) for k, p in enumerate(entries(out_bar, len(out))) if not isinstance(p, AbstractZero)]
-            if not given_pieces or dtype is None:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            x_bar = np.zeros(np.shape(x), dtype=dtype)
-            moved = np.moveaxis(x_bar, axis, 0)
-            for k, piece in given_pieces:
-                moved[bounds[k] : bounds[k + 1]] = np.moveaxis(cast_to(piece, dtype), axis, 0)
-            return (NoTangent(), project_x(x_bar), *others)
-
-        return out, split_pullback
-
-    @frule.register(f)
-    def _frule_split(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if real_dtype_of(x) is None:
-            return out, NoTangent()
-        if isinstance(x_dot, AbstractZero):
-            return out, ZeroTangent()
-        return out, f(x_dot, *args, **kwargs)
+    return options
 
 
-for _f in _SPLIT_AXIS:
-    _register_split(_f)
+def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, list[int], Any]:
+    axis = options["split_axis"](x, *options["args"], **options["kwargs"])
+    bounds = np.cumsum([0] + [np.shape(piece)[axis] for piece in out]).tolist()
+    return x, axis, bounds, options
+
+
+def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> Any:
+    x, axis, bounds, _ = state
+    dtype = real_dtype_of(x)
+    given_pieces = [(k, p) for k, p in enumerate(entries(out_bar, len(bounds) - 1)) if not isinstance(p, AbstractZero)]
+    if not given_pieces or dtype is None:
+        return ZeroTangent()
+    x_bar = np.zeros(np.shape(x), dtype=dtype)
+    moved = np.moveaxis(x_bar, axis, 0)
+    for k, piece in given_pieces:
+        moved[bounds[k] : bounds[k + 1]] = np.moveaxis(cast_to(piece, dtype), axis, 0)
+    return x_bar
+
+
+def _split_pushforward(state: tuple[Any, int, list[int], Any], x_dot: Any) -> Any:
+    options = state[3]
+    return options["f"](x_dot, *options["args"], **options["kwargs"])
+
+
+for _f, _axis in _SPLIT_AXIS.items():
+    unary_rule(_f, _split_options(_f, _axis), _split_state, _split_cotangent, _split_pushforward)
 
 
 # ----- tile and repeat: the pullback sums the copies -----

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, non_differentiable, rrule, unthunk
+from chainrules_core import non_differentiable
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
 from ._arrays import (
@@ -32,8 +32,7 @@ from ._arrays import (
     linear_rule,
     real_dtype_of,
     reduced_axes,
-    zero_cotangent,
-    zero_tangent,
+    unary_rule,
 )
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
@@ -91,45 +90,6 @@ def _options(names: tuple[str, ...]) -> Any:
     return options
 
 
-def register_reduction(f: Any, options: Any, prepare: Any, cotangent: Any, pushforward: Any) -> None:
-    """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
-
-    ``options(args, kwargs)`` parses the call (``None`` refuses it: both rules
-    answer ``None``); ``prepare(x, options, out)`` keeps what the derivative
-    needs; ``cotangent(state, out_bar)`` is ``x``'s cotangent before
-    projection and ``pushforward(state, x_dot)`` the output's tangent.
-    """
-
-    @rrule.register(f)
-    def _rrule_reduction(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        found = options(args, kwargs)
-        if found is None:
-            return None
-        out = f(x, *args, **kwargs)
-        state = prepare(x, found, out)
-        project_x = ProjectTo(x)
-        others = (NoTangent(),) * len(args)
-
-        def reduction_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            return (NoTangent(), project_x(cotangent(state, out_bar)), *others)
-
-        return out, reduction_pullback
-
-    @frule.register(f)
-    def _frule_reduction(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        found = options(args, kwargs)
-        if found is None:
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        return out, ProjectTo(out)(pushforward(prepare(x, found, out), x_dot))
-
-
 # ----- sum and mean: linear -----
 
 
@@ -159,9 +119,9 @@ def _linear_pushforward(push: Any) -> Any:
 
 
 for _f in (np.sum, np.ndarray.sum):
-    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _sum_cotangent, _linear_pushforward(np.sum))
+    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _sum_cotangent, _linear_pushforward(np.sum))
 for _f in (np.mean, np.ndarray.mean):
-    register_reduction(_f, _options(_MEAN_ARGS), _Reduction, _mean_cotangent, _linear_pushforward(np.mean))
+    unary_rule(_f, _options(_MEAN_ARGS), _Reduction, _mean_cotangent, _linear_pushforward(np.mean))
 
 
 # ----- prod: exact with zeros -----
@@ -205,7 +165,7 @@ def _prod_pushforward(r: _Reduction, x_dot: Any) -> Any:
 
 
 for _f in (np.prod, np.ndarray.prod):
-    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _prod_cotangent, _prod_pushforward)
+    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _prod_cotangent, _prod_pushforward)
 
 
 # ----- max and min: ties split evenly -----
@@ -244,7 +204,7 @@ def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
 
 
 for _f in (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min):
-    register_reduction(_f, _options(_REDUCE_ARGS), _Reduction, _extremum_cotangent, _extremum_pushforward)
+    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _extremum_cotangent, _extremum_pushforward)
 
 
 # ----- trace -----

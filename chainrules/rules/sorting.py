@@ -24,30 +24,23 @@ import numpy as np
 from chainrules_core import (
     AbstractZero,
     NoTangent,
-    ProjectTo,
     Tangent,
     ZeroTangent,
     backing,
-    frule,
     non_differentiable,
-    rrule,
     unthunk,
 )
 from chainrules_core.testing import DTYPES, REALS, Arg, Case, register_cases
 
-from ._arrays import bind, cast_to, real_dtype_of, zero_cotangent
+from ._arrays import bind, cast_to, real_dtype_of, unary_rule
 
 # ----- sort -----
 
 
-def _sort_permutation(x: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray[Any, Any], Any] | None:
-    """``(perm, axis)`` with ``sort(x) == take_along_axis(x, perm, axis)``; ``None`` for ``order=``."""
+def _sort_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a sort, or ``None`` for ``order=`` (fields of structured arrays)."""
     options = bind(("axis", "kind", "order"), args, kwargs, axis=-1)
-    if options["order"] is not None:
-        return None
-    values = np.asarray(x)
-    axis = options["axis"]
-    return np.argsort(values, axis=axis, kind="stable"), axis
+    return None if options["order"] is not None else options
 
 
 def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
@@ -55,45 +48,35 @@ def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
     return values.reshape(-1)[perm] if axis is None else np.take_along_axis(values, perm, axis)
 
 
-@rrule.register(np.sort)
-def _rrule_sort(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    found = _sort_permutation(x, *args, **kwargs)
-    if found is None:
-        return None
-    perm, axis = found
-    out = _gather(x, perm, axis)
-    project_x = ProjectTo(x)
+def _sorted(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> Any:
+    """The sorted array, gathered through the stable permutation (which the rules keep)."""
+    options["perm"] = np.argsort(np.asarray(x), axis=options["axis"], kind="stable")
+    return _gather(x, options["perm"], options["axis"])
+
+
+def _sort_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    return x, options["perm"], options["axis"]
+
+
+def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, perm, axis = state
     dtype = real_dtype_of(x)
-    others = (NoTangent(),) * len(args)
-
-    def sort_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or dtype is None:
-            return (NoTangent(), zero_cotangent(project_x), *others)
-        seed = cast_to(out_bar, dtype)
-        x_bar = np.empty(np.shape(x), dtype=dtype)
-        if axis is None:
-            x_bar.reshape(-1)[perm] = seed
-        else:
-            np.put_along_axis(x_bar, perm, seed, axis)
-        return (NoTangent(), project_x(x_bar), *others)
-
-    return out, sort_pullback
+    assert dtype is not None
+    seed = cast_to(out_bar, dtype)
+    x_bar = np.empty(np.shape(x), dtype=dtype)
+    if axis is None:
+        x_bar.reshape(-1)[perm] = seed
+    else:
+        np.put_along_axis(x_bar, perm, seed, axis)
+    return x_bar
 
 
-@frule.register(np.sort)
-def _frule_sort(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    found = _sort_permutation(x, *args, **kwargs)
-    if found is None:
-        return None
-    perm, axis = found
-    out = _gather(x, perm, axis)
-    x_dot = unthunk(tangents[1])
-    if real_dtype_of(x) is None:
-        return out, NoTangent()
-    if isinstance(x_dot, AbstractZero):
-        return out, ZeroTangent()
-    return out, ProjectTo(out)(_gather(x_dot, perm, axis))
+def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, perm, axis = state
+    return _gather(x_dot, perm, axis)
+
+
+unary_rule(np.sort, _sort_options, _sort_state, _sort_cotangent, _sort_pushforward, evaluate=_sorted)
 
 
 # ----- unique -----
@@ -132,44 +115,31 @@ def _values_tangent(out: Any, values_dot: Any) -> Any:
     return Tangent(tuple, values_dot, *(NoTangent(),) * (len(out) - 1))
 
 
-def _unique_applies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    return bind(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs).get("axis") is None
+def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a call of the unique family; ``None`` for ``axis=`` (unique rows or columns)."""
+    options = bind(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
+    return None if options["axis"] is not None else options
 
 
-def _register_unique(f: Any) -> None:
-    @rrule.register(f)
-    def _rrule_unique(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _unique_applies(args, kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        project_x = ProjectTo(x)
-        dtype = real_dtype_of(x)
-        others = (NoTangent(),) * len(args)
+def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    flat = np.asarray(x).reshape(-1)
+    return x, _first_occurrence(flat, _values_of(out)), out
 
-        def unique_pullback(out_bar: Any) -> tuple[Any, ...]:
-            seed = _values_seed(out_bar)
-            if isinstance(seed, AbstractZero) or dtype is None:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            flat = np.asarray(x).reshape(-1)
-            x_bar = np.zeros(flat.shape, dtype=dtype)
-            x_bar[_first_occurrence(flat, _values_of(out))] = cast_to(seed, dtype)
-            return (NoTangent(), project_x(x_bar.reshape(np.shape(x))), *others)
 
-        return out, unique_pullback
+def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, first, _ = state
+    seed = _values_seed(out_bar)
+    dtype = real_dtype_of(x)
+    if isinstance(seed, AbstractZero) or dtype is None:
+        return seed
+    x_bar = np.zeros(np.size(x), dtype=dtype)
+    x_bar[first] = cast_to(seed, dtype)
+    return x_bar.reshape(np.shape(x))
 
-    @frule.register(f)
-    def _frule_unique(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _unique_applies(args, kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        x_dot = unthunk(tangents[1])
-        if real_dtype_of(x) is None:
-            return out, NoTangent()
-        if isinstance(x_dot, AbstractZero):
-            return out, ZeroTangent()
-        flat = np.asarray(x).reshape(-1)
-        values_dot = np.asarray(x_dot).reshape(-1)[_first_occurrence(flat, _values_of(out))]
-        return out, _values_tangent(out, values_dot)
+
+def _unique_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, first, out = state
+    return _values_tangent(out, np.asarray(x_dot).reshape(-1)[first])
 
 
 _UNIQUE = [np.unique] + [
@@ -178,7 +148,7 @@ _UNIQUE = [np.unique] + [
     if hasattr(np, name)
 ]
 for _f in _UNIQUE:
-    _register_unique(_f)
+    unary_rule(_f, _unique_options, _unique_state, _unique_cotangent, _unique_pushforward)
 
 
 # ----- index-valued: no derivative -----

@@ -21,8 +21,8 @@ import numpy as np
 
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
-from ._arrays import bind, given, kept_shape, reduced_axes
-from .reductions import AXIS_GRID, SHAPE, register_reduction
+from ._arrays import bind, given, kept_shape, reduced_axes, unary_rule
+from .reductions import AXIS_GRID, SHAPE
 
 _ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
@@ -79,9 +79,9 @@ def _spread_pushforward(s: _Spread, x_dot: Any) -> Any:
 
 
 for _f in (np.var, np.ndarray.var):
-    register_reduction(_f, _options, _Spread, _spread_cotangent, _spread_pushforward)
+    unary_rule(_f, _options, _Spread, _spread_cotangent, _spread_pushforward)
 for _f in (np.std, np.ndarray.std):
-    register_reduction(_f, _options, _Deviation, _spread_cotangent, _spread_pushforward)
+    unary_rule(_f, _options, _Deviation, _spread_cotangent, _spread_pushforward)
 
 
 # ----- declared checks -----

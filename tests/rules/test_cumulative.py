@@ -54,7 +54,7 @@ def test_cumsum_pullback_is_a_reversed_cumsum():
     assert np.array_equal(x_bar, [[15.0, 15.0, 14.0], [12.0, 9.0, 5.0]])
 
 
-@pytest.mark.parametrize("n, axis", itertools.product([1, 2, 3], [0, -1]))
+@pytest.mark.parametrize("n, axis", list(itertools.product([1, 2, 3], [0, -1])))
 def test_diff_pullback_is_the_adjoint(n, axis):
     """<g, diff(x_dot)> == <diff's pullback of g, x_dot> exactly, for every order."""
     rng = np.random.default_rng(n)
