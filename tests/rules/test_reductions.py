@@ -30,7 +30,7 @@ def reduction_calls(draw):
     return shape, {"axis": axis, "keepdims": draw(st.booleans())}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None)
 @given(reduction_calls(), st.sampled_from(REDUCTIONS), st.sampled_from(["float64", "float32", "complex128"]))
 def test_reductions_on_generated_shapes(call, f, dtype):
     """Every reduction passes the harness in both modes on shapes and axes hypothesis draws."""

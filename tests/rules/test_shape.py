@@ -37,7 +37,7 @@ def shape_calls(draw):
     return shape, np.roll, (draw(st.integers(-5, 5)), draw(st.one_of(st.none(), axis)))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None)
 @given(shape_calls(), st.sampled_from(["float64", "float32", "complex128"]))
 def test_shape_functions_on_generated_shapes(call, dtype):
     """Every shape function passes the harness in both modes on shapes hypothesis draws."""
