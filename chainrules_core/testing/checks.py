@@ -43,7 +43,7 @@ SAFETY = 10.0
 INCONCLUSIVE = 1e-3
 """The largest finite-difference error allowance, relative to the terms compared, a check may pass on."""
 
-RESOLUTION = 1e-6
+RESOLUTION = 1e-4
 """Derivatives below this fraction of ``FDResult.natural`` count as zero when judging whether a check is conclusive."""
 
 _NUMBERS = (bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray)

@@ -61,9 +61,9 @@ class FDResult:
     """A finite-difference estimate with its estimated error (max-norm) and cost.
 
     ``error`` is at least the round-off floor at the chosen step.
-    ``natural`` is the size of ``phi`` over the step scale: the derivative of
-    a function that changes by its own size over that distance, a yardstick
-    for derivatives too small to matter.
+    ``natural`` is the size of ``phi``'s values over the step scale: the
+    derivative of a function that changes by its own size over that
+    distance, a yardstick for derivatives too small to matter.
     """
 
     value: Vector
@@ -122,10 +122,11 @@ class FiniteDifferences:
         lower precision).
         """
         calls = 0
+        largest = 0.0  # the largest |phi| seen: the size of the function's values
         cache: dict[float, Vector | None] = {}
 
         def evaluate(t: float) -> Vector | None:
-            nonlocal calls
+            nonlocal calls, largest
             if t not in cache:
                 calls += 1
                 try:
@@ -135,7 +136,10 @@ class FiniteDifferences:
                     if t == 0.0:
                         raise
                     value = None
-                cache[t] = value if value is not None and np.all(np.isfinite(value)) else None
+                finite = value is not None and bool(np.all(np.isfinite(value)))
+                cache[t] = value if finite else None
+                if finite:
+                    largest = max(largest, _max_abs(value))
             return cache[t]
 
         y0 = evaluate(0.0)
@@ -147,7 +151,8 @@ class FiniteDifferences:
                 return None
             total = np.zeros_like(values[0])
             for w, v in zip(self.weights, values):
-                total = total + w * v  # type: ignore[operator]
+                # differences from phi(0): a constant phi gives exactly 0, whatever the weights' rounding
+                total = total + w * (v - y0 if y0 is not None else v)  # type: ignore[operator]
             noise = ROUND_OFF * eps * max([size] + [_max_abs(v) for v in values]) / h
             return _Estimate(h, total / h, noise)
 
@@ -170,7 +175,7 @@ class FiniteDifferences:
                 "finite differences: the function was not finite, or raised, at every step tried "
                 f"({scale * self.max_step:g} down to {low:g} along the direction)"
             )
-        natural = size / scale
+        natural = largest / scale
         if len(ladder) == 1:
             return FDResult(ladder[0].value, math.inf, ladder[0].step, calls, natural)
         best = min(range(len(pairs)), key=lambda i: pairs[i][1])
