@@ -1,8 +1,7 @@
 """The parts every check shares: parsed inputs, finite differences along them, comparisons, messages.
 
 A comparison of a rule with a finite difference has three outcomes. The
-values agree within ``rtol`` (plus the round-off floor of the difference):
-pass. They differ by more than that plus ``SAFETY`` times the estimated
+values agree within ``rtol``: pass. They differ by more than that plus ``SAFETY`` times the estimated
 finite-difference error: a mismatch, the rule is wrong. In between, the
 verdict rests on the finite-difference error allowance: it passes when that
 allowance is below ``INCONCLUSIVE`` of the terms compared, so that any rule
@@ -280,6 +279,7 @@ def _verdict(s: Setup, diff: float, scale: float, allowance: float, natural: flo
 
 
 def _record(s: Setup, diff: float, scale: float) -> None:
+    """Keep the worst ``diff / scale``, where ``scale`` is never below the resolution of the difference."""
     if scale > 0 and math.isfinite(diff):
         s.report.max_relative_error = max(s.report.max_relative_error, diff / scale)
 
@@ -292,7 +292,7 @@ def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hin
     diff = _max_abs(got - expected)
     scale = max(_max_abs(expected), _max_abs(got))
     verdict = _verdict(s, diff, scale, SAFETY * fd.error, fd.natural)
-    _record(s, diff, scale)
+    _record(s, diff, max(scale, RESOLUTION * fd.natural))
     if verdict == "inconclusive":
         raise s.fail(check, inconclusive(where, fd.error, scale))
     if verdict == "mismatch":
@@ -318,7 +318,7 @@ def check_inner(
     mass = float(np.sum(np.abs(y_bar)))
     diff = abs(lhs - rhs)
     verdict = _verdict(s, diff, scale, SAFETY * mass * fd.error, mass * fd.natural)
-    _record(s, diff, scale)
+    _record(s, diff, max(scale, RESOLUTION * mass * fd.natural))
     if verdict == "inconclusive":
         raise s.fail(check, inconclusive(where, fd.error, _max_abs(fd.value)))
     if verdict == "mismatch":
