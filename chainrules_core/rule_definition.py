@@ -52,7 +52,8 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     taken to be holomorphic in complex arguments.
 
     A call with ``out=`` or ``where=`` gets no rule (``None``): the engine
-    must then differentiate the call another way or refuse it.
+    must then differentiate the call another way or refuse it. So does a
+    ufunc called with its output buffers as extra positional arguments.
 
     >>> import math
     >>> def hypot(x, y):
@@ -65,9 +66,11 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     (5.0, 0.6)
     """
 
+    nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
+
     @rrule.register(f)
     def _scalar_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and any(k in kwargs for k in _REFUSED_KWARGS):
+        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
@@ -96,7 +99,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
     @frule.register(f)
     def _scalar_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and any(k in kwargs for k in _REFUSED_KWARGS):
+        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
             return None
         out = f(*args, **kwargs)
         active = [

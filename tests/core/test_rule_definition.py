@@ -96,6 +96,15 @@ def test_out_and_where_keywords_get_no_rule() -> None:
     assert frule((NoTangent(), np.ones(2)), cube, np.ones(2), where=True) is None
 
 
+def test_ufunc_output_buffers_passed_positionally_get_no_rule() -> None:
+    double = np.frompyfunc(lambda x: 2 * x, 1, 1)
+    scalar_rule(double, lambda out, x: 2)
+    buffer = np.empty(2, dtype=object)
+    assert rrule(double, np.ones(2), buffer) is None
+    assert frule((NoTangent(), np.ones(2), np.ones(2)), double, np.ones(2), buffer) is None
+    assert rrule(double, 1.5)[1](1.0) == (NoTangent(), 2.0)
+
+
 def test_non_differentiable() -> None:
     def argmax_of(x: object) -> int:
         return int(np.argmax(x))
