@@ -134,6 +134,22 @@ class TestKeysAndDispatch:
         assert rrule(h, "a", 2) == "any"
         assert rrule(h, 1.0) == "any"
 
+    def test_frule_argument_types_dispatch(self) -> None:
+        def h(x: object) -> object:
+            return x
+
+        @frule.register(h, float)
+        def _float(tangents: object, f: object, x: object) -> str:
+            return "float"
+
+        @frule.register(h, np.ndarray)
+        def _array(tangents: object, f: object, x: object) -> str:
+            return "array"
+
+        assert frule((NoTangent(), 1.0), h, 2.0) == "float"
+        assert frule((NoTangent(), np.ones(2)), h, np.ones(2)) == "array"
+        assert frule((NoTangent(), 1), h, 2) is None
+
     def test_later_registration_replaces_and_invalidates_the_cache(self) -> None:
         def k(x: float) -> float:
             return x
