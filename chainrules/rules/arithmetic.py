@@ -30,12 +30,11 @@ from chainrules_core.testing import (
     At,
     Case,
     Domain,
-    Generated,
     register_cases,
     with_tangent,
 )
 
-from ._cases import REAL_DTYPES, table_cases
+from ._cases import REAL_DTYPES, away_from_multiples, table_cases
 from ._derivatives import BINARY, power_dp, power_dx
 from ._makers import linear_rule, pull, push, refused, zero_of
 
@@ -165,17 +164,6 @@ def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwarg
 NEGATIVE = Domain(-math.inf, 0.0, name="negative")
 
 
-def _away_from_multiples(divisors: Any, shape: tuple[int, ...] | None) -> Generated:
-    """Dividends ``y (k + u)`` with ``u`` in [0.25, 0.75]: remainder is smooth there, a quarter of ``y`` from a jump."""
-
-    def make(rng: np.random.Generator, dtype: str) -> Any:
-        y = np.broadcast_to(np.asarray(divisors), shape or ())
-        x = y * (rng.integers(-2, 3, size=y.shape) + rng.uniform(0.25, 0.75, size=y.shape))
-        return float(x) if shape is None else x.astype(dtype)
-
-    return Generated(make, "away from multiples")
-
-
 def _cases() -> list[Case]:
     cases = []
     for f, entry in BINARY.items():
@@ -186,9 +174,9 @@ def _cases() -> list[Case]:
     # remainder: inputs a quarter period from the jumps, where x / y is an integer
     divisors = [1.5, -2.0, 0.7]
     cases += [
-        Case(np.remainder, (_away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
-        Case(np.remainder, (_away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
-        Case(np.remainder, (_away_from_multiples(-0.8, ()), At(-0.8)), dtypes=REAL_DTYPES),
+        Case(np.remainder, (away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
+        Case(np.remainder, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
+        Case(np.remainder, (away_from_multiples(-0.8, ()), At(-0.8)), dtypes=REAL_DTYPES),
         Case(np.remainder, (At([[0.4, 2.6, -3.3]]), At([[1.5], [-2.0]])), name="broadcast", dtypes=REAL_DTYPES),
     ]
     # power: negative bases with integer exponents; the base 0 with exponents 0, 1, 2, 3
