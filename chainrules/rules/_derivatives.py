@@ -60,6 +60,7 @@ class PY:
     cosh = staticmethod(math.cosh)
     floor = staticmethod(math.floor)
     isnan = staticmethod(math.isnan)
+    trunc = staticmethod(math.trunc)
     greater = staticmethod(operator.gt)
     less = staticmethod(operator.lt)
     equal = staticmethod(operator.eq)
@@ -217,18 +218,29 @@ def _hypot(m: Any, out: Any, x: Any, y: Any) -> Any:
     return x / r, y / r
 
 
-def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    # exp(x - out) is nan where x and out are the same infinity: the limit is 1, or 1/2 when x == y too.
-    px = m.exp(x - out)
-    py = m.exp(y - out)
-    tie = m.where(x == y, 0.5, 1.0)
+def _shares(m: Any, px: Any, py: Any, x: Any, y: Any) -> Any:
+    # b**(x - out) is nan where x and out are the same infinity: the limit is 1, or 1/2 when x == y too.
+    tie = m.where(m.equal(x, y), 0.5, 1.0)
     return m.where(m.isnan(px), tie, px), m.where(m.isnan(py), tie, py)
+
+
+def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return _shares(m, m.exp(x - out), m.exp(y - out), x, y)
+
+
+def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return _shares(m, 2.0 ** (x - out), 2.0 ** (y - out), x, y)
 
 
 def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
     # numpy's floored remainder x - y floor(x / y). It jumps where x / y is an integer; there the rule keeps
     # the one-sided values 1 and -floor(x / y) (autograd and PyTorch do too; ChainRules.jl returns nan).
     return 1, -m.floor(x / y)
+
+
+def _fmod(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # C's truncated remainder x - y trunc(x / y); jumps where x / y is an integer, as remainder.
+    return 1, -m.trunc(x / y)
 
 
 def _maximum(m: Any, out: Any, x: Any, y: Any) -> Any:
@@ -241,6 +253,17 @@ def _maximum(m: Any, out: Any, x: Any, y: Any) -> Any:
 
 def _minimum(m: Any, out: Any, x: Any, y: Any) -> Any:
     px = (m.less(x, y) | m.isnan(x)) + 0.5 * m.equal(x, y)
+    return px, 1 - px
+
+
+def _fmax(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # fmax and fmin ignore a nan argument: the other one takes the cotangent.
+    px = (m.greater(x, y) | m.isnan(y)) + 0.5 * m.equal(x, y)
+    return px, 1 - px
+
+
+def _fmin(m: Any, out: Any, x: Any, y: Any) -> Any:
+    px = (m.less(x, y) | m.isnan(y)) + 0.5 * m.equal(x, y)
     return px, 1 - px
 
 
@@ -300,5 +323,15 @@ BINARY: dict[Any, Elementwise] = {
         _remainder,
         (REAL_ONLY, NONZERO_REAL_ONLY),
         limits=((_at(3.0, 1.5), _at(1.0, -2.0)), (_at(-3.0, 1.5), _at(1.0, 2.0))),
+    ),
+    # beyond the first tier: the same kernels with other conventions
+    np.float_power: Elementwise((power_dx, power_dp), (POSITIVE, REALS), lazy=(1,)),
+    np.fmax: Elementwise(_fmax, (REALS, REALS), points=(_at(1.0, 1.0),), limits=((_at(NAN, 1.0), _at(0.0, 1.0)),)),
+    np.fmin: Elementwise(_fmin, (REALS, REALS), points=(_at(1.0, 1.0),), limits=((_at(1.0, NAN), _at(1.0, 0.0)),)),
+    np.logaddexp2: Elementwise(_logaddexp2, (REAL_ONLY, REAL_ONLY), limits=((_at(-INF, -INF), _at(0.5, 0.5)),)),
+    np.fmod: Elementwise(
+        _fmod,
+        (REAL_ONLY, NONZERO_REAL_ONLY),
+        limits=((_at(3.0, 1.5), _at(1.0, -2.0)), (_at(-3.0, 1.5), _at(1.0, -2.0))),
     ),
 }

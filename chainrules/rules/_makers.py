@@ -7,6 +7,7 @@ numpy, ``math``, ``operator`` and builtins entry points share one definition.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from chainrules_core.rule_definition import _zero_cotangent as zero_of
 from ._derivatives import Elementwise, python_partials
 
 __all__ = [
+    "NUMERIC",
     "linear_rule",
     "pull",
     "push",
@@ -35,6 +37,9 @@ __all__ = [
 ]
 
 REFUSED_KWARGS = ("out", "where")
+
+NUMERIC = (numbers.Number, np.ndarray, np.generic)
+"""The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""
 
 
 def refused(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:

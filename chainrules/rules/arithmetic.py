@@ -39,7 +39,7 @@ from ._derivatives import BINARY, power_dp, power_dx
 from ._makers import linear_rule, pull, push, refused, zero_of
 
 for _f, _entry in BINARY.items():
-    if _f is np.power:
+    if _f in (np.power, np.float_power):
         continue  # below
     if _entry.constant:
         linear_rule(_f, _entry, nin=2)
@@ -58,6 +58,7 @@ def _power_args(x: Any, p: Any, out: Any) -> tuple[Any, Any]:
 
 
 @rrule.register(np.power)
+@rrule.register(np.float_power)
 def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
@@ -81,6 +82,7 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.power)
+@frule.register(np.float_power)
 def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
@@ -167,7 +169,7 @@ NEGATIVE = Domain(-math.inf, 0.0, name="negative")
 def _cases() -> list[Case]:
     cases = []
     for f, entry in BINARY.items():
-        if f is not np.remainder:
+        if f not in (np.remainder, np.fmod):
             cases += table_cases(f, entry)
     for f in (np.maximum, np.minimum):
         cases.append(Case(f, (At([1.0, -0.5, 2.0]), At([1.0, 0.3, -2.0])), name="ties"))
@@ -178,6 +180,8 @@ def _cases() -> list[Case]:
         Case(np.remainder, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
         Case(np.remainder, (away_from_multiples(-0.8, ()), At(-0.8)), dtypes=REAL_DTYPES),
         Case(np.remainder, (At([[0.4, 2.6, -3.3]]), At([[1.5], [-2.0]])), name="broadcast", dtypes=REAL_DTYPES),
+        Case(np.fmod, (away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
+        Case(np.fmod, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
     ]
     # power: negative bases with integer exponents; the base 0 with exponents 0, 1, 2, 3
     for p in (2, 3, -1, np.array([2, 3, -2])):

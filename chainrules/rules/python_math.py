@@ -22,7 +22,7 @@ from chainrules_core import AbstractZero, NoTangent, frule, rrule, unthunk
 from chainrules_core.projection import ProjectTo
 from chainrules_core.testing import ABOVE_ONE, POSITIVE_REAL_ONLY, At, Case, Generated, register_cases
 
-from ._cases import table_cases
+from ._cases import away_from_multiples, table_cases
 from ._derivatives import BINARY, UNARY, Elementwise, hypot_partial, python_partials
 from ._makers import push, python_rule, zero_of
 from ._sequences import prod_rules, sum_rules
@@ -55,7 +55,7 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
     if hasattr(math, _name):
         MATH_UNARY[getattr(math, _name)] = _ufunc
 
-MATH_BINARY = {math.atan2: np.arctan2, math.pow: np.power}
+MATH_BINARY = {math.atan2: np.arctan2, math.pow: np.power, math.fmod: np.fmod}
 
 for _f, _ufunc in MATH_UNARY.items():
     python_rule(_f, UNARY[_ufunc])
@@ -121,7 +121,8 @@ def _cases() -> list[Case]:
     for f, ufunc in MATH_UNARY.items():
         cases += table_cases(f, UNARY[ufunc], python_floats_only=True)
     for f, ufunc in MATH_BINARY.items():
-        cases += table_cases(f, BINARY[ufunc], python_floats_only=True)
+        if f is not math.fmod:
+            cases += table_cases(f, BINARY[ufunc], python_floats_only=True)
     cases += table_cases(math.log, LOG_BASE, python_floats_only=True)
     real = ("float64",)
     cases += [
@@ -141,6 +142,7 @@ def _cases() -> list[Case]:
         Case(math.log, (At(2.5), 2), name="int base", dtypes=real),
         Case(math.sqrt, (4,), name="int", dtypes=real),
         Case(math.atan2, (At(0.5), At(-1.5)), dtypes=real),
+        Case(math.fmod, (away_from_multiples(-1.3, None), At(-1.3)), dtypes=real),
     ]
     return cases
 

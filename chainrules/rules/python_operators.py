@@ -30,11 +30,8 @@ from chainrules_core.testing import NONZERO, REALS, Arg, At, Case, Generated, re
 from . import arithmetic, elementwise  # noqa: F401 - the numpy rules the entry points reuse
 from ._cases import REAL_DTYPES, away_from_multiples, table_cases
 from ._derivatives import BINARY, UNARY
-from ._makers import python_rule, zero_of, zero_rule
+from ._makers import NUMERIC, python_rule, zero_of, zero_rule
 from ._sequences import extreme_rules, sum_rules
-
-NUMERIC = (numbers.Number, np.ndarray, np.generic)
-"""The argument types the arithmetic rules take: Python and numpy numbers, numpy arrays."""
 
 OPERATOR_BINARY = {
     operator.add: np.add,
