@@ -82,7 +82,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
                 out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):
+                if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
                     return NoTangent(), _zero_cotangent(project)
                 return NoTangent(), _pull(project, shape, partials(out, x), out_bar)
 
@@ -90,7 +90,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
         def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):
+            if isinstance(out_bar, AbstractZero) or all(p.is_no_tangent for p in projects):
                 return (NoTangent(), *map(_zero_cotangent, projects))
             ps = partials(out, *args)
             return (NoTangent(), *[_pull(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)])

@@ -90,6 +90,17 @@ def test_partials_are_not_evaluated_without_a_cotangent() -> None:
     assert calls == []
 
 
+def test_partials_are_not_evaluated_for_arguments_without_tangents() -> None:
+    calls: list[int] = []
+
+    def traced2(x: object) -> object:
+        return x
+
+    scalar_rule(traced2, lambda out, x: calls.append(1) or 1.0)
+    assert rrule(traced2, np.array([1, 2]))[1](np.ones(2)) == (NoTangent(), NoTangent())
+    assert calls == []
+
+
 def test_out_and_where_keywords_get_no_rule() -> None:
     buffer = np.empty(2)
     assert rrule(cube, np.ones(2), out=buffer) is None
