@@ -125,9 +125,19 @@ class Elementwise:
             return self.partials(m, out, *args)
         return tuple(p(m, out, *args) for p in self.partials)
 
-    def bind(self, m: Any) -> Callable[..., Any]:
-        """The partials as ``scalar_rule`` takes them: ``(out, *args) -> partials``, evaluated in ``m``."""
-        return lambda out, *args: self.evaluate(m, out, *args)
+    def bind_numpy(self) -> Callable[..., Any]:
+        """The partials as ``scalar_rule`` takes them: ``(out, *args) -> partials``, in numpy's arithmetic.
+
+        Python numbers become numpy scalars first, so that ``1 / x`` at 0 is
+        ``inf`` with numpy's warning, as for arrays, rather than an exception.
+        """
+        return lambda out, *args: self.evaluate(np, out, *map(numpy_scalar, args))
+
+
+def numpy_scalar(x: Any) -> Any:
+    """A Python float or complex as a numpy scalar; anything else as it is."""
+    t = type(x)
+    return np.float64(x) if t is float else np.complex128(x) if t is complex else x
 
 
 def python_partials(partials: Callable[..., Any], out: Any, args: tuple[Any, ...]) -> Any:

@@ -44,7 +44,7 @@ for _f, _entry in BINARY.items():
     if _entry.constant:
         linear_rule(_f, _entry, nin=2)
     else:
-        scalar_rule(_f, _entry.bind(np))
+        scalar_rule(_f, _entry.bind_numpy())
 
 
 # ----- power -----

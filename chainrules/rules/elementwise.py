@@ -36,7 +36,7 @@ for _f, _entry in UNARY.items():
     if _entry.constant:
         linear_rule(_f, _entry, nin=1)
     else:
-        scalar_rule(_f, _entry.bind(np))
+        scalar_rule(_f, _entry.bind_numpy())
 
 
 def _is_complex(x: Any) -> bool:
