@@ -342,6 +342,6 @@ BINARY: dict[Any, Elementwise] = {
     np.fmod: Elementwise(
         _fmod,
         (REAL_ONLY, NONZERO_REAL_ONLY),
-        limits=((_at(3.0, 1.5), _at(1.0, -2.0)), (_at(-3.0, 1.5), _at(1.0, -2.0))),
+        limits=((_at(3.0, 1.5), _at(1.0, -2.0)), (_at(-3.0, 1.5), _at(1.0, 2.0))),
     ),
 }
