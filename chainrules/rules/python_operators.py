@@ -238,6 +238,7 @@ def _cases() -> list[Case]:
         Case(operator.mod, (away_from_multiples([1.5, -2.0, 0.7], (2, 3)), At([1.5, -2.0, 0.7])), dtypes=REAL_DTYPES),
         Case(operator.pow, (At(-1.5), 3), name="negative base"),
         Case(builtins.pow, (At(-1.5), 2), name="negative base", dtypes=("float64",)),
+        Case(operator.pow, (At(-4.0), At(0.5)), name="complex result", dtypes=("float64",)),
         Case(builtins.sum, (_floats(4),), dtypes=("float64",)),
         Case(builtins.sum, (_floats(3), At(0.5)), name="start", dtypes=("float64",)),
         Case(builtins.sum, ((1.5, 2, -0.5),), name="tuple with an int", dtypes=("float64",)),
