@@ -7,6 +7,7 @@ numpy, ``math``, ``operator`` and builtins entry points share one definition.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -170,6 +171,7 @@ def zero_frule(tangents: tuple[Any, ...], f: Any, args: tuple[Any, ...], kwargs:
 
 _PYTHON_REALS = frozenset({float, int, bool})
 _TO_FLOAT = ProjectTo(1.0)
+_NO_TANGENT = NoTangent()
 
 
 def python_rule(
@@ -190,52 +192,65 @@ def python_rule(
     the same partials with each cotangent projected onto its argument.
     ``arg_types`` restrict the rules to those argument types.
     """
+    partials, lazy = entry.partials, entry.lazy
+    single, unary = callable(partials), entry.arity == 1
 
-    def python_numbers(args: tuple[Any, ...]) -> bool:
-        return numpy_rrule is None or all(type(a) in _PYTHON_REALS for a in args)
+    def numpy_wanted(args: tuple[Any, ...]) -> bool:
+        if numpy_rrule is None:
+            return False
+        for a in args:
+            if type(a) not in _PYTHON_REALS:
+                return True
+        return False
 
     @rrule.register(f, *arg_types)
     def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not python_numbers(args):
+        if kwargs or numpy_wanted(args):
             return None if numpy_rrule is None else numpy_rrule(f, *args, **kwargs)
         out = f(*args)
-        if type(out) is complex and numpy_rrule is not None:  # (-8.0) ** 0.5: complex, numpy's rule knows
+        if numpy_rrule is not None and type(out) is complex:  # (-8.0) ** 0.5: complex, numpy's rule knows
             return numpy_rrule(f, *args)
         projects = [_TO_FLOAT if type(a) is float else ProjectTo(a) for a in args]
-        wanted = [i for i, project in enumerate(projects) if not project.is_no_tangent]
 
         def python_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):
-                return (NoTangent(), *map(zero_of, projects))
-            ps = _partials(entry, out, args, wanted)
-            bars: list[Any] = [NoTangent()] * len(args)
-            for i in wanted:
-                if i in entry.lazy:
-                    bars[i] = Thunk(lambda p=ps[i], project=projects[i]: _bar(project, p(), out_bar))
-                else:
-                    bars[i] = _bar(projects[i], ps[i], out_bar)
-            return (NoTangent(), *bars)
+            if type(out_bar) is not float:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):
+                    return (_NO_TANGENT, *map(zero_of, projects))
+            if not single:
+                return (_NO_TANGENT, *_per_argument(partials, lazy, projects, out, args, out_bar))
+            ps = python_partials(partials, out, args)
+            if unary:
+                return _NO_TANGENT, _bar(projects[0], ps, out_bar)
+            return (
+                _NO_TANGENT,
+                *[_NO_TANGENT if pr.is_no_tangent else _bar(pr, p, out_bar) for pr, p in zip(projects, ps)],
+            )
 
         return out, python_pullback
 
     @frule.register(f, *arg_types)
     def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not python_numbers(args):
+        if kwargs or numpy_wanted(args):
             return None if numpy_frule is None else numpy_frule(tangents, f, *args, **kwargs)
         out = f(*args)
-        if type(out) is complex and numpy_frule is not None:
+        if numpy_frule is not None and type(out) is complex:
             return numpy_frule(tangents, f, *args)
-        project_out = ProjectTo(out)
-        active = [
-            i
-            for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
-            if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
-        ]
-        if not active:
-            return out, zero_of(project_out)
-        ps = _partials(entry, out, args, active, lazy=False)
-        return out, project_out(sum(ps[i] * unthunk(tangents[i + 1]) for i in active))
+        ps: Any = None
+        out_dot: Any = None
+        for i, (x, x_dot) in enumerate(zip(args, tangents[1:])):
+            if isinstance(x_dot, AbstractZero) or (type(x) is not float and ProjectTo(x).is_no_tangent):
+                continue
+            if single:
+                ps = ps if ps is not None else python_partials(partials, out, args)
+                p = ps if unary else ps[i]
+            else:
+                p = python_partials(partials[i], out, args)
+            term = p * unthunk(x_dot)
+            out_dot = term if out_dot is None else out_dot + term
+        if out_dot is None:
+            return out, zero_of(ProjectTo(out))
+        return out, out_dot if type(out_dot) is float and type(out) is float else ProjectTo(out)(out_dot)
 
 
 def _bar(project: Projector, partial: Any, out_bar: Any) -> Any:
@@ -246,18 +261,23 @@ def _bar(project: Projector, partial: Any, out_bar: Any) -> Any:
     return project(c)
 
 
-def _partials(entry: Elementwise, out: Any, args: tuple[Any, ...], wanted: list[int], lazy: bool = True) -> list[Any]:
-    """The partials at Python numbers (of the ``wanted`` arguments at least); lazy ones as functions."""
-    if callable(entry.partials):
-        ps = python_partials(entry.partials, out, args)
-        return list(ps) if entry.arity > 1 else [ps]
-    found: list[Any] = [None] * entry.arity
-    for i in wanted:
-        p = entry.partials[i]
-        found[i] = (
-            (lambda p=p: python_partials(p, out, args)) if lazy and i in entry.lazy else python_partials(p, out, args)
-        )
-    return found
+def _pull_one(project: Projector, partial: Callable[..., Any], out: Any, args: tuple[Any, ...], out_bar: Any) -> Any:
+    return _bar(project, python_partials(partial, out, args), out_bar)
+
+
+def _per_argument(
+    partials: Any, lazy: tuple[int, ...], projects: list[Projector], out: Any, args: tuple[Any, ...], out_bar: Any
+) -> list[Any]:
+    """Cotangents from one partial function per argument, each computed only for an argument with a tangent."""
+    bars: list[Any] = []
+    for i, (project, partial) in enumerate(zip(projects, partials)):
+        if project.is_no_tangent:
+            bars.append(_NO_TANGENT)
+        elif i in lazy:
+            bars.append(Thunk(functools.partial(_pull_one, project, partial, out, args, out_bar)))
+        else:
+            bars.append(_pull_one(project, partial, out, args, out_bar))
+    return bars
 
 
 # ----- one argument's cotangent and tangent from a partial -----
