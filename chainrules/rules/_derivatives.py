@@ -253,28 +253,26 @@ def _fmod(m: Any, out: Any, x: Any, y: Any) -> Any:
     return 1, -m.trunc(x / y)
 
 
-def _maximum(m: Any, out: Any, x: Any, y: Any) -> Any:
-    # Ties split evenly: the central difference (autograd and PyTorch; ChainRules.jl gives all to y).
-    # A nan argument takes the whole cotangent, as it is the one that reaches the output.
-    # Complex arguments compare lexicographically, as numpy orders them (hence m.greater, not >).
-    px = (m.greater(x, y) | m.isnan(x)) + 0.5 * m.equal(x, y)
-    return px, 1 - px
+def _selection(wins: str, nan_taker: int) -> Callable[..., Any]:
+    """Partials of maximum, minimum, fmax, fmin: 1 for the argument the output is, 0 for the other.
+
+    ``wins`` names the comparison under which x is selected (``greater`` for
+    a maximum; complex numbers compare lexicographically, as numpy orders
+    them). Ties split evenly: the central difference (autograd and PyTorch;
+    ChainRules.jl gives all to one). Where an argument is nan, argument
+    ``nan_taker`` takes the whole cotangent: maximum and minimum return the
+    nan (``nan_taker`` 0: a nan x), fmax and fmin the other argument (1: a nan y).
+    """
+
+    def partials(m: Any, out: Any, x: Any, y: Any) -> Any:
+        px = (getattr(m, wins)(x, y) | m.isnan((x, y)[nan_taker])) + 0.5 * m.equal(x, y)
+        return px, 1 - px
+
+    return partials
 
 
-def _minimum(m: Any, out: Any, x: Any, y: Any) -> Any:
-    px = (m.less(x, y) | m.isnan(x)) + 0.5 * m.equal(x, y)
-    return px, 1 - px
-
-
-def _fmax(m: Any, out: Any, x: Any, y: Any) -> Any:
-    # fmax and fmin ignore a nan argument: the other one takes the cotangent.
-    px = (m.greater(x, y) | m.isnan(y)) + 0.5 * m.equal(x, y)
-    return px, 1 - px
-
-
-def _fmin(m: Any, out: Any, x: Any, y: Any) -> Any:
-    px = (m.less(x, y) | m.isnan(y)) + 0.5 * m.equal(x, y)
-    return px, 1 - px
+_maximum, _minimum = _selection("greater", 0), _selection("less", 0)
+_fmax, _fmin = _selection("greater", 1), _selection("less", 1)
 
 
 def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:

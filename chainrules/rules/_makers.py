@@ -31,6 +31,7 @@ __all__ = [
     "python_rule",
     "readonly",
     "refused",
+    "unary_rules",
     "zero_frule",
     "zero_of",
     "zero_rrule",
@@ -122,6 +123,48 @@ def linear_rule(f: Callable[..., Any], entry: Elementwise, nin: int | None = Non
             out_dot = np.broadcast_to(out_dot, shape_of(out))
         projected = project_out(out_dot)
         return out, readonly(projected) if any(projected is t for t in tangents) else projected
+
+
+# ----- functions of one array with options: abs, angle, softmax ... -----
+
+Map = Callable[[Any, Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+
+
+def unary_rules(f: Callable[..., Any], pushforward: Map, pullback: Map, nin: int | None = None) -> None:
+    """Register the rules of ``f(x, *options, **kwargs)``, differentiable in ``x`` alone.
+
+    ``pushforward(x, out, x_dot, options, kwargs)`` returns the output's
+    tangent and ``pullback(x, out, out_bar, options, kwargs)`` the cotangent
+    of ``x``, which is projected onto ``x``; positional options (``deg``,
+    ``axis``) get ``NoTangent()``. ``nin`` bounds the positional arguments,
+    as for ``refused``.
+    """
+
+    @rrule.register(f)
+    def _rrule_unary(f: Any, x: Any, *options: Any, **kwargs: Any) -> Any:
+        if refused(nin, (x, *options), kwargs):
+            return None
+        out = f(x, *options, **kwargs)
+        project_x = ProjectTo(x)
+        no_tangents = [NoTangent()] * len(options)
+
+        def unary_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
+                return NoTangent(), zero_of(project_x), *no_tangents
+            return NoTangent(), project_x(pullback(x, out, out_bar, options, kwargs)), *no_tangents
+
+        return out, unary_pullback
+
+    @frule.register(f)
+    def _frule_unary(tangents: tuple[Any, ...], f: Any, x: Any, *options: Any, **kwargs: Any) -> Any:
+        if refused(nin, (x, *options), kwargs):
+            return None
+        out = f(x, *options, **kwargs)
+        x_dot = tangents[1]
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, zero_of(ProjectTo(out))
+        return out, ProjectTo(out)(pushforward(x, out, unthunk(x_dot), options, kwargs))
 
 
 # ----- zero derivatives: floor, ceil, trunc, rint, round, sign of a real -----

@@ -26,7 +26,7 @@ from chainrules_core.testing import NONZERO, REAL_ONLY, REALS, Arg, At, Case, re
 
 from ._cases import UNARY_SHAPES, table_cases
 from ._derivatives import UNARY
-from ._makers import linear_rule, refused, zero_frule, zero_of, zero_rrule, zero_rule
+from ._makers import linear_rule, refused, unary_rules, zero_frule, zero_of, zero_rrule, zero_rule
 
 _NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
@@ -58,33 +58,15 @@ def _unit(x: Any, out: Any) -> Any:
     return UNARY[np.absolute].evaluate(np, out, x)
 
 
-@rrule.register(np.absolute)
-def _rrule_absolute(f: Any, *args: Any, **kwargs: Any) -> Any:
-    if refused(1, args, kwargs):
-        return None
-    (x,) = args
-    out = f(x, **kwargs)
-    project_x = ProjectTo(x)
-
-    def absolute_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-            return NoTangent(), zero_of(project_x)
-        return NoTangent(), project_x(_unit(x, out) * np.real(out_bar))
-
-    return out, absolute_pullback
+def _absolute_push(x: Any, out: Any, x_dot: Any, options: Any, kwargs: Any) -> Any:
+    return np.real(np.conjugate(_unit(x, out)) * x_dot)
 
 
-@frule.register(np.absolute)
-def _frule_absolute(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-    if refused(1, args, kwargs):
-        return None
-    (x,), (_, x_dot) = args, tangents
-    out = f(x, **kwargs)
-    project_out = ProjectTo(out)
-    if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-        return out, zero_of(project_out)
-    return out, project_out(np.real(np.conjugate(_unit(x, out)) * unthunk(x_dot)))
+def _absolute_pull(x: Any, out: Any, out_bar: Any, options: Any, kwargs: Any) -> Any:
+    return _unit(x, out) * np.real(out_bar)
+
+
+unary_rules(np.absolute, _absolute_push, _absolute_pull, nin=1)
 
 
 # ----- complex parts: conjugate, real, imag, angle, and sign of a complex number -----
@@ -92,74 +74,42 @@ def _frule_absolute(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any
 # adjoint of its pushforward under Re(conj(a) b). Real cotangents of complex inputs are embedded by ProjectTo.
 
 
-def _complex_part_rules(f: Any, nin: int, pushforward: Any, pullback: Any) -> None:
-    """Register ``f(x, *flags)``: ``pushforward(x, out, x_dot, *flags)``, ``pullback(x, out, out_bar, *flags)``."""
-
-    @rrule.register(f)
-    def _rrule_part(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if refused(nin, args, kwargs):
-            return None
-        x, *flags = args
-        out = f(*args, **kwargs)
-        project_x = ProjectTo(x)
-        no_tangents = [NoTangent()] * len(flags)
-
-        def part_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return NoTangent(), zero_of(project_x), *no_tangents
-            return NoTangent(), project_x(pullback(x, out, out_bar, *flags, **kwargs)), *no_tangents
-
-        return out, part_pullback
-
-    @frule.register(f)
-    def _frule_part(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if refused(nin, args, kwargs):
-            return None
-        x, *flags = args
-        x_dot = tangents[1]
-        out = f(*args, **kwargs)
-        project_out = ProjectTo(out)
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_of(project_out)
-        return out, project_out(pushforward(x, out, unthunk(x_dot), *flags, **kwargs))
-
-
-def _conj(x: Any, out: Any, t: Any) -> Any:
+def _conj(x: Any, out: Any, t: Any, options: Any, kwargs: Any) -> Any:
     return np.conjugate(t) if _is_complex(t) else t
 
 
-def _real_part(x: Any, out: Any, t: Any) -> Any:
+def _real_part(x: Any, out: Any, t: Any, options: Any, kwargs: Any) -> Any:
     return np.real(t)
 
 
-def _imag_push(x: Any, out: Any, x_dot: Any) -> Any:
+def _imag_push(x: Any, out: Any, x_dot: Any, options: Any, kwargs: Any) -> Any:
     return np.imag(x_dot)
 
 
-def _imag_pull(x: Any, out: Any, out_bar: Any) -> Any:
+def _imag_pull(x: Any, out: Any, out_bar: Any, options: Any, kwargs: Any) -> Any:
     return 1j * np.real(out_bar)
 
 
-def _angle_scale(deg: bool) -> float:
+def _angle_scale(options: Any, kwargs: Any) -> float:
+    deg = options[0] if options else kwargs.get("deg", False)
     return 180 / np.pi if deg else 1.0
 
 
-def _angle_push(z: Any, out: Any, z_dot: Any, deg: bool = False) -> Any:
+def _angle_push(z: Any, out: Any, z_dot: Any, options: Any, kwargs: Any) -> Any:
     # d angle(z) = Im(conj(z) dz) / |z|²; 0 at z == 0, where the angle jumps (ChainRules.jl)
     r2 = np.real(z * np.conjugate(z))
-    return _angle_scale(deg) * np.imag(np.conjugate(z) * z_dot) / _nonzero(r2)
+    return _angle_scale(options, kwargs) * np.imag(np.conjugate(z) * z_dot) / _nonzero(r2)
 
 
-def _angle_pull(z: Any, out: Any, out_bar: Any, deg: bool = False) -> Any:
+def _angle_pull(z: Any, out: Any, out_bar: Any, options: Any, kwargs: Any) -> Any:
     r2 = np.real(z * np.conjugate(z))
-    return (_angle_scale(deg) * np.real(out_bar)) * (1j * z / _nonzero(r2))
+    return (_angle_scale(options, kwargs) * np.real(out_bar)) * (1j * z / _nonzero(r2))
 
 
-_complex_part_rules(np.conjugate, 1, _conj, _conj)
-_complex_part_rules(np.real, 1, _real_part, _real_part)
-_complex_part_rules(np.imag, 1, _imag_push, _imag_pull)
-_complex_part_rules(np.angle, 2, _angle_push, _angle_pull)
+unary_rules(np.conjugate, _conj, _conj, nin=1)
+unary_rules(np.real, _real_part, _real_part, nin=1)
+unary_rules(np.imag, _imag_push, _imag_pull, nin=1)
+unary_rules(np.angle, _angle_push, _angle_pull, nin=2)
 
 
 def _sign_tangent(z: Any, out: Any, t: Any) -> Any:

@@ -20,7 +20,7 @@ from chainrules_core.testing import POSITIVE, REAL_ONLY, REALS, Arg, At, Case, D
 
 from ._cases import table_cases
 from ._derivatives import Elementwise
-from ._makers import pull, zero_of
+from ._makers import pull, unary_rules, zero_of
 
 try:
     from scipy import special
@@ -50,32 +50,13 @@ def _option(rest: tuple[Any, ...], kwargs: dict[str, Any], i: int, name: str, de
     return rest[i] if len(rest) > i else kwargs.get(name, default)
 
 
-def _normalising_rules(f: Any, pushforward: Any, pullback: Any) -> None:
-    """Register ``f(x, axis=None)``: ``pushforward(out, x_dot, axes)``, ``pullback(out, out_bar, axes)``."""
+def _along_axis(rule: Any) -> Any:
+    """``rule(out, t, axes)`` as ``unary_rules`` calls it, with the axes of ``axis`` (all by default)."""
 
-    @rrule.register(f)
-    def _rrule_normalising(f: Any, x: Any, *rest: Any, **kwargs: Any) -> Any:
-        out = f(x, *rest, **kwargs)
-        axes = _axes(_option(rest, kwargs, 0, "axis", None), np.ndim(x))
-        project_x = ProjectTo(x)
-        no_tangents = [NoTangent()] * len(rest)
+    def along_axis(x: Any, out: Any, t: Any, options: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return rule(out, t, _axes(_option(options, kwargs, 0, "axis", None), np.ndim(x)))
 
-        def normalising_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return NoTangent(), zero_of(project_x), *no_tangents
-            return NoTangent(), project_x(pullback(out, out_bar, axes)), *no_tangents
-
-        return out, normalising_pullback
-
-    @frule.register(f)
-    def _frule_normalising(tangents: tuple[Any, ...], f: Any, x: Any, *rest: Any, **kwargs: Any) -> Any:
-        out = f(x, *rest, **kwargs)
-        x_dot = tangents[1]
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_of(ProjectTo(out))
-        axes = _axes(_option(rest, kwargs, 0, "axis", None), np.ndim(x))
-        return out, ProjectTo(out)(pushforward(out, unthunk(x_dot), axes))
+    return along_axis
 
 
 # softmax: J = diag(s) - s s^T, so x_bar = conj(s) (out_bar - sum(conj(s) out_bar)) along the axes.
@@ -150,8 +131,8 @@ def _frule_logsumexp(tangents: tuple[Any, ...], f: Any, a: Any, *rest: Any, **kw
 if special is not None:
     for _name, _entry in SPECIAL.items():
         scalar_rule(getattr(special, _name), _entry.bind_numpy())
-    _normalising_rules(special.softmax, _softmax_push, _softmax_pull)
-    _normalising_rules(special.log_softmax, _log_softmax_push, _log_softmax_pull)
+    unary_rules(special.softmax, _along_axis(_softmax_push), _along_axis(_softmax_pull))
+    unary_rules(special.log_softmax, _along_axis(_log_softmax_push), _along_axis(_log_softmax_pull))
     rrule.register(special.logsumexp)(_rrule_logsumexp)
     frule.register(special.logsumexp)(_frule_logsumexp)
 
