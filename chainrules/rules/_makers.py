@@ -26,6 +26,7 @@ from ._derivatives import Elementwise, python_partials
 __all__ = [
     "NUMERIC",
     "linear_rule",
+    "passed_on",
     "pull",
     "push",
     "python_rule",
@@ -66,6 +67,11 @@ def readonly(x: Any) -> Any:
     return x
 
 
+def passed_on(t: Any, *given: Any) -> Any:
+    """``t``, read-only if it is one of the tangents ``given`` to the rule rather than a new array."""
+    return readonly(t) if any(t is g for g in given) else t
+
+
 def _scaled(c: Any, t: Any) -> Any:
     """``c * t`` for a constant ``c``, without arithmetic for ``c = ±1``."""
     if c == 1:
@@ -102,7 +108,7 @@ def linear_rule(f: Callable[..., Any], entry: Elementwise, nin: int | None = Non
                 NoTangent() if project.is_no_tangent else project(sum_to_shape(_scaled(c, out_bar), shape))
                 for c, project, shape in zip(constants, projects, shapes)
             ]
-            return (NoTangent(), *(readonly(b) if b is out_bar else b for b in bars))
+            return (NoTangent(), *(passed_on(b, out_bar) for b in bars))
 
         return out, linear_pullback
 
@@ -122,7 +128,7 @@ def linear_rule(f: Callable[..., Any], entry: Elementwise, nin: int | None = Non
         if shape_of(out_dot) != shape_of(out):
             out_dot = np.broadcast_to(out_dot, shape_of(out))
         projected = project_out(out_dot)
-        return out, readonly(projected) if any(projected is t for t in tangents) else projected
+        return out, passed_on(projected, *tangents)
 
 
 # ----- functions of one array with options: abs, angle, softmax ... -----
@@ -152,7 +158,8 @@ def unary_rules(f: Callable[..., Any], pushforward: Map, pullback: Map, nin: int
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
                 return NoTangent(), zero_of(project_x), *no_tangents
-            return NoTangent(), project_x(pullback(x, out, out_bar, options, kwargs)), *no_tangents
+            x_bar = project_x(pullback(x, out, out_bar, options, kwargs))
+            return NoTangent(), passed_on(x_bar, out_bar), *no_tangents
 
         return out, unary_pullback
 
@@ -164,7 +171,8 @@ def unary_rules(f: Callable[..., Any], pushforward: Map, pullback: Map, nin: int
         x_dot = tangents[1]
         if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
             return out, zero_of(ProjectTo(out))
-        return out, ProjectTo(out)(pushforward(x, out, unthunk(x_dot), options, kwargs))
+        x_dot = unthunk(x_dot)
+        return out, passed_on(ProjectTo(out)(pushforward(x, out, x_dot, options, kwargs)), x_dot)
 
 
 # ----- zero derivatives: floor, ceil, trunc, rint, round, sign of a real -----

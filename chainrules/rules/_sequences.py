@@ -17,7 +17,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, rrule, unthunk
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
-from ._makers import push, zero_of
+from ._makers import passed_on, push, zero_of
 
 
 def sequence_items(xs: Any) -> list[Any] | None:
@@ -75,8 +75,8 @@ def sum_rules(f: Callable[..., Any]) -> None:
             if isinstance(xs, np.ndarray):
                 xs_bar = project_xs(np.broadcast_to(sum_to_shape(out_bar, xs.shape[1:]), xs.shape))
             else:
-                xs_bar = _sequence_bar(xs, project_xs, [unbroadcast(x, out_bar) for x in items])
-            return NoTangent(), xs_bar, *(unbroadcast(r, out_bar) for r in rest)
+                xs_bar = _sequence_bar(xs, project_xs, [passed_on(unbroadcast(x, out_bar), out_bar) for x in items])
+            return NoTangent(), xs_bar, *(passed_on(unbroadcast(r, out_bar), out_bar) for r in rest)
 
         return out, sum_pullback
 

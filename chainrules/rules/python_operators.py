@@ -30,7 +30,7 @@ from chainrules_core.testing import NONZERO, REALS, Arg, At, Case, Generated, re
 from . import arithmetic, elementwise  # noqa: F401 - the numpy rules the entry points reuse
 from ._cases import REAL_DTYPES, away_from_multiples, table_cases
 from ._derivatives import BINARY, UNARY
-from ._makers import NUMERIC, python_rule, zero_of, zero_rule
+from ._makers import NUMERIC, python_rule, readonly, zero_of, zero_rule
 from ._sequences import extreme_rules, sum_rules
 
 OPERATOR_BINARY = {
@@ -112,6 +112,7 @@ def _positions(xs: Any, index: Any) -> list[int]:
 
 def _scatter(xs: Any, index: Any, out_bar: Any) -> Any:
     """The cotangent of ``xs`` from that of ``xs[index]``: zero everywhere else."""
+    out_bar = readonly(out_bar)  # passed on unchanged: not ours to write into
     if isinstance(xs, dict):
         return {index: out_bar}
     positions = _positions(xs, index)
@@ -163,7 +164,7 @@ def _rrule_concatenate(f: Any, a: Any, b: Any) -> Any:
         out_bar = unthunk(out_bar)
         if isinstance(out_bar, AbstractZero):
             return NoTangent(), zero_of(project_a), zero_of(project_b)
-        entries = _entries(out_bar, len(out))
+        entries = [readonly(e) for e in _entries(out_bar, len(out))]
         return NoTangent(), project_a(entries[: len(a)]), project_b(entries[len(a) :])
 
     return out, concatenate_pullback

@@ -129,3 +129,12 @@ def test_zero_and_thunked_seeds():
     _, pullback = rrule(np.absolute, np.array([1.0 + 1.0j]))
     assert isinstance(pullback(ZeroTangent())[1], AbstractZero)
     np.testing.assert_allclose(pullback(Thunk(lambda: np.ones(1)))[1], [(1 + 1j) / math.sqrt(2)])
+
+
+@pytest.mark.parametrize("f", [np.conjugate, np.real])
+def test_real_parts_pass_the_seed_on_read_only(f):
+    seed = np.ones(3)
+    _, x_bar = rrule(f, np.zeros(3))[1](seed)
+    assert not x_bar.flags.writeable
+    x_dot = np.ones(3)
+    assert not frule((NoTangent(), x_dot), f, np.zeros(3))[1].flags.writeable

@@ -103,3 +103,12 @@ def test_float_of_a_string_has_no_tangent():
 def test_three_argument_pow_is_integer_arithmetic():
     out, pullback = rrule(builtins.pow, 3, 4, 5)
     assert out == 1 and pullback(1.0) == (NoTangent(),) * 4
+
+
+def test_seeds_passed_on_are_read_only():
+    """sum and getitem hand the seed itself to their arguments: as read-only views, not writable aliases."""
+    seed = np.ones(3)
+    _, xs_bar = rrule(builtins.sum, [np.zeros(3), np.zeros(3)])[1](seed)
+    assert all(np.shares_memory(b, seed) and not b.flags.writeable for b in xs_bar)
+    _, xs_bar, _ = rrule(operator.getitem, (np.zeros(3), 1.0), 0)[1](seed)
+    assert not unthunk(xs_bar[0]).flags.writeable
