@@ -112,3 +112,30 @@ def test_generators_get_no_rule():
     """A generator is used up by the call: there is nothing to hand its cotangent to."""
     assert rrule(math.fsum, (x for x in [1.0, 2.0])) is None
     assert rrule(math.prod, iter([1.0, 2.0])) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+UNARY_ENTRIES = [(f, u) for f, u in MATH_UNARY.items()]
+
+
+def _floats_in(domain):
+    low = domain.low + 1e-3 if math.isfinite(domain.low) else -20.0
+    high = domain.high - 1e-3 if math.isfinite(domain.high) else 20.0
+    return st.floats(low, high, allow_nan=False)
+
+
+@pytest.mark.parametrize("f, ufunc", UNARY_ENTRIES, ids=[f.__name__ for f, _ in UNARY_ENTRIES])
+def test_math_and_numpy_entry_points_agree(f, ufunc):
+    """math.f on a float and np.f on a float64 give the same cotangent and tangent, anywhere in the domain."""
+
+    @settings(max_examples=25, deadline=None)
+    @given(_floats_in(UNARY[ufunc].domains[0]))
+    def check(x):
+        with np.errstate(all="ignore"):
+            python = rrule(f, x)[1](1.0)[1], frule((NoTangent(), 1.0), f, x)[1]
+            numpy = rrule(ufunc, np.float64(x))[1](1.0)[1], frule((NoTangent(), 1.0), ufunc, np.float64(x))[1]
+        np.testing.assert_allclose(python, numpy, rtol=1e-12)
+
+    check()
