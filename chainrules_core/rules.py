@@ -143,8 +143,8 @@ class _Entry:
             rule, _ = self.find(arg_types, None)
         return None if rule is None else rule(f, *args, **kwargs)
 
-    def call_plain_frule(self, tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
-        """``call_plain`` for frule, whose rules take the tangents before ``f``."""
+    def call_plain_forward(self, tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        """``call_plain`` for frule's calling convention: the tangents come before ``f``."""
         arg_types = tuple(map(type, args))
         rule = self._plain_cache.get(arg_types, _MISSING)
         if rule is _MISSING:
@@ -261,10 +261,10 @@ class RuleRegistry:
             return
         for key, entry in self._by_id.items():
             single = entry.single_rule()
-            self._fast[key] = single if single is not None else self._dispatching(entry)
+            self._fast[key] = single if single is not None else self._plain_caller(entry)
 
-    def _dispatching(self, entry: _Entry) -> Rule:
-        """The entry point's fast path for a primal with typed rules: dispatch on the argument types."""
+    def _plain_caller(self, entry: _Entry) -> Rule:
+        """What the fast path calls for a primal whose rules dispatch on argument types."""
         return entry.call_plain
 
     def records(self) -> Iterator[RuleRecord]:
@@ -284,7 +284,7 @@ class RuleRegistry:
         self._class_cache[cls] = found
         if found is not None and not self._debug:
             single = found.single_rule()
-            self._fast_types[cls] = single if single is not None else self._dispatching(found)
+            self._fast_types[cls] = single if single is not None else self._plain_caller(found)
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -420,8 +420,8 @@ class FRuleRegistry(RuleRegistry):
 
     mode = "frule"
 
-    def _dispatching(self, entry: _Entry) -> Rule:
-        return entry.call_plain_frule
+    def _plain_caller(self, entry: _Entry) -> Rule:
+        return entry.call_plain_forward
 
     def dispatch(self, tangents: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The general path of ``frule(tangents, f, *args, **kwargs)``."""

@@ -134,21 +134,16 @@ class TestKeysAndDispatch:
         assert rrule(h, "a", 2) == "any"
         assert rrule(h, 1.0) == "any"
 
-    def test_frule_argument_types_dispatch(self) -> None:
+    def test_frule_dispatches_on_argument_types(self) -> None:
         def h(x: object) -> object:
             return x
-
-        @frule.register(h, float)
-        def _float(tangents: object, f: object, x: object) -> str:
-            return "float"
 
         @frule.register(h, np.ndarray)
         def _array(tangents: object, f: object, x: object) -> str:
             return "array"
 
-        assert frule((NoTangent(), 1.0), h, 2.0) == "float"
         assert frule((NoTangent(), np.ones(2)), h, np.ones(2)) == "array"
-        assert frule((NoTangent(), 1), h, 2) is None
+        assert frule((NoTangent(), 1.0), h, 1.0) is None
 
     def test_later_registration_replaces_and_invalidates_the_cache(self) -> None:
         def k(x: float) -> float:
@@ -239,17 +234,17 @@ class TestCallablesWithFields:
         assert frule((ZeroTangent(), 1.0), model.predict, 3.0) == (6.0, 2.0)
 
     def test_builtin_bound_method_uses_the_unbound_rule(self) -> None:
-        @rrule.register(np.ndarray.cumsum)
-        def _(f: object, x: np.ndarray) -> object:
-            def cumsum_pullback(y_bar: np.ndarray) -> tuple[object, ...]:
-                return NoTangent(), np.cumsum(y_bar[::-1])[::-1]
+        @rrule.register(float.__mul__)
+        def _(f: object, x: float, y: float) -> object:
+            def mul_pullback(out_bar: float) -> tuple[object, ...]:
+                return NoTangent(), y * out_bar, x * out_bar
 
-            return x.cumsum(), cumsum_pullback
+            return x * y, mul_pullback
 
-        x = np.array([1.0, 2.0, 3.0])
-        y, pullback = rrule(x.cumsum)
-        (method_bar,) = pullback(np.ones(3))
-        assert np.array_equal(method_bar.__self__, [3.0, 2.0, 1.0])
+        out, pullback = rrule((2.0).__mul__, 3.0)
+        method_bar, y_bar = pullback(1.0)
+        assert out == 6.0 and y_bar == 2.0
+        assert method_bar == Tangent(types.MethodWrapperType, __self__=3.0)
 
     def test_partial_gets_a_partial_tangent(self) -> None:
         p = functools.partial(fused, 2.0, 3.0)
@@ -420,3 +415,20 @@ class TestFind:
         rrule.register(t)(lambda f, x: "rule")
         rrule.opt_out(t, int)
         assert rrule.find(t, 1.0) is not None and rrule.find(t, 1) is None
+
+
+def test_typed_frule_rules_dispatch_on_the_arguments() -> None:
+    def typed_twice(x: object) -> object:
+        return 2 * x  # type: ignore[operator]
+
+    @frule.register(typed_twice, float)
+    def _float(tangents: tuple[object, ...], f: object, x: float) -> object:
+        return f(x), 2 * tangents[1]  # type: ignore[operator]
+
+    @frule.register(typed_twice, np.ndarray)
+    def _array(tangents: tuple[object, ...], f: object, x: np.ndarray) -> object:
+        return f(x), 2 * tangents[1]  # type: ignore[operator]
+
+    assert frule((NoTangent(), 1.0), typed_twice, 3.0) == (6.0, 2.0)
+    assert frule((NoTangent(), np.ones(2)), typed_twice, np.ones(2))[1].tolist() == [2.0, 2.0]
+    assert frule((NoTangent(), 1), typed_twice, 3) is None
