@@ -77,6 +77,10 @@ class PY:
     def real(x: Any) -> Any:
         return x.real
 
+    @staticmethod
+    def iscomplexobj(x: Any) -> bool:
+        return isinstance(x, complex)
+
 
 @dataclass(frozen=True)
 class Band(Domain):
@@ -156,6 +160,15 @@ def _at(*values: float) -> Point:
     return values
 
 
+def _sech2(m: Any, out: Any, x: Any) -> Any:
+    """tanh' = sech²(x). 1 - tanh² (ChainRules.jl) loses every digit where tanh rounds to ±1 (|x| > 19) and
+    1/cosh² overflows (autograd); for real x, 4e/(1 + e)² with e = exp(-2|x|) does neither."""
+    if m.iscomplexobj(x):
+        return 1 - out * out
+    e = m.exp(-2 * abs(x))
+    return 4 * e / ((1 + e) * (1 + e))
+
+
 # d(out)/dx given the output `out` and the input `x`; holomorphic on complex inputs (scalar_rule conjugates).
 # The formulas are the standard ones; those in terms of `out` follow ChainRules.jl (fastmath_able.jl).
 UNARY: dict[Any, Elementwise] = {
@@ -167,7 +180,7 @@ UNARY: dict[Any, Elementwise] = {
     np.reciprocal: _unary(lambda m, out, x: -out * out, NONZERO, limits=((_at(0.0), _at(-INF)),)),
     np.exp: _unary(lambda m, out, x: out, REALS),
     np.exp2: _unary(lambda m, out, x: LN2 * out, REALS),
-    np.expm1: _unary(lambda m, out, x: out + 1, REALS),
+    np.expm1: _unary(lambda m, out, x: m.exp(x), REALS),  # not out + 1, which cancels for x << 0
     np.log: _unary(lambda m, out, x: 1 / x, POSITIVE, limits=((_at(0.0), _at(INF)),)),
     np.log2: _unary(lambda m, out, x: 1 / (LN2 * x), POSITIVE, limits=((_at(0.0), _at(INF)),)),
     np.log10: _unary(lambda m, out, x: 1 / (LN10 * x), POSITIVE, limits=((_at(0.0), _at(INF)),)),
@@ -177,23 +190,30 @@ UNARY: dict[Any, Elementwise] = {
     np.sin: _unary(lambda m, out, x: m.cos(x), REALS),
     np.cos: _unary(lambda m, out, x: -m.sin(x), REALS),
     np.tan: _unary(lambda m, out, x: 1 + out * out, Domain(-1.2, 1.2, name="(-1.2, 1.2)")),  # poles at pi/2 + k pi
+    # (1 - x)(1 + x), not 1 - x², which cancels near ±1
     np.arcsin: _unary(
-        lambda m, out, x: 1 / m.sqrt(1 - x * x), UNIT_INTERVAL, limits=((_at(1.0), _at(INF)), (_at(-1.0), _at(INF)))
+        lambda m, out, x: 1 / m.sqrt((1 - x) * (1 + x)),
+        UNIT_INTERVAL,
+        limits=((_at(1.0), _at(INF)), (_at(-1.0), _at(INF))),
     ),
     np.arccos: _unary(
-        lambda m, out, x: -1 / m.sqrt(1 - x * x), UNIT_INTERVAL, limits=((_at(1.0), _at(-INF)), (_at(-1.0), _at(-INF)))
+        lambda m, out, x: -1 / m.sqrt((1 - x) * (1 + x)),
+        UNIT_INTERVAL,
+        limits=((_at(1.0), _at(-INF)), (_at(-1.0), _at(-INF))),
     ),
     np.arctan: _unary(lambda m, out, x: 1 / (1 + x * x), Band(name="reals, near the real axis")),  # branch points ±i
     np.sinh: _unary(lambda m, out, x: m.cosh(x), REALS),
     np.cosh: _unary(lambda m, out, x: m.sinh(x), REALS),
-    np.tanh: _unary(lambda m, out, x: 1 - out * out, REALS),  # not 1/cosh², which overflows
+    np.tanh: _unary(lambda m, out, x: _sech2(m, out, x), REALS),
     np.arcsinh: _unary(lambda m, out, x: 1 / m.sqrt(x * x + 1), Band(name="reals, near the real axis")),
     # sqrt(x - 1) * sqrt(x + 1), not sqrt(x * x - 1): the principal branch for complex x (ChainRules.jl)
     np.arccosh: _unary(
         lambda m, out, x: 1 / (m.sqrt(x - 1) * m.sqrt(x + 1)), ABOVE_ONE, limits=((_at(1.0), _at(INF)),)
     ),
     np.arctanh: _unary(
-        lambda m, out, x: 1 / (1 - x * x), UNIT_INTERVAL, limits=((_at(1.0), _at(INF)), (_at(-1.0), _at(INF)))
+        lambda m, out, x: 1 / ((1 - x) * (1 + x)),
+        UNIT_INTERVAL,
+        limits=((_at(1.0), _at(INF)), (_at(-1.0), _at(INF))),
     ),
     np.deg2rad: _unary(lambda m, out, x: DEGREE, REAL_ONLY, constant=True),
     np.rad2deg: _unary(lambda m, out, x: 1 / DEGREE, REAL_ONLY, constant=True),

@@ -30,7 +30,8 @@ except ImportError:  # scipy is optional
 LOGIT_DOMAIN = Domain(0.0, 1.0, complex=False, name="(0, 1), real only")
 
 SPECIAL: dict[str, Elementwise] = {
-    "expit": Elementwise(lambda m, out, x: out * (1 - out), (REAL_ONLY,)),
+    # expit(x) expit(-x), not out (1 - out), which is 0 where expit rounds to 1 (x > 37)
+    "expit": Elementwise(lambda m, out, x: out * special.expit(-x), (REAL_ONLY,)),
     # +inf at 0 and 1, where logit is -inf and +inf
     "logit": Elementwise(lambda m, out, x: 1 / (x * (1 - x)), (LOGIT_DOMAIN,), limits=(((0.0,), (np.inf,)),)),
 }

@@ -138,3 +138,18 @@ def test_real_parts_pass_the_seed_on_read_only(f):
     assert not x_bar.flags.writeable
     x_dot = np.ones(3)
     assert not frule((NoTangent(), x_dot), f, np.zeros(3))[1].flags.writeable
+
+
+@pytest.mark.parametrize(
+    "f, x, expected",
+    [
+        (np.tanh, 20.0, 1 / math.cosh(20.0) ** 2),  # 1 - tanh² would give 0
+        (np.tanh, -400.0, 0.0),  # 1/cosh² would overflow
+        (np.expm1, -40.0, math.exp(-40.0)),  # out + 1 would give 0
+        (np.arcsin, 1 - 2.0**-30, 1 / math.sqrt(2.0**-30 * (2 - 2.0**-30))),  # 1 - x² loses half the digits
+        (np.arctanh, -(1 - 2.0**-30), 1 / (2.0**-30 * (2 - 2.0**-30))),
+    ],
+)
+def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
+    _, pullback = rrule(f, np.float64(x))
+    assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-14, abs=0)
