@@ -72,7 +72,10 @@ zero_rule(builtins.round, nin=2)  # round(x) returns an int (no tangent), round(
 
 
 @rrule.register(type[float])
-def _rrule_float(f: Any, x: Any) -> Any:
+def _rrule_float(f: Any, *args: Any) -> Any:
+    if not args:  # float() is the constant 0.0
+        return f(), lambda out_bar: (NoTangent(),)
+    (x,) = args
     out = f(x)
     project_x = ProjectTo(x)
     project_out = ProjectTo(out)
@@ -87,10 +90,10 @@ def _rrule_float(f: Any, x: Any) -> Any:
 
 
 @frule.register(type[float])
-def _frule_float(tangents: tuple[Any, ...], f: Any, x: Any) -> Any:
-    out = f(x)
-    x_dot = tangents[1]
-    if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+def _frule_float(tangents: tuple[Any, ...], f: Any, *args: Any) -> Any:
+    out = f(*args)
+    x_dot = tangents[1] if args else ZeroTangent()
+    if isinstance(x_dot, AbstractZero) or ProjectTo(args[0]).is_no_tangent:
         return out, ZeroTangent()
     return out, ProjectTo(out)(unthunk(x_dot))
 

@@ -98,6 +98,9 @@ def test_round_to_an_int_has_no_tangent():
 
 def test_float_of_a_string_has_no_tangent():
     assert rrule(float, "1.5")[1](1.0) == (NoTangent(), NoTangent())
+    out, pullback = rrule(float)
+    assert out == 0.0 and pullback(1.0) == (NoTangent(),)
+    assert frule((NoTangent(),), float) == (0.0, ZeroTangent())
 
 
 def test_three_argument_pow_is_integer_arithmetic():
