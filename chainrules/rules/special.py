@@ -33,7 +33,9 @@ SPECIAL: dict[str, Elementwise] = {
     # expit(x) expit(-x), not out (1 - out), which is 0 where expit rounds to 1 (x > 37)
     "expit": Elementwise(lambda m, out, x: out * special.expit(-x), (REAL_ONLY,)),
     # +inf at 0 and 1, where logit is -inf and +inf
-    "logit": Elementwise(lambda m, out, x: 1 / (x * (1 - x)), (LOGIT_DOMAIN,), limits=(((0.0,), (np.inf,)),)),
+    "logit": Elementwise(
+        lambda m, out, x: 1 / (x * (1 - x)), (LOGIT_DOMAIN,), limits=(((0.0,), (np.inf,)), ((1.0,), (np.inf,)))
+    ),
 }
 """d(out)/dx of scipy's elementwise functions, by name."""
 
