@@ -156,31 +156,44 @@ class FiniteDifferences:
             noise = ROUND_OFF * eps * max([size] + [_max_abs(v) for v in values]) / h
             return _Estimate(h, total / h, noise)
 
+        def judge(larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
+            """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off), and relative.
+
+            Relative to the estimates. Where both are exactly zero (a step function between its steps,
+            or a step too small to change the function's value) relative to the largest estimate at
+            larger steps, so that only round-off far below those counts as agreement.
+            """
+            error = max(_max_abs(larger.value - smaller.value), smaller.noise)
+            reference = max(_max_abs(larger.value), _max_abs(smaller.value))
+            if not reference:
+                reference = max((_max_abs(e.value) for e in ladder), default=0.0) or largest / scale
+            return error, error / reference if reference else 0.0
+
         ladder: list[_Estimate] = []  # steps from the largest down
-        pairs: list[tuple[float, float, _Estimate]] = []  # (error, relative error) of each but the first
+        pairs: list[tuple[float, float, _Estimate]] = []  # (error, relative error, estimate) of each but the first
         for k in range(self.steps):
             estimate = stencil(scale * self.max_step * 10 ** (-k / 2))
             if estimate is None:
                 continue
             if ladder:
-                pairs.append((*_score(ladder[-1], estimate), estimate))
+                pairs.append((*judge(ladder[-1], estimate), estimate))
             ladder.append(estimate)
-            scores = [score for _, score, _ in pairs]
+            scores = [relative for _, relative, _ in pairs]
             if len(scores) >= 4 and min(scores) <= math.sqrt(ROUND_OFF * eps):
-                if scores[-1] > scores[-2] > scores[-3] > min(scores):
-                    break  # past the best step, deep in the round-off regime
+                if scores[-1] > scores[-2] > scores[-3] > min(scores) or scores[-1] == scores[-2] == 0:
+                    break  # past the best step, deep in the round-off regime, or exact
         if not ladder:
             low = scale * self.max_step * 10 ** (-(self.steps - 1) / 2)
             raise FloatingPointError(
                 "finite differences: the function was not finite, or raised, at every step tried "
                 f"({scale * self.max_step:g} down to {low:g} along the direction)"
             )
-        natural = largest / scale
         if len(ladder) == 1:
-            return FDResult(ladder[0].value, math.inf, ladder[0].step, calls, natural)
+            return FDResult(ladder[0].value, math.inf, ladder[0].step, calls, largest / scale)
         best = min(range(len(pairs)), key=lambda i: pairs[i][1])
-        error, score, result = pairs[best]
-        if best == 0 and error == ladder[1].noise and score > (ROUND_OFF * eps) ** 0.75:
+        error, relative, result = pairs[best]
+        target = (ROUND_OFF * eps) ** 0.75
+        if best == 0 and error == ladder[1].noise and relative > target:
             # Round-off decides even at the largest step: the input is small next to the scale
             # over which the function changes (exp near 0), so try larger steps while they help.
             smaller = ladder[0]
@@ -188,13 +201,13 @@ class FiniteDifferences:
                 larger = stencil(ladder[0].step * 10 ** (j / 2))
                 if larger is None:
                     break
-                larger_error, larger_score = _score(larger, smaller)
-                if larger_score >= score:
+                larger_error, larger_relative = judge(larger, smaller)
+                if larger_relative >= relative:
                     break
-                error, score, result, smaller = larger_error, larger_score, smaller, larger
-                if score <= (ROUND_OFF * eps) ** 0.75:
+                error, relative, result, smaller = larger_error, larger_relative, smaller, larger
+                if relative <= target:
                     break
-        return FDResult(result.value, error, result.step, calls, natural)
+        return FDResult(result.value, error, result.step, calls, largest / scale)
 
 
 @dataclass(frozen=True)
@@ -202,13 +215,6 @@ class _Estimate:
     step: float
     value: Vector
     noise: float
-
-
-def _score(larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
-    """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off) and that error relative."""
-    error = max(_max_abs(larger.value - smaller.value), smaller.noise)
-    floor = max(_max_abs(larger.value), _max_abs(smaller.value), smaller.noise)
-    return error, error / floor if floor else 0.0
 
 
 def _max_abs(v: Any) -> float:
