@@ -27,6 +27,7 @@ from chainrules_core.testing import (
     no_tangent,
     register_cases,
     registered_cases,
+    with_tangent,
 )
 from chainrules_core.testing import cases as cases_module
 
@@ -93,6 +94,15 @@ def test_no_tangent_specs_and_literals() -> None:
     assert "⊢NoTangent" in case.label
     literal = Case(np.sum, (Arg(REALS, (2, 2)), 1))
     assert literal.make_args(np.random.default_rng(0), "float64")[1] == 1
+
+
+def test_explicit_tangents_take_the_case_dtype() -> None:
+    case = Case(scaled_log, (with_tangent(At([1.0, 2.0]), np.ones(2)), with_tangent(At(2.0), np.ones(()))))
+    x, a = case.make_args(np.random.default_rng(0), "float32")
+    assert x.tangent.dtype == np.float32 and type(a.primal) is float and a.tangent.dtype == np.float64
+    z, _ = case.make_args(np.random.default_rng(0), "complex128")
+    assert z.tangent.dtype == np.complex128
+    case.run("float32", "frule")
 
 
 def test_valid_dtypes_follow_the_domains() -> None:

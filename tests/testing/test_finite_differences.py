@@ -51,6 +51,20 @@ def test_larger_steps_are_tried_when_round_off_decides() -> None:
     assert result.step > 1e-6
 
 
+def test_step_functions_differentiate_to_zero() -> None:
+    """Between its steps a step function is constant: exactly 0, though the large steps cross a jump."""
+    result = FiniteDifferences().derivative(lambda t: np.array([np.floor(0.3 + t), np.ceil(2.9 - 3 * t)]))
+    assert result.value.tolist() == [0.0, 0.0] and result.error < 1e-10
+    assert result.evaluations < 30
+
+
+def test_a_step_too_small_to_change_the_value_is_not_chosen() -> None:
+    """exp near 0 with steps relative to 4e-8: the smallest steps leave the value unchanged (exact zeros)."""
+    x = 4.4e-8
+    result = FiniteDifferences().derivative(lambda t: np.array([np.exp(x + t * x)]))
+    assert abs(result.value[0] - x * np.exp(x)) < 1e-12 * x
+
+
 def test_vector_valued_functions() -> None:
     x = np.array([0.3, -1.2, 2.0])
     result = FiniteDifferences().derivative(lambda t: np.sin(x + t * np.array([1.0, 2.0, -1.0])))
