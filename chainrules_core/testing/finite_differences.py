@@ -3,25 +3,27 @@
 A directional derivative ``phi'(0)`` of ``phi(t) = f(x + t * dx)`` is
 estimated with a finite-difference stencil at a ladder of steps
 ``h_k = scale * max_step * 10**(-k/2)``. ``scale`` is the size of the input
-relative to the direction (1 for the harness's relative directions), so a
-step means the same at inputs of magnitude 1e-8 and 1e8. Consecutive
+relative to the direction (about 1 for the harness's relative directions),
+so a step means the same at inputs of magnitude 1e-8 and 1e8. Consecutive
 estimates differ by about the error of the larger step: truncation error
-shrinks with the step and round-off error grows as ``eps * |phi| / h``, so the
-step whose estimate differs least from the next balances the two, and that
-difference is the error estimate of the result.
+shrinks with the step and round-off error grows as ``eps * |phi| / h``, so
+the step whose estimate differs least, relatively, from the one before
+balances the two; that difference, or the round-off floor if larger, is the
+error estimate of the result. Where round-off decides even at the first
+step (``exp`` near 0, whose scale is 1, not the input's), larger steps are
+tried while they help.
 
 FiniteDifferences.jl chooses the step from a model instead: it bounds the
 stencil's truncation error with a finite-difference estimate of a higher
 derivative and its round-off error with ``eps * |f|``, and minimises the sum
-(``estimate_step``). A ladder costs a few more evaluations (about 25 to 35
-for a smooth function with the 5-point stencil, against about 12) but needs
-no derivative bound, which is wrong exactly where a higher derivative
-vanishes or blows up (near a singularity or a kink within reach of the
-step); it measures the error it reports. The stencil weights are the
-standard ones (Fornberg, "Generation of finite difference formulas on
-arbitrarily spaced grids", Math. Comp. 1988). Steps at which ``phi`` is not
-finite or raises an arithmetic error (a domain boundary crossed) are
-skipped.
+(``estimate_step``). A ladder costs more evaluations (about 20 to 45 for a
+smooth function with the 5-point stencil, against about 12) but needs no
+derivative bound, which is wrong exactly where a higher derivative vanishes
+or blows up (near a singularity or a kink within reach of the step), and it
+measures the error it reports. The stencil weights are the standard ones
+(Fornberg, "Generation of finite difference formulas on arbitrarily spaced
+grids", Math. Comp. 1988). Steps at which ``phi`` is not finite or raises an
+arithmetic error (a domain boundary crossed) are skipped.
 """
 
 from __future__ import annotations
