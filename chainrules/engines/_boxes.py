@@ -1,0 +1,609 @@
+"""Boxes: the values an engine follows through a program, and how their operations reach the registry.
+
+A box wraps a primal value (``.value``). Every operation on a box is a call
+of some primal function: ``a + b`` is ``operator.add`` (or ``np.add`` when a
+numpy value is involved), ``np.sin(t)`` arrives through ``__array_ufunc__``,
+``np.sum(t)`` through ``__array_function__``, ``t.sum()`` is
+``np.ndarray.sum``. The box hands each such call to its engine, which asks the
+registry for a rule. Both engines, reverse (``tracker.Tracked``) and forward
+(``dual.Dual``), share this module; they differ only in ``Engine.call``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import functools
+import operator
+import types
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, primal_type, unthunk
+from chainrules_core.tangent_types.tangent import _field_names, _is_namedtuple
+
+Path = tuple[Any, ...]
+Leaf = tuple[int, Path, "Box"]  # (position in (f, *args), path inside a container argument, box)
+
+
+class NoRuleError(TypeError):
+    """An operation on followed values has no rule, so the engine cannot differentiate it."""
+
+
+class Engine:
+    """What a box asks of its engine: run one call, recording or pushing forward its derivative."""
+
+    name: ClassVar[str] = "engine"
+    rule_name: ClassVar[str] = "rule"
+
+    def call(
+        self,
+        primals: tuple[Any, ...],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        through: Callable[..., Any] | None,
+    ) -> Any:
+        """``primals[k](*args, **kwargs)`` for the first candidate ``k`` with a rule.
+
+        With no rule, ``through(*args, **kwargs)`` runs the call on the boxes
+        themselves (differentiating through a Python function); without
+        ``through``, ``NoRuleError`` names the function and the argument types.
+        """
+        raise NotImplementedError
+
+    def no_rule(self, f: Any, values: tuple[Any, ...]) -> NoRuleError:
+        types_ = ", ".join(type_name(v) for v in values)
+        return NoRuleError(
+            f"{self.name}: no {self.rule_name} for {function_name(f)}({types_}); register one with "
+            f"@{self.rule_name}.register({function_name(f)}), or compute this step outside the "
+            "differentiated program"
+        )
+
+
+# ----- names, for messages -----
+
+
+def function_name(f: Any) -> str:
+    """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: for messages and listings."""
+    if isinstance(f, Box):
+        f = f.value
+    if isinstance(f, np.ufunc):
+        return f"np.{f.__name__}"
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return f"{type(f).__qualname__} object"
+    module = getattr(f, "__module__", None) or getattr(getattr(f, "__objclass__", None), "__module__", None) or ""
+    if module.startswith("numpy"):
+        prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
+        return prefix + name
+    if module in ("", "builtins"):
+        return name
+    module = {"_operator": "operator", "_functools": "functools"}.get(module, module)
+    return f"{module}.{name}"
+
+
+def type_name(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"ndarray[{v.dtype}, {v.shape}]"
+    if isinstance(v, np.generic):
+        return f"np.{v.dtype}"
+    if isinstance(v, (list, tuple)) and not _is_namedtuple(type(v)):
+        inner = ", ".join(type_name(x) for x in v[:3])
+        return f"{type(v).__name__}[{inner}{', ...' if len(v) > 3 else ''}]"
+    return type(v).__name__
+
+
+# ----- arguments: boxes inside (f, *args) and their containers -----
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def split(f: Any, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...], list[Leaf]]:
+    """``f`` and ``args`` with every box replaced by its value, and where the boxes were.
+
+    A leaf's position is 0 for ``f`` itself and ``i + 1`` for ``args[i]``;
+    boxes inside lists, tuples and dicts carry the path to them.
+    """
+    leaves: list[Leaf] = []
+    if isinstance(f, Box):
+        leaves.append((0, (), f))
+        f = f.value
+    values = list(args)
+    for i, a in enumerate(args):
+        if isinstance(a, Box):
+            values[i] = a.value
+            leaves.append((i + 1, (), a))
+        elif isinstance(a, _CONTAINERS) and a:
+            values[i] = _split_nested(a, i + 1, (), leaves)
+    return f, tuple(values), leaves
+
+
+def _split_nested(x: Any, position: int, path: Path, leaves: list[Leaf]) -> Any:
+    if isinstance(x, Box):
+        leaves.append((position, path, x))
+        return x.value
+    if isinstance(x, dict):
+        found = len(leaves)
+        items = {k: _split_nested(v, position, (*path, k), leaves) for k, v in x.items()}
+        return items if len(leaves) > found else x
+    if isinstance(x, (list, tuple)):
+        found = len(leaves)
+        elems = [_split_nested(v, position, (*path, i), leaves) for i, v in enumerate(x)]
+        if len(leaves) == found:
+            return x
+        return rebuild(x, elems)
+    return x
+
+
+def rebuild(x: list[Any] | tuple[Any, ...], elems: list[Any]) -> Any:
+    """A list, tuple or namedtuple of the type of ``x`` holding ``elems``."""
+    if type(x) is list:
+        return elems
+    if type(x) is tuple:
+        return tuple(elems)
+    if _is_namedtuple(type(x)):
+        return type(x)._make(elems)  # type: ignore[union-attr]
+    return type(x)(elems)
+
+
+def has_box(x: Any) -> bool:
+    """Whether ``x`` is a box or a list, tuple or dict holding one."""
+    if isinstance(x, Box):
+        return True
+    if isinstance(x, dict):
+        return any(has_box(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(has_box(v) for v in x)
+    return False
+
+
+def first_box(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Box | None:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Box):
+            return a
+        if isinstance(a, _CONTAINERS) and a:
+            found = first_box(tuple(a.values()) if isinstance(a, dict) else tuple(a), {})
+            if found is not None:
+                return found
+    return None
+
+
+def refuse_boxed_kwargs(f: Any, kwargs: dict[str, Any], engine: Engine) -> None:
+    for key, v in kwargs.items():
+        if has_box(v):
+            raise TypeError(
+                f"{engine.name}: the keyword argument {key}= of {function_name(f)} holds a followed value; keyword "
+                "arguments get no tangents, so pass it positionally"
+            )
+
+
+def part(t: Any, path: Path) -> Any:
+    """The piece of the structural (co)tangent ``t`` at ``path``; a zero stays that zero."""
+    for key in path:
+        t = unthunk(t)
+        if isinstance(t, AbstractZero):
+            return t
+        if isinstance(t, Tangent) and _is_namedtuple(primal_type(t)) and isinstance(key, int):
+            t = getattr(t, primal_type(t)._fields[key])  # type: ignore[attr-defined]
+        else:
+            t = t[key]
+    return t
+
+
+def structural(x: Any, leaf: Callable[[Any], Any]) -> Any:
+    """The (co)tangent of the container ``x`` whose leaves' (co)tangents ``leaf(item)`` gives.
+
+    Tuples give ``Tangent(tuple, ...)``, namedtuples ``Tangent(P, field=...)``,
+    lists lists and dicts ``Tangent(dict, ...)``, as ``ProjectTo`` does. A
+    container whose entries are all zeros is a zero.
+    """
+    if isinstance(x, dict):
+        entries = {k: structural(v, leaf) for k, v in x.items()}
+        return _zero_or(entries.values(), lambda: Tangent(dict, entries))
+    if isinstance(x, (list, tuple)):
+        elems = [structural(v, leaf) for v in x]
+        if type(x) is list:
+            return _zero_or(elems, lambda: elems)
+        if _is_namedtuple(type(x)):
+            fields = dict(zip(type(x)._fields, elems))  # type: ignore[attr-defined]
+            return _zero_or(elems, lambda: Tangent(type(x), **fields))
+        return _zero_or(elems, lambda: Tangent(tuple, *elems))
+    return leaf(x)
+
+
+def _zero_or(entries: Any, make: Callable[[], Any]) -> Any:
+    entries = list(entries)
+    if all(isinstance(e, AbstractZero) for e in entries):
+        return NoTangent() if entries and all(isinstance(e, NoTangent) for e in entries) else ZeroTangent()
+    return make()
+
+
+# ----- which values an engine follows -----
+
+_NO_TANGENT_TYPES = (
+    bool,
+    int,
+    str,
+    bytes,
+    type(None),
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+    np.ufunc,
+    np.dtype,
+    slice,
+    range,
+    type(Ellipsis),
+)
+
+
+def is_differentiable_leaf(x: Any) -> bool:
+    """A float or complex number, numpy scalar or array: what becomes a box of its own."""
+    if isinstance(x, (float, complex)):
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "fc"
+    return False
+
+
+def constant_tangent(x: Any) -> Any:
+    """The tangent of an argument the program did not box: ``NoTangent()`` without a tangent space."""
+    if isinstance(x, _NO_TANGENT_TYPES):
+        return NoTangent()
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "fc":
+        return NoTangent()
+    return ZeroTangent()
+
+
+def object_fields(x: Any) -> dict[str, Any] | None:
+    """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
+    if isinstance(x, _NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *_CONTAINERS, AbstractZero)):
+        return None
+    if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
+        return None
+    if dataclasses.is_dataclass(x):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    names = _field_names(type(x))
+    if names is not None:
+        return {n: getattr(x, n) for n in names if hasattr(x, n)}
+    if hasattr(x, "__dict__"):
+        return dict(vars(x))
+    return None
+
+
+def has_followable(x: Any) -> bool:
+    """Whether ``x`` holds anything differentiable an engine should follow."""
+    if is_differentiable_leaf(x):
+        return True
+    if isinstance(x, dict):
+        return any(has_followable(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(has_followable(v) for v in x)
+    fields = object_fields(x)
+    return fields is not None and any(has_followable(v) for v in fields.values())
+
+
+# ----- the box -----
+
+
+def _numpy_first(args: tuple[Any, ...]) -> bool:
+    for a in args:
+        v = a.value if isinstance(a, Box) else a
+        if isinstance(v, (np.ndarray, np.generic)):
+            return True
+    return False
+
+
+def _operator(python_ops: tuple[Any, ...], numpy_op: Any, reflected: bool = False) -> Callable[..., Any]:
+    """A dunder method calling the operator's primal: the Python operator first, numpy's for numpy values."""
+
+    def method(self: Box, *other: Any) -> Any:
+        args = (*other, self) if reflected else (self, *other)
+        primals = (numpy_op, *python_ops) if _numpy_first(args) else (*python_ops, numpy_op)
+        return self._engine.call(primals, args, {}, None)
+
+    return method
+
+
+# Functions whose outputs carry no derivative and need no rule: they only look at the primal.
+_PRIMAL_QUERIES = frozenset(
+    {np.shape, np.ndim, np.size, np.iscomplexobj, np.isrealobj, np.may_share_memory, np.shares_memory}
+)
+
+# ndarray methods that have a numpy function of the same meaning, used when the method has no rule.
+_METHOD_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: getattr(np, name)
+    for name in (
+        "all any argmax argmin clip conj conjugate cumprod cumsum diagonal dot max mean min nonzero prod "
+        "ravel repeat round squeeze std sum swapaxes take trace var"
+    ).split()
+}
+
+
+def _shape_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``a.reshape(2, 3)`` and ``a.transpose(1, 0)`` take their tuple unpacked; the functions take it whole."""
+    return (args,) if len(args) > 1 else args
+
+
+_VARARG_METHODS: dict[str, Callable[..., Any]] = {"reshape": np.reshape, "transpose": np.transpose}
+
+
+class Box:
+    """A value an engine follows. Subclasses set ``_engine`` and add what their engine records."""
+
+    __slots__ = ("value",)
+    _engine: ClassVar[Engine]
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    # ----- numpy defers to boxes -----
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        f = ufunc if method == "__call__" else getattr(ufunc, method)
+        return self._engine.call((f,), inputs, kwargs, None)
+
+    def __array_function__(self, func: Any, types_: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if func in _PRIMAL_QUERIES:
+            _, values, _ = split(None, args)
+            return func(*values, **kwargs)
+        return self._engine.call((func,), args, kwargs, None)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        raise TypeError(
+            f"{self._engine.name}: numpy tried to convert a {type(self).__name__} to a plain array, which would "
+            "drop its derivative; use numpy functions on it (np.stack rather than np.array of a list), or .value "
+            "for the primal alone"
+        )
+
+    def __float__(self) -> float:
+        raise TypeError(
+            f"{self._engine.name}: float() of a {type(self).__name__} would drop its derivative; functions of "
+            "the math module convert their argument this way, so call them through chainrules.engines.lift "
+            "(lift(math.sin)(x)) or use the numpy function; .value gives the primal alone"
+        )
+
+    def __complex__(self) -> complex:
+        raise TypeError(
+            f"{self._engine.name}: complex() of a {type(self).__name__} would drop its derivative; use "
+            "chainrules.engines.lift(f) for functions that convert their argument, or .value for the primal"
+        )
+
+    def __int__(self) -> int:
+        return int(self.value)  # an int has no tangent: nothing is lost
+
+    def __index__(self) -> int:
+        return operator.index(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r})"
+
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise
+
+    # ----- operators: each one a call of its primal -----
+
+    __add__ = _operator((operator.add,), np.add)
+    __radd__ = _operator((operator.add,), np.add, reflected=True)
+    __sub__ = _operator((operator.sub,), np.subtract)
+    __rsub__ = _operator((operator.sub,), np.subtract, reflected=True)
+    __mul__ = _operator((operator.mul,), np.multiply)
+    __rmul__ = _operator((operator.mul,), np.multiply, reflected=True)
+    __truediv__ = _operator((operator.truediv,), np.true_divide)
+    __rtruediv__ = _operator((operator.truediv,), np.true_divide, reflected=True)
+    __floordiv__ = _operator((operator.floordiv,), np.floor_divide)
+    __rfloordiv__ = _operator((operator.floordiv,), np.floor_divide, reflected=True)
+    __mod__ = _operator((operator.mod,), np.remainder)
+    __rmod__ = _operator((operator.mod,), np.remainder, reflected=True)
+    __divmod__ = _operator((builtins.divmod,), np.divmod)
+    __rdivmod__ = _operator((builtins.divmod,), np.divmod, reflected=True)
+    __pow__ = _operator((operator.pow,), np.power)
+    __rpow__ = _operator((operator.pow,), np.power, reflected=True)
+    __matmul__ = _operator((operator.matmul,), np.matmul)
+    __rmatmul__ = _operator((operator.matmul,), np.matmul, reflected=True)
+    __neg__ = _operator((operator.neg,), np.negative)
+    __pos__ = _operator((operator.pos,), np.positive)
+    __abs__ = _operator((builtins.abs, operator.abs), np.absolute)
+    __lt__ = _operator((operator.lt,), np.less)
+    __le__ = _operator((operator.le,), np.less_equal)
+    __gt__ = _operator((operator.gt,), np.greater)
+    __ge__ = _operator((operator.ge,), np.greater_equal)
+    __eq__ = _operator((operator.eq,), np.equal)  # type: ignore[assignment]
+    __ne__ = _operator((operator.ne,), np.not_equal)  # type: ignore[assignment]
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        args = (self,) if ndigits is None else (self, ndigits)
+        return self._engine.call((builtins.round, np.round), args, {}, None)
+
+    # ----- methods of the primal: np.ndarray.sum and the like -----
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "value":
+            raise AttributeError(name)
+        method = getattr(type(self.value), name, None)
+        if method is None or not callable(method):
+            raise AttributeError(f"{type(self).__name__} of a {type(self.value).__name__} has no attribute {name!r}")
+        return functools.partial(_call_method, self, name, method)
+
+
+def _call_method(box: Box, name: str, method: Any, *args: Any, **kwargs: Any) -> Any:
+    """``box.name(*args)``: the rule of ``type(value).name`` or, without one, of the numpy function."""
+    function = _VARARG_METHODS.get(name)
+    if function is not None:
+        np_function: Callable[..., Any] | None = function
+        args_for_function = _shape_args(args)
+    else:
+        np_function, args_for_function = _METHOD_FUNCTIONS.get(name), args
+
+    def through(*boxed: Any, **kw: Any) -> Any:
+        if np_function is None:
+            raise box._engine.no_rule(method, split(None, boxed)[1])
+        return np_function(box, *args_for_function, **kw)
+
+    return box._engine.call((method,), (box, *args), kwargs, through)
+
+
+class ArrayBox(Box):
+    """What every array box has: numpy's attributes, indexing, iteration."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.shape  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        return self.value.ndim  # type: ignore[no-any-return]
+
+    @property
+    def size(self) -> int:
+        return self.value.size  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.value.dtype  # type: ignore[no-any-return]
+
+    @property
+    def T(self) -> Any:  # noqa: N802 - numpy's name
+        return self._engine.call((np.transpose,), (self,), {}, None)
+
+    @property
+    def real(self) -> Any:
+        return self._engine.call((np.real,), (self,), {}, None)
+
+    @property
+    def imag(self) -> Any:
+        return self._engine.call((np.imag,), (self,), {}, None)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self.value)):
+            yield self[i]
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._engine.call((np.ndarray.__getitem__, operator.getitem), (self, index), {}, None)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            f"{self._engine.name}: a {type(self).__name__} cannot be assigned to in place; build a new array "
+            "(np.where, np.concatenate, np.stack)"
+        )
+
+
+class ScalarBox(Box):
+    """A followed Python number or numpy scalar."""
+
+    __slots__ = ()
+
+    @property
+    def real(self) -> Any:
+        return self._engine.call((np.real,), (self,), {}, None)
+
+    @property
+    def imag(self) -> Any:
+        return self._engine.call((np.imag,), (self,), {}, None)
+
+
+class ObjectBox(Box):
+    """A followed object with fields: its calls and methods use their rules, or run on its opened copy.
+
+    The opened copy is the object with each differentiable field replaced by a
+    box, so a call without a rule runs the object's own code on boxes.
+    Subclasses implement ``_open``.
+    """
+
+    __slots__ = ()
+
+    def _open(self) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        def through(*boxed: Any, **kw: Any) -> Any:
+            return self._open()(*boxed, **kw)
+
+        return self._engine.call((self,), args, kwargs, through)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "value":
+            raise AttributeError(name)
+        attr = getattr(self.value, name)
+        if isinstance(attr, types.MethodType) and attr.__self__ is self.value:
+            return functools.partial(_call_object_method, self, attr.__func__)
+        return getattr(self._open(), name)
+
+
+def _call_object_method(box: ObjectBox, func: Any, *args: Any, **kwargs: Any) -> Any:
+    def through(_self: Any, *boxed: Any, **kw: Any) -> Any:
+        return func(box._open(), *boxed, **kw)
+
+    return box._engine.call((func,), (box, *args), kwargs, through)
+
+
+# ----- calling any function on boxes -----
+
+_BUILTIN_CALLABLES = (
+    types.BuiltinFunctionType,
+    types.BuiltinMethodType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.MethodWrapperType,
+    np.ufunc,
+)
+
+
+def lift(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` made visible to the engines: a call with followed arguments uses ``f``'s rule.
+
+    Numpy functions, operators and methods of followed values reach the
+    registry by themselves; a function of the ``math`` module, or a Python
+    function with a rule of its own, does not (Python runs it directly). The
+    lifted function asks the registry on every call, so a rule registered
+    later is used at once; a Python function without a rule runs on the
+    followed values, its operations recorded one by one; a builtin without a
+    rule raises ``NoRuleError``. Without followed arguments it simply runs.
+
+    >>> import math
+    >>> lift(math.sin)(0.0)
+    0.0
+    """
+    if getattr(f, "__chainrules_lifted__", None) is not None:
+        return f
+
+    @functools.wraps(f)
+    def lifted(*args: Any, **kwargs: Any) -> Any:
+        box = first_box(args, kwargs)
+        if box is None:
+            return f(*args, **kwargs)
+        through = None if isinstance(f, _BUILTIN_CALLABLES) else f
+        return box._engine.call((f,), args, kwargs, through)
+
+    lifted.__chainrules_lifted__ = f  # type: ignore[attr-defined]
+    return lifted
+
+
+class lifted:  # noqa: N801 - a namespace, used like a module
+    """The functions of a module, each wrapped with ``lift``: ``m = lifted(math); m.sin(x)``.
+
+    >>> import math
+    >>> m = lifted(math)
+    >>> m.hypot(3.0, 4.0), m.pi
+    (5.0, 3.141592653589793)
+    """
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._module, name)
+        return lift(attr) if callable(attr) and not isinstance(attr, type) else attr
+
+    def __repr__(self) -> str:
+        return f"lifted({getattr(self._module, '__name__', self._module)!r})"

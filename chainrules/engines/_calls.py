@@ -1,0 +1,54 @@
+"""What both engines do around a call: the top-level call, opt-outs, the unit seed."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._boxes import ObjectBox, function_name, lift
+
+
+def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule when it has one."""
+    if isinstance(f, ObjectBox):
+        return f(*args, **kwargs)
+    return lift(f)(*args, **kwargs)
+
+
+def opted_out_implementation(registry: Any, f: Any, values: tuple[Any, ...]) -> Callable[..., Any] | None:
+    """The Python implementation of ``f`` to run on boxes when ``f`` opts out of its rule for ``values``.
+
+    ``rrule.opt_out(f, *types)`` says that a broader rule does not apply to
+    these argument types and that the engine should differentiate through
+    ``f``. That is possible for a Python function, or a numpy function with a
+    Python implementation; a builtin or a ufunc has none.
+    """
+    for record in registry.records():
+        if (
+            record.opt_out
+            and record.primal is f
+            and record.arg_types is not None
+            and len(record.arg_types) == len(values)
+            and all(isinstance(v, t) for v, t in zip(values, record.arg_types))
+        ):
+            implementation = getattr(f, "_implementation", None)
+            if implementation is None and isinstance(f, types.FunctionType):
+                implementation = f
+            return implementation  # type: ignore[no-any-return]
+    return None
+
+
+def unit_seed(y: Any, f: Any) -> Any:
+    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype."""
+    if isinstance(y, float):
+        return 1.0
+    if isinstance(y, (np.ndarray, np.generic)) and y.shape == () and y.dtype.kind == "f":
+        return np.ones((), dtype=y.dtype)
+    what = f"an array of shape {y.shape}" if isinstance(y, np.ndarray) else f"a {type(y).__name__}"
+    raise ValueError(
+        f"gradient: {function_name(f)} returned {what}; a gradient needs a real scalar output (a float or a "
+        "0-d float array): use forward(f, *args) and back(y_bar) for other outputs"
+    )
