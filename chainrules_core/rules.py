@@ -143,6 +143,14 @@ class _Entry:
             rule, _ = self.find(arg_types, None)
         return None if rule is None else rule(f, *args, **kwargs)
 
+    def call_plain_forward(self, tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        """``call_plain`` for frule's calling convention: the tangents come before ``f``."""
+        arg_types = tuple(map(type, args))
+        rule = self._plain_cache.get(arg_types, _MISSING)
+        if rule is _MISSING:
+            rule, _ = self.find(arg_types, None)
+        return None if rule is None else rule(tangents, f, *args, **kwargs)
+
 
 def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule | None:
     """The most specific record matching ``arg_types``; an untyped one as fallback."""
@@ -253,7 +261,11 @@ class RuleRegistry:
             return
         for key, entry in self._by_id.items():
             single = entry.single_rule()
-            self._fast[key] = single if single is not None else entry.call_plain
+            self._fast[key] = single if single is not None else self._plain_caller(entry)
+
+    def _plain_caller(self, entry: _Entry) -> Rule:
+        """What the fast path calls for a primal whose rules dispatch on argument types."""
+        return entry.call_plain
 
     def records(self) -> Iterator[RuleRecord]:
         """Every registration, oldest first."""
@@ -272,7 +284,7 @@ class RuleRegistry:
         self._class_cache[cls] = found
         if found is not None and not self._debug:
             single = found.single_rule()
-            self._fast_types[cls] = single if single is not None else found.call_plain
+            self._fast_types[cls] = single if single is not None else self._plain_caller(found)
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -407,6 +419,9 @@ class FRuleRegistry(RuleRegistry):
     """``frule((f_dot, *arg_dots), f, *args, **kwargs) -> (y, y_dot) | None``; see the module docstring."""
 
     mode = "frule"
+
+    def _plain_caller(self, entry: _Entry) -> Rule:
+        return entry.call_plain_forward
 
     def dispatch(self, tangents: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The general path of ``frule(tangents, f, *args, **kwargs)``."""

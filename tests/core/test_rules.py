@@ -134,6 +134,17 @@ class TestKeysAndDispatch:
         assert rrule(h, "a", 2) == "any"
         assert rrule(h, 1.0) == "any"
 
+    def test_frule_dispatches_on_argument_types(self) -> None:
+        def h(x: object) -> object:
+            return x
+
+        @frule.register(h, np.ndarray)
+        def _array(tangents: object, f: object, x: object) -> str:
+            return "array"
+
+        assert frule((NoTangent(), np.ones(2)), h, np.ones(2)) == "array"
+        assert frule((NoTangent(), 1.0), h, 1.0) is None
+
     def test_later_registration_replaces_and_invalidates_the_cache(self) -> None:
         def k(x: float) -> float:
             return x
@@ -400,3 +411,20 @@ class TestFind:
         rrule.register(t)(lambda f, x: "rule")
         rrule.opt_out(t, int)
         assert rrule.find(t, 1.0) is not None and rrule.find(t, 1) is None
+
+
+def test_typed_frule_rules_dispatch_on_the_arguments() -> None:
+    def typed_twice(x: object) -> object:
+        return 2 * x  # type: ignore[operator]
+
+    @frule.register(typed_twice, float)
+    def _float(tangents: tuple[object, ...], f: object, x: float) -> object:
+        return f(x), 2 * tangents[1]  # type: ignore[operator]
+
+    @frule.register(typed_twice, np.ndarray)
+    def _array(tangents: tuple[object, ...], f: object, x: np.ndarray) -> object:
+        return f(x), 2 * tangents[1]  # type: ignore[operator]
+
+    assert frule((NoTangent(), 1.0), typed_twice, 3.0) == (6.0, 2.0)
+    assert frule((NoTangent(), np.ones(2)), typed_twice, np.ones(2))[1].tolist() == [2.0, 2.0]
+    assert frule((NoTangent(), 1), typed_twice, 3) is None
