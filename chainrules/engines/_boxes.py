@@ -51,6 +51,36 @@ class Engine:
         themselves (differentiating through a Python function); without
         ``through``, ``NoRuleError`` names the function and the argument types.
         """
+        f, values, leaves = split(primals[0], args)
+        if kwargs:
+            refuse_boxed_kwargs(f, kwargs, self)
+        context = self.prepare(leaves, args)
+        if context is None:  # nothing to follow after all: plain values
+            return f(*values, **kwargs)
+        for candidate in (f, *primals[1:]):
+            result = self.ask(context, candidate, values, kwargs)
+            if result is not None:
+                return self.record(context, candidate, values, result)
+        if through is None:
+            through = opted_out_implementation(self.registry(), f, values)
+        if through is not None:
+            return through(*args, **kwargs)
+        raise self.no_rule(f, values)
+
+    def registry(self) -> Any:
+        """``rrule`` or ``frule``."""
+        raise NotImplementedError
+
+    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
+        """What ``ask`` and ``record`` need about this call's boxes; ``None`` to run on plain values."""
+        raise NotImplementedError
+
+    def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The registry's answer for ``f(*values, **kwargs)``: a rule's result, or ``None``."""
+        raise NotImplementedError
+
+    def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
+        """The boxed output of a call whose rule gave ``result``."""
         raise NotImplementedError
 
     def no_rule(self, f: Any, values: tuple[Any, ...]) -> NoRuleError:
@@ -60,6 +90,29 @@ class Engine:
             f"@{self.rule_name}.register({function_name(f)}), or compute this step outside the "
             "differentiated program"
         )
+
+
+def opted_out_implementation(registry: Any, f: Any, values: tuple[Any, ...]) -> Callable[..., Any] | None:
+    """The Python implementation of ``f`` to run on boxes when ``f`` opts out of its rule for ``values``.
+
+    ``rrule.opt_out(f, *types)`` says that a broader rule does not apply to
+    these argument types and that the engine should differentiate through
+    ``f``. That is possible for a Python function, or a numpy function with a
+    Python implementation; a builtin or a ufunc has none.
+    """
+    for record in registry.records():
+        if (
+            record.opt_out
+            and record.primal is f
+            and record.arg_types is not None
+            and len(record.arg_types) == len(values)
+            and all(isinstance(v, t) for v, t in zip(values, record.arg_types))
+        ):
+            implementation = getattr(f, "_implementation", None)
+            if implementation is None and isinstance(f, types.FunctionType):
+                implementation = f
+            return implementation  # type: ignore[no-any-return]
+    return None
 
 
 # ----- names, for messages -----

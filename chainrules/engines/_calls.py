@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,29 +14,6 @@ def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     if isinstance(f, ObjectBox):
         return f(*args, **kwargs)
     return lift(f)(*args, **kwargs)
-
-
-def opted_out_implementation(registry: Any, f: Any, values: tuple[Any, ...]) -> Callable[..., Any] | None:
-    """The Python implementation of ``f`` to run on boxes when ``f`` opts out of its rule for ``values``.
-
-    ``rrule.opt_out(f, *types)`` says that a broader rule does not apply to
-    these argument types and that the engine should differentiate through
-    ``f``. That is possible for a Python function, or a numpy function with a
-    Python implementation; a builtin or a ufunc has none.
-    """
-    for record in registry.records():
-        if (
-            record.opt_out
-            and record.primal is f
-            and record.arg_types is not None
-            and len(record.arg_types) == len(values)
-            and all(isinstance(v, t) for v, t in zip(values, record.arg_types))
-        ):
-            implementation = getattr(f, "_implementation", None)
-            if implementation is None and isinstance(f, types.FunctionType):
-                implementation = f
-            return implementation  # type: ignore[no-any-return]
-    return None
 
 
 def unit_seed(y: Any, f: Any) -> Any:

@@ -13,6 +13,8 @@ import functools
 import types
 from typing import Any
 
+import numpy as np
+
 from chainrules_core import RuleRecord
 
 
@@ -42,14 +44,20 @@ class ConfigPrimals:
         return self._ids
 
 
+_PLAIN_PRIMALS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+
+
 def wants_config(f: Any, ids: frozenset[int]) -> bool:
     """Whether a call of ``f`` should carry the engine's config."""
     if not ids:
         return False
-    if id(f) in ids or any(id(k) in ids for k in type(f).__mro__):
+    if id(f) in ids:
         return True
-    if type(f) is types.MethodType:
+    cls = type(f)
+    if cls in _PLAIN_PRIMALS:
+        return False
+    if cls is types.MethodType:
         return id(f.__func__) in ids
-    if type(f) is functools.partial:
+    if cls is functools.partial:
         return wants_config(f.func, ids)
-    return False
+    return any(id(k) in ids for k in cls.__mro__)

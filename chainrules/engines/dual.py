@@ -35,6 +35,7 @@ from ._boxes import (
     ArrayBox,
     Box,
     Engine,
+    Leaf,
     ObjectBox,
     ScalarBox,
     constant_tangent,
@@ -43,12 +44,10 @@ from ._boxes import (
     object_fields,
     part,
     rebuild,
-    refuse_boxed_kwargs,
-    split,
     structural,
     type_name,
 )
-from ._calls import opted_out_implementation, top_level_call
+from ._calls import top_level_call
 from ._registry_view import ConfigPrimals, wants_config
 
 _CONFIG_PRIMALS = ConfigPrimals(frule)
@@ -165,18 +164,12 @@ class ForwardEngine(Engine):
     name = "forward mode"
     rule_name = "frule"
 
-    def call(
-        self,
-        primals: tuple[Any, ...],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        through: Callable[..., Any] | None,
-    ) -> Any:
-        f, values, leaves = split(primals[0], args)
-        if kwargs:
-            refuse_boxed_kwargs(f, kwargs, self)
+    def registry(self) -> Any:
+        return frule
+
+    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         owner = leaves[0][2].owner  # type: ignore[attr-defined]
-        tangents = [NoTangent(), *map(constant_tangent, values)]
+        tangents = [NoTangent(), *(constant_tangent(a) for a in args)]
         for position, path, box in leaves:
             if box.owner is not owner:  # type: ignore[attr-defined]
                 raise ValueError(
@@ -187,20 +180,17 @@ class ForwardEngine(Engine):
                 tangents[position] = box.tangent  # type: ignore[attr-defined]
         for position in {position for position, path, _ in leaves if path}:
             tangents[position] = _container_tangent(args[position - 1])
-        tangent_tuple = tuple(tangents)
-        for candidate in (f, *primals[1:]):
-            if wants_config(candidate, owner.config_primals):
-                result = frule(owner.config, tangent_tuple, candidate, *values, **kwargs)
-            else:
-                result = frule(tangent_tuple, candidate, *values, **kwargs)
-            if result is not None:
-                y, y_dot = result
-                return owner.wrap(y, unthunk(y_dot))
-        if through is None:
-            through = opted_out_implementation(frule, f, values)
-        if through is not None:
-            return through(*args, **kwargs)
-        raise self.no_rule(f, values)
+        return owner, tuple(tangents)
+
+    def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        owner, tangents = context
+        if wants_config(f, owner.config_primals):
+            return frule(owner.config, tangents, f, *values, **kwargs)
+        return frule(tangents, f, *values, **kwargs)
+
+    def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
+        y, y_dot = result
+        return context[0].wrap(y, unthunk(y_dot))
 
 
 class Dual(Box):

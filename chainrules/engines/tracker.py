@@ -57,11 +57,9 @@ from ._boxes import (
     object_fields,
     part,
     rebuild,
-    refuse_boxed_kwargs,
-    split,
     structural,
 )
-from ._calls import opted_out_implementation, top_level_call, unit_seed
+from ._calls import top_level_call, unit_seed
 from ._registry_view import ConfigPrimals, wants_config
 
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
@@ -119,8 +117,9 @@ class Tape:
         self.param_slots: dict[int, tuple[Param, int]] = {}
 
     def new_slot(self, value: Any) -> int:
-        self.shapes.append(np.shape(value) if is_differentiable_leaf(value) else None)
-        return len(self.shapes) - 1
+        shapes = self.shapes
+        shapes.append(value.shape if type(value) is np.ndarray else () if is_differentiable_leaf(value) else None)
+        return len(shapes) - 1
 
     def slot_of(self, box: Tracked) -> int:
         if box.tape is self:
@@ -149,10 +148,18 @@ class Tape:
 
     def record(self, f: Any, pullback: Callable[[Any], Any], inputs: list[tuple[int, Path, int]], nargs: int, y: Any):
         """Box the outputs ``y`` of a call and write the call on the tape."""
+        if type(y) is np.ndarray:
+            if y.dtype.kind not in "fc":
+                return y
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(y.shape)
+            self.nodes.append(_Node(f, pullback, inputs, nargs, {(): slot}, None))
+            return TrackedArray(y, self, slot)
         if is_differentiable_leaf(y):
             slot = self.new_slot(y)
             self.nodes.append(_Node(f, pullback, inputs, nargs, {(): slot}, None))
-            return _tracked(y, self, slot)
+            return TrackedScalar(y, self, slot)
         if isinstance(y, (list, tuple)) and has_followable(y):
             outputs: dict[Path, int] = {}
             boxed = self._track_outputs(y, (), outputs)
@@ -249,34 +256,29 @@ class ReverseEngine(Engine):
     name = "reverse mode"
     rule_name = "rrule"
 
-    def call(
-        self,
-        primals: tuple[Any, ...],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        through: Callable[..., Any] | None,
-    ) -> Any:
-        f, values, leaves = split(primals[0], args)
-        if kwargs:
-            refuse_boxed_kwargs(f, kwargs, self)
+    def registry(self) -> Any:
+        return rrule
+
+    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         tape = _tape_of(leaves)
-        if tape is None:  # parameters used outside any forward pass: plain values
-            return f(*values, **kwargs)
-        inputs = [(position, path, tape.slot_of(box)) for position, path, box in leaves]  # type: ignore[arg-type]
-        result = None
-        for candidate in (f, *primals[1:]):
-            if wants_config(candidate, tape.config_primals):
-                result = rrule(tape.config, candidate, *values, **kwargs)
-            else:
-                result = rrule(candidate, *values, **kwargs)
-            if result is not None:
-                y, pullback = result
-                return tape.record(candidate, pullback, inputs, len(values), y)
-        if through is None:
-            through = opted_out_implementation(rrule, f, values)
-        if through is not None:
-            return through(*args, **kwargs)
-        raise self.no_rule(f, values)
+        if tape is None:  # parameters used outside any forward pass
+            return None
+        inputs = [
+            (position, path, box.slot if box.tape is tape else tape.slot_of(box))  # type: ignore[attr-defined]
+            for position, path, box in leaves
+        ]
+        return tape, inputs
+
+    def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        tape = context[0]
+        if wants_config(f, tape.config_primals):
+            return rrule(tape.config, f, *values, **kwargs)
+        return rrule(f, *values, **kwargs)
+
+    def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
+        tape, inputs = context
+        y, pullback = result
+        return tape.record(f, pullback, inputs, len(values), y)
 
 
 def _tape_of(leaves: list[Leaf]) -> Tape | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def test_training_lowers_the_loss() -> None:
     net = make_network(np.random.default_rng(0))
     losses = _sgd(functools.partial(network_loss, ops=LOCAL), net, steps=300, rate=0.5)
     assert losses[-1] < 0.2 * losses[0]
-    assert all(b <= a * (1 + 1e-9) for a, b in zip(losses[50:], losses[51:]))  # settled into steady descent
+    assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(losses[50:]))  # settled into steady descent
 
 
 def test_parameters_get_the_same_gradients() -> None:
