@@ -1,0 +1,199 @@
+"""Sorting: sort, the unique family, and the index-valued functions as non-differentiable.
+
+``sort`` moves each entry to its place: the pushforward gathers the tangent
+through the stable ``argsort`` permutation and the pullback scatters the
+seed back through it. Ties are the one place where sorting is not smooth;
+the stable permutation is the consistent choice rule_coverage.md suggests
+(autograd and PyTorch do the same).
+
+The ``unique`` family: the unique values are entries of the input, each
+read from its first occurrence, so their tangent is the input's tangent
+there and their cotangent goes back there. Where the input holds duplicates
+a perturbation can split them and change the output's length, so there is
+no derivative; the first occurrence is the convention. Counts, indices and
+inverses have no tangent.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    non_differentiable,
+    unthunk,
+)
+from chainrules_core.testing import DTYPES, REALS, Arg, Case, register_cases
+
+from ._arrays import bind, cast_to, real_dtype_of, unary_rule
+
+# ----- sort -----
+
+
+def _sort_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a sort, or ``None`` for ``order=`` (fields of structured arrays)."""
+    options = bind(("axis", "kind", "order"), args, kwargs, axis=-1)
+    return None if options["order"] is not None else options
+
+
+def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
+    values = np.asarray(x)
+    return values.reshape(-1)[perm] if axis is None else np.take_along_axis(values, perm, axis)
+
+
+def _sorted(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> Any:
+    """The sorted array, gathered through the stable permutation (which the rules keep)."""
+    options["perm"] = np.argsort(np.asarray(x), axis=options["axis"], kind="stable")
+    return _gather(x, options["perm"], options["axis"])
+
+
+def _sort_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    return x, options["perm"], options["axis"]
+
+
+def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, perm, axis = state
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    seed = cast_to(out_bar, dtype)
+    x_bar = np.empty(np.shape(x), dtype=dtype)
+    if axis is None:
+        x_bar.reshape(-1)[perm] = seed
+    else:
+        np.put_along_axis(x_bar, perm, seed, axis)
+    return x_bar
+
+
+def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, perm, axis = state
+    return _gather(x_dot, perm, axis)
+
+
+unary_rule(np.sort, _sort_options, _sort_state, _sort_cotangent, _sort_pushforward, evaluate=_sorted)
+
+
+# ----- unique -----
+
+
+def _first_occurrence(flat: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where each of ``values`` first occurs in ``flat`` (a stable sort keeps first occurrences first)."""
+    order = np.argsort(flat, kind="stable")
+    return order[np.searchsorted(flat[order], values, side="left")]
+
+
+def _values_of(result: Any) -> Any:
+    """The unique values in what a function of the unique family returned."""
+    if isinstance(result, tuple):
+        return result[0]
+    return result
+
+
+def _values_seed(out_bar: Any) -> Any:
+    """The seed of the values in a seed for an output of the unique family."""
+    out_bar = unthunk(out_bar)
+    if isinstance(out_bar, Tangent):
+        fields = backing(out_bar)
+        out_bar = fields.get("values", ZeroTangent()) if isinstance(fields, dict) else fields[0]
+    elif isinstance(out_bar, (tuple, list)):
+        out_bar = out_bar[0]
+    return unthunk(out_bar)
+
+
+def _values_tangent(out: Any, values_dot: Any) -> Any:
+    """A tangent for an output of the unique family, from the values' tangent."""
+    if not isinstance(out, tuple):
+        return values_dot
+    if hasattr(out, "_fields"):
+        return Tangent(type(out), values=values_dot)
+    return Tangent(tuple, values_dot, *(NoTangent(),) * (len(out) - 1))
+
+
+def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a call of the unique family; ``None`` for ``axis=`` (unique rows or columns)."""
+    options = bind(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
+    return None if options["axis"] is not None else options
+
+
+def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    flat = np.asarray(x).reshape(-1)
+    return x, _first_occurrence(flat, _values_of(out)), out
+
+
+def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, first, _ = state
+    seed = _values_seed(out_bar)
+    dtype = real_dtype_of(x)
+    if isinstance(seed, AbstractZero) or dtype is None:
+        return seed
+    x_bar = np.zeros(np.size(x), dtype=dtype)
+    x_bar[first] = cast_to(seed, dtype)
+    return x_bar.reshape(np.shape(x))
+
+
+def _unique_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, first, out = state
+    return _values_tangent(out, np.asarray(x_dot).reshape(-1)[first])
+
+
+_UNIQUE = [np.unique] + [
+    getattr(np, name)
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all")
+    if hasattr(np, name)
+]
+for _f in _UNIQUE:
+    unary_rule(_f, _unique_options, _unique_state, _unique_cotangent, _unique_pushforward)
+
+
+# ----- index-valued: no derivative -----
+
+non_differentiable(
+    np.argsort,
+    np.argpartition,
+    np.lexsort,
+    np.searchsorted,
+    np.digitize,
+    np.nonzero,
+    np.flatnonzero,
+    np.argwhere,
+    np.ndarray.argsort,
+    np.ndarray.argpartition,
+    np.ndarray.searchsorted,
+    np.ndarray.nonzero,
+)
+
+
+# ----- declared checks -----
+
+# Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
+# difference could confirm; tests/rules/test_sorting.py checks the conventions there exactly.
+register_cases(
+    "sorting",
+    *(
+        Case(np.sort, (Arg(REALS, (3, 4)), *args), kwargs=kw)
+        for args, kw in (((), {}), ((0,), {}), ((), {"axis": None}))
+    ),
+    Case(np.sort, (Arg(REALS, (2, 3, 4)),), kwargs={"axis": 1, "kind": "mergesort"}),
+    Case(np.sort, (Arg(REALS, (5,)),), kwargs={"stable": True}),
+    Case(np.unique, (Arg(REALS, (3, 4)),)),
+    Case(np.unique, (Arg(REALS, (3, 4)), True, True, True), name="every output"),
+    # unique_values (and unique with sorted=False) may return complex values in hash order, which
+    # jumps as the values move: the rule follows whatever order comes back, finite differences cannot.
+    *(
+        Case(f, (Arg(REALS, (3, 4)),), dtypes=("float64", "float32") if f.__name__ == "unique_values" else DTYPES)
+        for f in _UNIQUE[1:]
+    ),
+)
+if "sorted" in inspect.signature(np.unique).parameters:
+    register_cases(
+        "sorting",
+        Case(
+            np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"
+        ),
+    )

@@ -1,0 +1,71 @@
+import itertools
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("cumulative"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the cumulative family passes the harness."""
+    case.run(dtype, mode)
+
+
+def cumprod_jacobian(x):
+    """d cumprod(x)_i / d x_k = prod_{j <= i, j != k} x_j, entry by entry."""
+    n = len(x)
+    return np.array(
+        [[np.prod([x[j] for j in range(i + 1) if j != k]) if k <= i else 0 for k in range(n)] for i in range(n)]
+    )
+
+
+@pytest.mark.parametrize("zeros", [(), (0,), (2,), (4,), (1, 3), (0, 1), (1, 2, 4)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_cumprod_is_exact_with_zeros(zeros, dtype):
+    """cumprod's pullback and pushforward equal the exact Jacobian, with no, one or several zeros."""
+    rng = np.random.default_rng(len(zeros))
+    x = rng.uniform(0.5, 2.0, 5).astype(dtype)
+    if dtype == "complex128":
+        x = x + 0.5j
+    x[list(zeros)] = 0
+    J = cumprod_jacobian(x)
+    g = rng.standard_normal(5)
+    x_bar = rrule(np.cumprod, x)[1](g)[1]
+    assert np.allclose(x_bar, np.conj(J).T @ g, rtol=1e-13, atol=0)
+    assert np.all(np.isfinite(x_bar))
+    x_dot = rng.standard_normal(5)
+    assert np.allclose(frule((NoTangent(), x_dot), np.cumprod, x)[1], J @ x_dot, rtol=1e-13, atol=0)
+
+
+def test_cumprod_rows_with_zeros_in_different_places():
+    """Each row of a 2-d cumprod is split at its own first zero."""
+    x = np.array([[1.0, 0.0, 2.0, 0.0], [3.0, 2.0, 1.0, 0.5], [0.0, 0.0, 4.0, 2.0]])
+    g = np.ones_like(x)
+    x_bar = rrule(np.cumprod, x, axis=1)[1](g)[1]
+    for row, expected in zip(x_bar, (cumprod_jacobian(r).T @ np.ones(4) for r in x)):
+        assert np.allclose(row, expected)
+
+
+def test_cumsum_pullback_is_a_reversed_cumsum():
+    """The adjoint of cumsum sums the seed from each entry to the end."""
+    x_bar = rrule(np.cumsum, np.ones((2, 3)), axis=None)[1](np.arange(6.0))[1]
+    assert np.array_equal(x_bar, [[15.0, 15.0, 14.0], [12.0, 9.0, 5.0]])
+
+
+@pytest.mark.parametrize("n, axis", list(itertools.product([1, 2, 3], [0, -1])))
+def test_diff_pullback_is_the_adjoint(n, axis):
+    """<g, diff(x_dot)> == <diff's pullback of g, x_dot> exactly, for every order."""
+    rng = np.random.default_rng(n)
+    x, x_dot = rng.standard_normal((2, 5, 6))
+    out, pullback = rrule(np.diff, x, n, axis)
+    g = rng.standard_normal(out.shape)
+    assert np.isclose(np.sum(g * np.diff(x_dot, n, axis)), np.sum(pullback(g)[1] * x_dot))
+
+
+def test_diff_prepend_by_keyword_has_no_tangent():
+    """Keyword arguments never get tangents: a keyword prepend is a constant."""
+    out, pullback = rrule(np.diff, np.arange(4.0), prepend=1.0)
+    assert len(pullback(np.ones(4))) == 2
+    assert rrule(np.diff, np.arange(4.0))[1](ZeroTangent())[1] == ZeroTangent()

@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Tangent, Thunk, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("joining"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the join and split family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_concatenate_cotangent_follows_the_container():
+    """A list of arrays gets a list of views of the seed; a tuple gets Tangent(tuple, ...)."""
+    a, b = np.ones((2, 3)), np.ones((1, 3), dtype=np.float32)
+    seed = np.arange(9.0).reshape(3, 3)
+    bar = rrule(np.concatenate, [a, b])[1](seed)[1]
+    assert isinstance(bar, list) and np.shares_memory(bar[0], seed)
+    assert bar[1].dtype == np.float32 and np.array_equal(bar[1], [[6, 7, 8]])
+    bar = rrule(np.concatenate, (a, b))[1](seed)[1]
+    assert isinstance(bar, Tangent)
+
+
+def test_concatenate_with_an_integer_array():
+    """Integer entries of the list get NoTangent, the others their pieces."""
+    bar = rrule(np.concatenate, [np.ones(2), np.arange(2)])[1](np.arange(4.0))[1]
+    assert np.array_equal(bar[0], [0.0, 1.0]) and bar[1] == NoTangent()
+
+
+def test_split_accepts_zero_and_thunked_entries():
+    """split's pullback takes a list whose entries may be ZeroTangent or thunks, and fills one zero array."""
+    x = np.ones((6, 2))
+    out, pullback = rrule(np.split, x, 3)
+    seed = [ZeroTangent(), Thunk(lambda: np.full((2, 2), 2.0)), np.ones((2, 2))]
+    assert np.array_equal(pullback(seed)[1], [[0, 0], [0, 0], [2, 2], [2, 2], [1, 1], [1, 1]])
+    assert np.array_equal(
+        pullback(Tangent(tuple, ZeroTangent(), ZeroTangent(), np.ones((2, 2))))[1][4:], np.ones((2, 2))
+    )
+    assert pullback([ZeroTangent()] * 3)[1] == ZeroTangent()
+    assert pullback(ZeroTangent())[1] == ZeroTangent()
+
+
+def test_split_pushforward_is_a_list():
+    """split's tangent is the list of the tangent's pieces."""
+    out, out_dot = frule((NoTangent(), np.arange(4.0), NoTangent()), np.split, np.ones(4), 2)
+    assert isinstance(out_dot, list) and np.array_equal(out_dot[1], [2.0, 3.0])
+
+
+def test_repeat_pullback_sums_runs():
+    """repeat's pullback sums each run; an empty run gets zero."""
+    out, pullback = rrule(np.repeat, np.ones(3), [2, 0, 3])
+    assert np.array_equal(pullback(np.arange(5.0))[1], [1.0, 0.0, 9.0])
+
+
+def test_tile_pullback_sums_tiles():
+    """tile's pullback adds the tiles up."""
+    out, pullback = rrule(np.tile, np.ones(2), (2, 3))
+    assert np.array_equal(pullback(np.ones((2, 6)))[1], [6.0, 6.0])
+
+
+def test_pad_modes():
+    """Constant padding crops the seed; gather modes add the mirrored parts back; the rest get no rule."""
+    x = np.arange(3.0)
+    out, pullback = rrule(np.pad, x, 2, "reflect")
+    assert np.array_equal(out, [2, 1, 0, 1, 2, 1, 0])
+    assert np.array_equal(pullback(np.ones(7))[1], [2.0, 3.0, 2.0])
+    out, pullback = rrule(np.pad, x, (1, 2), constant_values=9.0)
+    assert np.shares_memory(pullback(seed := np.ones(6))[1], seed)
+    assert rrule(np.pad, x, 1, "mean") is None
+    assert rrule(np.pad, x, 1, "reflect", reflect_type="odd") is None
+    assert rrule(np.pad, x, 1, mode="linear_ramp") is None
+
+
+def test_out_is_refused():
+    """concatenate and stack into ``out=`` get no rule."""
+    assert rrule(np.concatenate, [np.ones(2), np.ones(2)], out=np.zeros(4)) is None
+    assert rrule(np.stack, [np.ones(2), np.ones(2)], out=np.zeros((2, 2))) is None

@@ -1,0 +1,157 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes
+
+from chainrules.rules.reductions import REDUCTIONS
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
+from chainrules_core.testing import REALS, Arg, Case
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("reductions"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the reductions passes the harness."""
+    case.run(dtype, mode)
+
+
+@st.composite
+def reduction_calls(draw):
+    shape = draw(array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=4))
+    ndim = len(shape)
+    axis = draw(
+        st.one_of(
+            st.none(),
+            st.integers(-ndim, ndim - 1) if ndim else st.none(),
+            st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(tuple) if ndim else st.none(),
+        )
+    )
+    return shape, {"axis": axis, "keepdims": draw(st.booleans())}
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(reduction_calls(), st.sampled_from(REDUCTIONS), st.sampled_from(["float64", "float32", "complex128"]))
+def test_reductions_on_generated_shapes(call, f, dtype):
+    """Every reduction passes the harness in both modes on shapes and axes hypothesis draws."""
+    shape, kwargs = call
+    case = Case(f, (Arg(REALS, shape),), kwargs=kwargs)
+    case.run(dtype, "rrule")
+    case.run(dtype, "frule")
+
+
+def pull(f, *args, seed=1.0, **kwargs):
+    return rrule(f, *args, **kwargs)[1](seed)[1]
+
+
+def push(f, x, x_dot, **kwargs):
+    return frule((NoTangent(), x_dot), f, x, **kwargs)[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_prod_is_exact_with_zeros(dtype):
+    """The gradient of prod is the product of the other entries, with one zero or several."""
+    cases = {
+        (0.0, 2.0, 3.0): [6.0, 0.0, 0.0],
+        (0.0, 0.0, 3.0): [0.0, 0.0, 0.0],
+        (0.0, 0.0, 0.0): [0.0, 0.0, 0.0],
+        (2.0, 0.0, -4.0): [0.0, -8.0, 0.0],
+    }
+    for x, expected in cases.items():
+        x = np.array(x, dtype=dtype)
+        assert np.array_equal(pull(np.prod, x), np.array(expected, dtype=dtype))
+        assert push(np.prod, x, np.ones(3, dtype=dtype)) == sum(expected)
+    x = np.array([[0.0, 0.0, 2.0], [0.0, 3.0, 4.0], [5.0, 6.0, 7.0]], dtype=dtype)
+    expected = np.array([[0.0, 0.0, 0.0], [12.0, 0.0, 0.0], [42.0, 35.0, 30.0]], dtype=dtype)
+    assert np.array_equal(pull(np.prod, x, seed=np.ones(3), axis=1), expected)
+
+
+def test_prod_gradient_conjugates_for_complex():
+    """For complex input the pullback multiplies by the conjugate of the other entries."""
+    x = np.array([1 + 2j, 3 - 1j, 0.5j])
+    x_bar = pull(np.prod, x, seed=1.0 + 0j)
+    expected = np.conj([x[1] * x[2], x[0] * x[2], x[0] * x[1]])
+    assert np.allclose(x_bar, expected)
+
+
+def test_ties_split_evenly():
+    """Tied maxima and minima share the cotangent evenly, two, three or all of them."""
+    assert np.array_equal(pull(np.max, np.array([1.0, 3.0, 3.0])), [0.0, 0.5, 0.5])
+    assert np.allclose(pull(np.min, np.array([2.0, 2.0, 2.0])), [1 / 3, 1 / 3, 1 / 3])
+    x = np.array([[1.0, 3.0, 3.0], [4.0, 0.0, 4.0]])
+    assert np.array_equal(pull(np.amax, x, seed=np.array([2.0, 4.0]), axis=1), [[0, 1, 1], [2, 0, 2]])
+    assert push(np.max, np.array([5.0, 5.0, 1.0]), np.array([1.0, 3.0, 7.0])) == 2.0
+
+
+def test_max_gives_nan_extremum_to_the_nans():
+    """A NaN maximum propagates, and its cotangent goes to the NaN entries."""
+    x = np.array([1.0, np.nan, 2.0])
+    assert np.array_equal(pull(np.max, x), [0.0, 1.0, 0.0])
+
+
+def test_max_with_initial():
+    """An initial value that wins takes the cotangent; a tie with it splits."""
+    assert np.array_equal(pull(np.max, np.array([1.0, 2.0]), initial=5.0), [0.0, 0.0])
+    assert np.array_equal(pull(np.max, np.array([1.0, 5.0]), initial=5.0), [0.0, 0.5])
+
+
+def test_empty_reductions_behave_as_numpy():
+    """Reductions over an empty axis: sum is 0, mean is nan with numpy's warning, max needs initial."""
+    x = np.zeros((0, 3))
+    out, pullback = rrule(np.sum, x, axis=0)
+    assert np.array_equal(out, np.zeros(3))
+    assert pullback(np.ones(3))[1].shape == (0, 3)
+    with pytest.warns(RuntimeWarning):
+        out, pullback = rrule(np.mean, x, axis=0)
+    assert np.all(np.isnan(out))
+    assert pullback(np.ones(3))[1].shape == (0, 3)
+    out, pullback = rrule(np.max, x, axis=0, initial=-1.0)
+    assert np.array_equal(out, [-1.0, -1.0, -1.0])
+    assert pullback(np.ones(3))[1].shape == (0, 3)
+    assert np.array_equal(pull(np.prod, np.zeros((2, 0)), seed=np.ones(2), axis=1), np.zeros((2, 0)))
+
+
+def test_sum_and_mean_cotangents_are_broadcast_views():
+    """The cotangent of sum and mean is a read-only broadcast of the seed, not a full-size array."""
+    x = np.ones((100, 200))
+    for f in (np.sum, np.mean):
+        x_bar = pull(f, x, seed=np.ones(200), axis=0)
+        assert x_bar.shape == x.shape
+        assert x_bar.strides[0] == 0 and not x_bar.flags.writeable
+        assert x_bar.base is not None and x_bar.base.size == 200
+
+
+def test_dtype_casts_the_cotangent_back():
+    """``dtype=`` changes the output's dtype, not the cotangent's."""
+    x = np.ones(3, dtype=np.float32)
+    out, pullback = rrule(np.sum, x, dtype=np.float64)
+    assert out.dtype == np.float64
+    assert pullback(1.0)[1].dtype == np.float32
+    assert pull(np.sum, x, seed=1.0 + 2j, dtype=np.complex128).dtype == np.float32
+
+
+def test_out_is_refused():
+    """A call writing into ``out=`` gets no rule, so an engine can fall back."""
+    x, buffer = np.ones((3, 3)), np.zeros(3)
+    for f in (np.sum, np.prod, np.mean, np.max, np.min, np.var, np.std):
+        assert rrule(f, x, axis=0, out=buffer) is None
+        assert frule((NoTangent(), x, NoTangent(), NoTangent(), NoTangent()), f, x, 0, None, buffer) is None
+    assert rrule(np.trace, x, out=np.zeros(())) is None
+    assert rrule(np.cumsum, x, out=np.zeros(9)) is None
+
+
+def test_methods_resolve_to_the_numpy_rules():
+    """``x.sum(axis)`` uses the rule of ``np.ndarray.sum``; the method's cotangent holds ``x``'s."""
+    x = np.arange(6.0).reshape(2, 3)
+    out, pullback = rrule(x.sum, 0)
+    assert np.array_equal(out, [3.0, 5.0, 7.0])
+    method_bar, axis_bar = pullback(np.ones(3))
+    assert isinstance(method_bar, Tangent) and axis_bar == NoTangent()
+    assert np.array_equal(method_bar.__self__, np.ones((2, 3)))
+
+
+def test_integer_inputs_have_no_tangent():
+    """Sums of integer arrays are non-differentiable; zero seeds give zeros."""
+    assert pull(np.sum, np.arange(3)) == NoTangent()
+    assert rrule(np.prod, np.ones(3))[1](ZeroTangent())[1] == ZeroTangent()
+    assert push(np.max, np.arange(3), NoTangent()) == NoTangent()

@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes
+
+from chainrules_core import NoTangent, frule, rrule
+from chainrules_core.testing import REALS, Arg, Case, test_rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("shape"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the shape family passes the harness."""
+    case.run(dtype, mode)
+
+
+@st.composite
+def shape_calls(draw):
+    """A shape function with arguments valid for a drawn shape."""
+    shape = draw(array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4))
+    ndim = len(shape)
+    axis = st.integers(-ndim, ndim - 1)
+    choice = draw(st.sampled_from(["reshape", "transpose", "swapaxes", "moveaxis", "expand_dims", "flip", "roll"]))
+    if choice == "reshape":
+        return shape, np.reshape, (tuple(reversed(shape)), draw(st.sampled_from("CFA")))
+    if choice == "transpose":
+        return shape, np.transpose, (tuple(draw(st.permutations(range(ndim)))),)
+    if choice == "swapaxes":
+        return shape, np.swapaxes, (draw(axis), draw(axis))
+    if choice == "moveaxis":
+        return shape, np.moveaxis, (draw(axis), draw(axis))
+    if choice == "expand_dims":
+        return shape, np.expand_dims, (draw(st.integers(-ndim - 1, ndim)),)
+    if choice == "flip":
+        return shape, np.flip, (draw(st.one_of(st.none(), axis)),)
+    return shape, np.roll, (draw(st.integers(-5, 5)), draw(st.one_of(st.none(), axis)))
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(shape_calls(), st.sampled_from(["float64", "float32", "complex128"]))
+def test_shape_functions_on_generated_shapes(call, dtype):
+    """Every shape function passes the harness in both modes on shapes hypothesis draws."""
+    shape, f, args = call
+    case = Case(f, (Arg(REALS, shape), *args))
+    case.run(dtype, "rrule")
+    case.run(dtype, "frule")
+
+
+def test_pullbacks_are_views_of_the_seed():
+    """reshape, transpose, swapaxes, moveaxis and flip pull back without copying the seed."""
+    x = np.ones((3, 4, 5))
+    calls = [(np.reshape, (12, 5)), (np.transpose, (2, 0, 1)), (np.swapaxes, 0, 2), (np.moveaxis, 0, -1), (np.flip, 1)]
+    for f, *args in calls:
+        out, pullback = rrule(f, x, *args)
+        seed = np.ones(out.shape)
+        assert np.shares_memory(pullback(seed)[1], seed), f
+
+
+def test_flip_gives_negative_strides_and_rules_accept_them():
+    """flip's results are negative-stride views; rules downstream take them as inputs."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    flipped, pullback = rrule(np.flip, x, 0)
+    assert flipped.strides[0] < 0
+    assert pullback(np.arange(12.0).reshape(3, 4))[1].strides[0] < 0
+    for f, args in ((np.sum, (0,)), (np.reshape, ((4, 3),)), (np.ravel, ("F",)), (np.cumsum, (1,)), (np.sort, ())):
+        test_rrule(f, flipped, *args)
+    test_rrule(np.ravel, x[::-1, ::-2])
+
+
+@pytest.mark.parametrize("order", ["K", "A"])
+def test_ravel_of_a_strided_view_in_memory_order(order):
+    """ravel(order='K') of a non-contiguous view reads memory order; its pullback is the exact adjoint."""
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((4, 6, 3))
+    x = base[::-1, ::2].transpose(2, 0, 1)
+    assert not x.flags.c_contiguous and not x.flags.f_contiguous
+    out, pullback = rrule(np.ravel, x, order)
+    assert np.array_equal(out, np.ravel(x, order))
+    g = rng.standard_normal(out.shape)
+    x_dot = np.empty_like(x)  # the same memory layout as x
+    x_dot[...] = rng.standard_normal(x.shape)
+    assert np.isclose(g @ np.ravel(x_dot, order), np.sum(pullback(g)[1] * x_dot))
+
+
+def test_astype_to_an_integer_dtype_is_non_differentiable():
+    """A cast to int has no tangent; a cast from complex to real keeps the real part."""
+    x = np.array([1.5, 2.5])
+    assert rrule(np.ndarray.astype, x, np.int64)[1](np.ones(2)) == (NoTangent(), NoTangent(), NoTangent())
+    assert frule((NoTangent(), np.ones(2), NoTangent()), np.ndarray.astype, x, np.int32)[1] == NoTangent()
+    z = np.array([1 + 2j])
+    with pytest.warns(np.exceptions.ComplexWarning):
+        out, pullback = rrule(z.astype, np.float64)
+    assert pullback(np.array([3.0]))[0].__self__.dtype == np.complex128  # the bound method holds x
+
+
+def test_broadcast_to_sums_over_the_new_axes():
+    """broadcast_to's pullback sums over leading and stretched axes."""
+    out, pullback = rrule(np.broadcast_to, np.ones((3, 1)), (2, 3, 4))
+    assert np.array_equal(pullback(np.ones((2, 3, 4)))[1], np.full((3, 1), 8.0))

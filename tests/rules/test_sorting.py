@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("sorting"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the sorting family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_sort_ties_follow_the_stable_permutation():
+    """Tied entries keep their order: the first tied input goes to the first tied output."""
+    x = np.array([3.0, 1.0, 3.0, 1.0])
+    out, pullback = rrule(np.sort, x)
+    assert np.array_equal(pullback(np.array([10.0, 20.0, 30.0, 40.0]))[1], [30.0, 10.0, 40.0, 20.0])
+    out, out_dot = frule((NoTangent(), np.array([1.0, 2.0, 3.0, 4.0])), np.sort, x)
+    assert np.array_equal(out_dot, [2.0, 4.0, 1.0, 3.0])
+
+
+def test_sort_along_axes_and_flattened():
+    """sort's pullback inverts the permutation along any axis, or of the flattened input."""
+    x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+    for axis in (0, 1, -1, None):
+        out, pullback = rrule(np.sort, x, axis)
+        assert np.array_equal(out, np.sort(x, axis))
+        assert np.array_equal(pullback(out)[1], x)  # sorting is a permutation: pulling back out gives x
+
+
+def test_unique_values_take_their_first_occurrence():
+    """Duplicates: the unique value's cotangent goes to its first occurrence; counts have none."""
+    x = np.array([3.0, 1.0, 3.0, 2.0, 1.0])
+    out, pullback = rrule(np.unique, x, return_counts=True)
+    assert np.array_equal(out[1], [2, 1, 2])
+    seed = Tangent(tuple, np.array([10.0, 20.0, 30.0]), NoTangent())
+    assert np.array_equal(pullback(seed)[1], [30.0, 10.0, 0.0, 20.0, 0.0])
+    assert pullback(Tangent(tuple, ZeroTangent(), NoTangent()))[1] == ZeroTangent()
+    out, out_dot = frule((NoTangent(), np.arange(5.0)), np.unique_counts, x)
+    assert np.array_equal(out_dot.values, [1.0, 3.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (np.argsort, (np.array([2.0, 1.0]),)),
+        (np.argpartition, (np.array([2.0, 1.0, 3.0]), 1)),
+        (np.searchsorted, (np.array([1.0, 2.0]), 1.5)),
+        (np.nonzero, (np.array([1.0, 0.0]),)),
+        (np.flatnonzero, (np.array([1.0, 0.0]),)),
+        (np.argwhere, (np.array([1.0, 0.0]),)),
+        (np.digitize, (np.array([0.5, 1.5]), np.array([1.0, 2.0]))),
+    ],
+)
+def test_index_valued_functions_are_non_differentiable(f, args):
+    """Index-valued functions have NoTangent outputs and give NoTangent to every input."""
+    out, pullback = rrule(f, *args)
+    assert pullback(ZeroTangent()) == (NoTangent(),) * (len(args) + 1)
+    assert frule((NoTangent(),) * (len(args) + 1), f, *args)[1] == NoTangent()

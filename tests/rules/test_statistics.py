@@ -1,0 +1,44 @@
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, frule, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("statistics"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the statistics passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_std_of_constant_input_has_zero_gradient():
+    """Where std is 0 its derivative does not exist; the rules give 0 rather than nan."""
+    x = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]])
+    out, pullback = rrule(np.std, x, axis=1)
+    x_bar = pullback(np.ones(2))[1]
+    assert np.array_equal(x_bar[0], np.zeros(3)) and np.all(np.isfinite(x_bar))
+    assert frule((NoTangent(), np.ones_like(x)), np.std, x, axis=1)[1][0] == 0.0
+
+
+def test_var_of_complex_input_is_real():
+    """var of a complex array is real, and its cotangent is complex: 2 (x - mean) var_bar / N."""
+    x = np.array([1 + 1j, 2 - 1j, -1j])
+    out, pullback = rrule(np.var, x)
+    assert out.dtype == np.float64
+    assert np.allclose(pullback(1.0)[1], 2 * (x - x.mean()) / 3)
+
+
+def test_too_few_entries_give_inf_as_numpy_does():
+    """N <= ddof: numpy warns and returns inf or nan; the pullback follows."""
+    with pytest.warns(RuntimeWarning):
+        out, pullback = rrule(np.var, np.array([1.0, 2.0]), ddof=2)
+    assert np.isinf(out) or np.isnan(out)
+    with pytest.warns(RuntimeWarning):
+        assert not np.all(np.isfinite(pullback(1.0)[1]))
+
+
+def test_where_and_mean_are_refused():
+    """Calls with ``where=`` or a precomputed ``mean=`` get no rule."""
+    x = np.ones((2, 3))
+    assert rrule(np.var, x, where=np.array([True, False, True])) is None
+    assert rrule(np.std, x, axis=1, mean=np.ones((2, 1))) is None
