@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
+import inspect
+import pkgutil
+import re
 import sys
 import time
 import types
@@ -48,35 +52,80 @@ def _matches(pattern: str | None, *texts: str) -> bool:
 
 
 def _family_from_module(module: str) -> str | None:
-    return module[len(_RULES_PACKAGE) :] if module.startswith(_RULES_PACKAGE) else None
+    """``elementwise`` for ``chainrules.rules.elementwise``; ``None`` for helpers (``_arrays``) and other modules."""
+    if not module.startswith(_RULES_PACKAGE):
+        return None
+    name = module[len(_RULES_PACKAGE) :]
+    return None if name.startswith("_") else name
+
+
+def _family_in_closure(rule: Any, depth: int = 2) -> str | None:
+    """The family of a function that ``rule`` closes over (the partials given to ``scalar_rule``, say)."""
+    for cell in getattr(rule, "__closure__", None) or ():
+        try:
+            contents = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if not callable(contents):
+            continue
+        family = _family_from_module(getattr(contents, "__module__", None) or "")
+        if family is None and depth > 1:
+            family = _family_in_closure(contents, depth - 1)
+        if family is not None:
+            return family
+    return None
 
 
 def rule_family(record: RuleRecord, case_families: dict[int, str]) -> str:
     """The family of a rule: the module under ``chainrules.rules`` that defined it.
 
-    Rules made by the helpers of ``chainrules_core`` (``scalar_rule``,
-    ``non_differentiable``) are functions of ``chainrules_core``: their family
-    is that of the partials they close over, else that of the primal's
-    declared cases, else the module that registered them cannot be known and
-    the helper's module is shown.
+    Rules made by helpers (``scalar_rule``, ``non_differentiable``, the
+    private helper modules of ``chainrules.rules``) are functions of the
+    helper's module: their family is that of a function they close over
+    (the partials given to ``scalar_rule``), else that of the primal's
+    declared cases, else the helper's module is shown.
     """
     module = getattr(record.rule, "__module__", None) or ""
-    family = _family_from_module(module)
-    if family is not None:
-        return family
-    if module.startswith("chainrules_core"):
-        for cell in getattr(record.rule, "__closure__", None) or ():
-            try:
-                contents = cell.cell_contents
-            except ValueError:  # an empty cell
-                continue
-            family = _family_from_module(getattr(contents, "__module__", None) or "")
-            if family is not None and callable(contents):
-                return family
+    family = _family_from_module(module) or _family_in_closure(record.rule)
+    if family is None:
         family = case_families.get(id(_key_object(record.primal)))
-        if family is not None:
-            return family
-    return module or "?"
+    if family is None and module.startswith("chainrules_core"):
+        family = _family_naming(primal_name(record.primal))
+    return family or module or "?"
+
+
+@functools.cache
+def _family_sources() -> dict[str, str]:
+    import chainrules.rules as package
+
+    sources = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            module = sys.modules.get(f"{_RULES_PACKAGE}{info.name}")
+            try:
+                sources[info.name] = inspect.getsource(module) if module is not None else ""
+            except (OSError, TypeError):
+                sources[info.name] = ""
+    return sources
+
+
+def _family_naming(name: str) -> str | None:
+    """The family module whose source names ``np.argsort`` and the like: where ``non_differentiable`` was called.
+
+    A rule made by ``non_differentiable`` keeps no trace of the module that
+    registered it, so the listing looks for the name in the families' sources.
+    """
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w])")
+    in_calls = [
+        family
+        for family, source in _family_sources().items()
+        if any(pattern.search(arguments) for arguments in _NON_DIFFERENTIABLE_CALL.findall(source))
+    ]
+    found = in_calls or [family for family, source in _family_sources().items() if pattern.search(source)]
+    return found[0] if len(found) == 1 else None
+
+
+_NON_DIFFERENTIABLE_CALL = re.compile(r"non_differentiable\(([^()]*)\)")
 
 
 def _key_object(primal: Any) -> Any:
