@@ -16,6 +16,7 @@ from tests.engines.programs import (
     Layer,
     Model,
     RuledLayer,
+    array_program,
     check_program,
     make_network,
     math_operator_program,
@@ -71,6 +72,14 @@ def test_network_jacobian_agrees_with_backpropagated_rows() -> None:
         e.flat[k] = 1.0
         rows.append(back(e)[0].ravel())
     np.testing.assert_allclose(jac.reshape(y.size, x.size), np.array(rows), rtol=1e-12, atol=1e-14)
+
+
+def test_array_program() -> None:
+    """Shape, joining, indexing and reduction rules of numpy, differentiated by both engines."""
+    _needs("arrays")
+    rng = np.random.default_rng(8)
+    check_program(array_program, (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))))
+    check_program(array_program, (rng.standard_normal((2, 3)).astype(np.float32), np.zeros((2, 3))), rtol=1e-4)
 
 
 def test_math_operator_program() -> None:
