@@ -57,7 +57,10 @@ class Engine:
         context = self.prepare(leaves, args)
         if context is None:  # nothing to follow after all: plain values
             return f(*values, **kwargs)
-        for candidate in (f, *primals[1:]):
+        result = self.ask(context, f, values, kwargs)
+        if result is not None:
+            return self.record(context, f, values, result)
+        for candidate in primals[1:]:
             result = self.ask(context, candidate, values, kwargs)
             if result is not None:
                 return self.record(context, candidate, values, result)
@@ -437,6 +440,9 @@ class Box:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value!r})"
 
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
     # ----- operators: each one a call of its primal -----
@@ -630,13 +636,18 @@ def lift(f: Callable[..., Any]) -> Callable[..., Any]:
     if getattr(f, "__chainrules_lifted__", None) is not None:
         return f
 
+    through = None if isinstance(f, _BUILTIN_CALLABLES) else f
+    primals = (f,)
+
     @functools.wraps(f)
     def lifted(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            if isinstance(a, Box):
+                return a._engine.call(primals, args, kwargs, through)
         box = first_box(args, kwargs)
         if box is None:
             return f(*args, **kwargs)
-        through = None if isinstance(f, _BUILTIN_CALLABLES) else f
-        return box._engine.call((f,), args, kwargs, through)
+        return box._engine.call(primals, args, kwargs, through)
 
     lifted.__chainrules_lifted__ = f  # type: ignore[attr-defined]
     return lifted

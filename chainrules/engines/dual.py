@@ -51,6 +51,7 @@ from ._calls import top_level_call
 from ._registry_view import ConfigPrimals, wants_config
 
 _CONFIG_PRIMALS = ConfigPrimals(frule)
+_NO_TANGENT = NoTangent()
 
 
 class DualNumbers(RuleConfig, HasForwardMode):
@@ -169,17 +170,20 @@ class ForwardEngine(Engine):
 
     def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         owner = leaves[0][2].owner  # type: ignore[attr-defined]
-        tangents = [NoTangent(), *(constant_tangent(a) for a in args)]
-        for position, path, box in leaves:
+        for _, _, box in leaves:
             if box.owner is not owner:  # type: ignore[attr-defined]
                 raise ValueError(
                     "forward mode: dual numbers of two passes met (a closure over a value of an outer pass); "
                     "pass it as an argument instead"
                 )
-            if not path:
-                tangents[position] = box.tangent  # type: ignore[attr-defined]
-        for position in {position for position, path, _ in leaves if path}:
-            tangents[position] = _container_tangent(args[position - 1])
+        tangents = [leaves[0][2].tangent if leaves[0][0] == 0 else _NO_TANGENT]  # type: ignore[attr-defined]
+        for a in args:
+            if isinstance(a, Dual):
+                tangents.append(a.tangent)
+            elif isinstance(a, (list, tuple, dict)) and a:
+                tangents.append(_container_tangent(a))
+            else:
+                tangents.append(constant_tangent(a))
         return owner, tuple(tangents)
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -190,6 +194,8 @@ class ForwardEngine(Engine):
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         y, y_dot = result
+        if type(y) is np.ndarray and y.dtype.kind in "fc" and type(y_dot) is np.ndarray:
+            return DualArray(y, y_dot, context[0])
         return context[0].wrap(y, unthunk(y_dot))
 
 

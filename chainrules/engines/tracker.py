@@ -82,26 +82,11 @@ class Tracker(RuleConfig, HasReverseMode):
 # ----- the tape -----
 
 
-class _Node:
-    """One recorded call: the pullback, where its inputs and outputs live on the tape."""
-
-    __slots__ = ("f", "inputs", "nargs", "outputs", "pullback", "skeleton")
-
-    def __init__(
-        self,
-        f: Any,
-        pullback: Callable[[Any], Any],
-        inputs: list[tuple[int, Path, int]],
-        nargs: int,
-        outputs: dict[Path, int],
-        skeleton: Any,
-    ) -> None:
-        self.f = f
-        self.pullback = pullback
-        self.inputs = inputs
-        self.nargs = nargs
-        self.outputs = outputs
-        self.skeleton = skeleton
+# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` lists (position in
+# (f, *args), path inside a container argument, slot); ``outputs`` is the output's slot, or for a list or
+# tuple output a dict from paths to slots with ``skeleton`` the output itself (``None`` for one output).
+# A tuple rather than a class: a node is made per operation, and tuples are the cheapest to make.
+_Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, Any]
 
 
 class Tape:
@@ -154,16 +139,16 @@ class Tape:
             shapes = self.shapes
             slot = len(shapes)
             shapes.append(y.shape)
-            self.nodes.append(_Node(f, pullback, inputs, nargs, {(): slot}, None))
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
             return TrackedArray(y, self, slot)
         if is_differentiable_leaf(y):
             slot = self.new_slot(y)
-            self.nodes.append(_Node(f, pullback, inputs, nargs, {(): slot}, None))
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
             return TrackedScalar(y, self, slot)
         if isinstance(y, (list, tuple)) and has_followable(y):
             outputs: dict[Path, int] = {}
             boxed = self._track_outputs(y, (), outputs)
-            self.nodes.append(_Node(f, pullback, inputs, nargs, outputs, y))
+            self.nodes.append((f, pullback, inputs, nargs, outputs, y))
             return boxed
         return y
 
@@ -177,40 +162,50 @@ class Tape:
 
     def backward(self, seeds: list[tuple[int, Any]]) -> list[Any]:
         """Run every pullback in reverse order from ``seeds``; the cotangent of each slot (``None``: none)."""
-        n = len(self.shapes)
+        shapes = self.shapes
+        n = len(shapes)
         bars: list[Any] = [None] * n
         owned = [False] * n
         for slot, seed in seeds:
             self._add(bars, owned, slot, seed, None, 0)
-        for node in reversed(self.nodes):
-            out_bar = _gather(node, bars)
-            if out_bar is None:
-                continue
-            cotangents = node.pullback(out_bar)
-            if type(cotangents) is not tuple or len(cotangents) != node.nargs + 1:
+        for f, pullback, inputs, nargs, outputs, skeleton in reversed(self.nodes):
+            if skeleton is None:
+                out_bar = bars[outputs]
+                if out_bar is None:
+                    continue  # nothing reached this output: skip the pullback
+                bars[outputs] = None
+            else:
+                out_bar = _gather(outputs, skeleton, bars)
+                if out_bar is None:
+                    continue
+            cotangents = pullback(out_bar)
+            if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
                 count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
                 raise ValueError(
-                    f"reverse mode: the pullback of {function_name(node.f)} returned {count} cotangents; "
-                    f"expected {node.nargs + 1}: one for the function itself, then one per argument"
+                    f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
+                    f"expected {nargs + 1}: one for the function itself, then one per argument"
                 )
-            for position, path, slot in node.inputs:
+            for position, path, slot in inputs:
                 c = cotangents[position]
                 if path:
                     c = part(c, path)
                 if c is None or isinstance(c, AbstractZero):
                     continue
-                self._add(bars, owned, slot, c, node, position)
+                if bars[slot] is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
+                    bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                else:
+                    self._add(bars, owned, slot, c, f, position)
         return bars
 
-    def _add(self, bars: list[Any], owned: list[bool], slot: int, c: Any, node: _Node | None, position: int) -> None:
+    def _add(self, bars: list[Any], owned: list[bool], slot: int, c: Any, f: Any, position: int) -> None:
         """Add ``c`` into ``bars[slot]``, in place once the slot holds an array of its own."""
         shape = self.shapes[slot]
         if type(c) is np.ndarray and shape is not None and c.shape != shape:
-            source = "the seed" if node is None else f"the pullback of {function_name(node.f)} (argument {position})"
+            source = "the seed" if position == 0 else f"the pullback of {function_name(f)} (argument {position})"
             raise ValueError(f"reverse mode: {source} gave a cotangent of shape {c.shape} for a value of shape {shape}")
         old = bars[slot]
         if old is None:
-            bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+            bars[slot] = c
             return
         if not owned[slot]:
             old = unthunk(old)
@@ -222,17 +217,11 @@ class Tape:
         bars[slot] = accumulate(old, c)
 
 
-def _gather(node: _Node, bars: list[Any]) -> Any:
-    """The cotangent of a node's output, ``None`` if nothing reached it; frees the output slots."""
-    outputs = node.outputs
-    if node.skeleton is None:
-        slot = outputs[()]
-        out_bar = bars[slot]
-        bars[slot] = None
-        return out_bar
+def _gather(outputs: dict[Path, int], skeleton: Any, bars: list[Any]) -> Any:
+    """The cotangent of a list or tuple output, ``None`` if nothing reached it; frees the output slots."""
     if all(bars[slot] is None for slot in outputs.values()):
         return None
-    out_bar = _output_cotangent(node.skeleton, (), outputs, bars)
+    out_bar = _output_cotangent(skeleton, (), outputs, bars)
     for slot in outputs.values():
         bars[slot] = None
     return out_bar
@@ -260,33 +249,29 @@ class ReverseEngine(Engine):
         return rrule
 
     def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
-        tape = _tape_of(leaves)
-        if tape is None:  # parameters used outside any forward pass
-            return None
-        inputs = [
-            (position, path, box.slot if box.tape is tape else tape.slot_of(box))  # type: ignore[attr-defined]
-            for position, path, box in leaves
-        ]
+        for _, _, box in leaves:
+            tape = box.tape  # type: ignore[attr-defined]
+            if tape is not None:
+                break
+        else:  # parameters only: they join the current pass, if any
+            tape = _CURRENT.get()
+            if tape is None:
+                return None
+        inputs = []
+        for position, path, box in leaves:
+            inputs.append((position, path, box.slot if box.tape is tape else tape.slot_of(box)))  # type: ignore[attr-defined]
         return tape, inputs
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         tape = context[0]
         if wants_config(f, tape.config_primals):
             return rrule(tape.config, f, *values, **kwargs)
-        return rrule(f, *values, **kwargs)
+        return rrule(f, *values, **kwargs) if kwargs else rrule(f, *values)
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         tape, inputs = context
         y, pullback = result
         return tape.record(f, pullback, inputs, len(values), y)
-
-
-def _tape_of(leaves: list[Leaf]) -> Tape | None:
-    for _, _, box in leaves:
-        tape = box.tape  # type: ignore[attr-defined]
-        if tape is not None:
-            return tape  # type: ignore[no-any-return]
-    return _CURRENT.get()
 
 
 class Tracked(Box):
