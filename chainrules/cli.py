@@ -27,7 +27,7 @@ from chainrules_core import RuleRecord, frule, rrule
 from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
 from chainrules_core.testing import Case, registered_cases
 
-from .engines._boxes import function_name
+from .engines._structure import function_name
 
 _RULES_PACKAGE = "chainrules.rules."
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ._boxes import ObjectBox, function_name, lift
+from ._boxes import ObjectBox, lift
+from ._structure import function_name
 
 
 def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -31,13 +31,10 @@ from chainrules_core import (
 )
 from chainrules_core.tangent_types.tangent import construct
 
-from ._boxes import (
-    ArrayBox,
-    Box,
-    Engine,
-    Leaf,
-    ObjectBox,
-    ScalarBox,
+from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._calls import top_level_call
+from ._registry_view import ConfigPrimals, wants_config
+from ._structure import (
     constant_tangent,
     has_followable,
     is_differentiable_leaf,
@@ -47,8 +44,6 @@ from ._boxes import (
     structural,
     type_name,
 )
-from ._calls import top_level_call
-from ._registry_view import ConfigPrimals, wants_config
 
 _CONFIG_PRIMALS = ConfigPrimals(frule)
 _NO_TANGENT = NoTangent()

@@ -43,14 +43,11 @@ from chainrules_core import (
 )
 from chainrules_core.tangent_types.tangent import construct
 
-from ._boxes import (
-    ArrayBox,
-    Box,
-    Engine,
-    Leaf,
-    ObjectBox,
+from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._calls import top_level_call, unit_seed
+from ._registry_view import ConfigPrimals, wants_config
+from ._structure import (
     Path,
-    ScalarBox,
     function_name,
     has_followable,
     is_differentiable_leaf,
@@ -59,8 +56,6 @@ from ._boxes import (
     rebuild,
     structural,
 )
-from ._calls import top_level_call, unit_seed
-from ._registry_view import ConfigPrimals, wants_config
 
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
 _CONFIG_PRIMALS = ConfigPrimals(rrule)
