@@ -1,0 +1,99 @@
+"""Linear-algebra pullbacks and pushforwards against their primal call.
+
+For each function and size n, the primal ``f(*args)`` is the baseline; the
+table gives the time of ``rrule`` (primal plus closure), of the pullback
+(every cotangent forced), and of ``frule``, as ratios to it. A pullback is a
+few primal-sized operations: matmul's is two matrix products (ratio ~2),
+solve's a second solve plus an outer product (~1-2), cholesky's two
+triangular solves that numpy can only do as general solves, and svd's a few
+matrix products on top of nothing (the decomposition is reused).
+
+The BLAS runs on one thread and the four timings of a case are taken in
+turns, round after round, keeping each one's best: on a shared machine the
+ratios then compare like with like.
+
+Run: python benchmarks/bench_linalg.py [n ...]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import sys  # noqa: E402 - after the thread settings, which numpy reads when imported
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import chainrules  # noqa: E402, F401 - registers the rules
+from chainrules_core import NoTangent, frule, rrule, unthunk  # noqa: E402
+
+from timing import best_time, format_time, table  # noqa: E402
+
+ROUNDS = 5
+
+
+def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
+    b = rng.normal(size=(n, n))
+    return b @ b.T + n * np.eye(n)
+
+
+def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]]:
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    return [
+        ("matmul", np.matmul, (a, b), {}),
+        ("solve", np.linalg.solve, (a + n * np.eye(n), b), {}),
+        ("cholesky", np.linalg.cholesky, (_spd(rng, n),), {}),
+        ("svd", np.linalg.svd, (a,), {"full_matrices": False}),
+    ]
+
+
+def _force(cotangents: tuple[Any, ...]) -> None:
+    for c in cotangents:
+        unthunk(c)
+
+
+def _seed(out: Any, rng: np.random.Generator) -> Any:
+    if isinstance(out, tuple):
+        return tuple(rng.normal(size=np.shape(o)) for o in out)
+    return rng.normal(size=np.shape(out))
+
+
+def main(sizes: list[int]) -> None:
+    rows = []
+    for n in sizes:
+        for name, f, args, kwargs in _cases(n):
+            rng = np.random.default_rng(1)
+            out, pullback = rrule(f, *args, **kwargs)
+            seed = _seed(out, rng)
+            tangents = (NoTangent(), *(rng.normal(size=np.shape(x)) for x in args))
+            calls = {
+                "primal": lambda f=f, args=args, kwargs=kwargs: f(*args, **kwargs),
+                "rrule": lambda f=f, args=args, kwargs=kwargs: rrule(f, *args, **kwargs),
+                "pullback": lambda pullback=pullback, seed=seed: _force(pullback(seed)),
+                "frule": lambda f=f, args=args, kwargs=kwargs, t=tangents: frule(t, f, *args, **kwargs),
+            }
+            best = {name: float("inf") for name in calls}
+            for _ in range(ROUNDS):
+                for label, call in calls.items():
+                    best[label] = min(best[label], best_time(call, min_time=0.05, repeat=2))
+            primal, t_rrule, t_pullback, t_frule = best.values()
+            rows.append(
+                (
+                    name,
+                    n,
+                    format_time(primal),
+                    f"{t_rrule / primal:.2f}",
+                    f"{t_pullback / primal:.2f}",
+                    f"{t_frule / primal:.2f}",
+                )
+            )
+    print(table(["function", "n", "primal", "rrule / primal", "pullback / primal", "frule / primal"], rows))
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [64, 512])

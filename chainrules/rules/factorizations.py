@@ -1,0 +1,291 @@
+"""Factorizations: cholesky and qr.
+
+Both take stacks of matrices over the last two axes. ``cholesky`` reads one
+triangle of its input (the lower one, the upper one with ``upper=True``): its
+rules see the Hermitian matrix that triangle stands for, and the cotangent
+lives on that triangle only, with a real diagonal.
+
+``qr`` has rules for modes ``'reduced'``, ``'r'`` and ``'complete'``; with
+``'complete'`` and more rows than columns the extra columns of Q are any
+basis of a complement, so the pullback takes a cotangent that is zero on
+them and raises ``ValueError`` otherwise, and the frule returns ``None``.
+``mode='raw'`` and unknown keywords get no rule (``None``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core.testing import Case, Generated, register_cases
+
+from ._linalg_common import (
+    adjoint,
+    diag_embed,
+    diagonal,
+    fold_to_triangle,
+    hermitian_from_triangle,
+    is_zero,
+    pad_to,
+    phi_lower,
+    random_matrix,
+    require_zero,
+    solve_lower,
+    solve_right,
+    tuple_cotangents,
+    tuple_tangent,
+    zero_like,
+)
+
+# ----- cholesky -----
+# Murray 2016, "Differentiation of the Cholesky decomposition", eqs. (9)-(10):
+# with A = L L^H, L_dot = L Phi(L^-1 A_dot L^-H), and the adjoint
+# S = L^-H Phi(L^H L_bar) L^-1, whose Hermitian part is the cotangent of A.
+
+
+@rrule.register(np.linalg.cholesky)
+def _cholesky_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
+    if not kwargs.keys() <= {"upper"}:
+        return None
+    upper = bool(kwargs.get("upper", False))
+    out = f(a, **kwargs)
+    project_a = ProjectTo(a)
+    low = adjoint(out) if upper else out
+
+    def cholesky_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if is_zero(out_bar):
+            return NoTangent(), zero_like(project_a)
+        low_bar = adjoint(out_bar) if upper else out_bar
+        x = solve_lower(low, phi_lower(adjoint(low) @ low_bar), conjugate_transpose=True)
+        s = adjoint(solve_lower(low, adjoint(x), conjugate_transpose=True))  # L^-H Phi(L^H L_bar) L^-1
+        return NoTangent(), project_a(fold_to_triangle(s, lower=not upper))
+
+    return out, cholesky_pullback
+
+
+@frule.register(np.linalg.cholesky)
+def _cholesky_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) -> Any:
+    if not kwargs.keys() <= {"upper"}:
+        return None
+    upper = bool(kwargs.get("upper", False))
+    out = f(a, **kwargs)
+    a_dot = unthunk(tangents[1])
+    if is_zero(a_dot):
+        return out, ZeroTangent()
+    low = adjoint(out) if upper else out
+    h_dot = hermitian_from_triangle(np.asarray(a_dot), lower=not upper)
+    m = adjoint(solve_lower(low, adjoint(solve_lower(low, h_dot))))  # L^-1 H_dot L^-H
+    low_dot = low @ phi_lower(m)
+    return out, ProjectTo(out)(adjoint(low_dot) if upper else low_dot)
+
+
+# ----- qr -----
+# Walter and Lehmann 2018, "Algorithmic differentiation of linear algebra
+# functions with application in optimum experimental design", section 3.3
+# (forward), and Roberts and Roberts 2020, "QR and LQ decomposition matrix
+# backpropagation algorithms for square, wide, and deep matrices" (reverse,
+# including the wide case). LAPACK makes the diagonal of R real, which fixes
+# the phase of each column of Q: the derivative is unique for full-rank input.
+
+
+def _qr_omega(c: np.ndarray) -> np.ndarray:
+    """The skew-Hermitian ``Q^H Q_dot`` for ``C = Q^H A_dot R^-1`` (R_dot R^-1 upper, real diagonal)."""
+    low = np.tril(c, -1)
+    return low - adjoint(low) + 1j * diag_embed(diagonal(c).imag) if np.iscomplexobj(c) else low - adjoint(low)
+
+
+def _qr_square_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(Q_dot, R_dot)`` for an ``m >= n`` input (R square and invertible)."""
+    a_dot_rinv = solve_right(a_dot, r)
+    c = adjoint(q) @ a_dot_rinv
+    upper_part = c - _qr_omega(c)  # R_dot R^-1
+    return a_dot_rinv - q @ upper_part, upper_part @ r
+
+
+def _qr_square_pullback(q: np.ndarray, r: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
+    """``A_bar = (Q_bar + Q copyutl(M)) R^-H`` with ``M = R_bar R^H - Q^H Q_bar``."""
+    m = np.zeros(r.shape, np.result_type(q, r))
+    if not is_zero(r_bar):
+        m = m + r_bar @ adjoint(r)
+    if not is_zero(q_bar):
+        m = m - adjoint(q) @ q_bar
+    upper = np.triu(m, 1)
+    sym = upper + adjoint(upper) + diag_embed(diagonal(m).real.astype(m.dtype))
+    lhs = q @ sym if is_zero(q_bar) else q_bar + q @ sym
+    return solve_right(lhs, adjoint(r))
+
+
+def _qr_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    m, n = q.shape[-2], r.shape[-1]
+    if m >= n:
+        return _qr_square_pushforward(q, r, a_dot)
+    # A = [X | Y] with X = Q U square and Y = Q V: V_dot = Q^H (Y_dot - Q_dot V)
+    q_dot, u_dot = _qr_square_pushforward(q, r[..., :m], a_dot[..., :m])
+    v_dot = adjoint(q) @ (a_dot[..., m:] - q_dot @ r[..., m:])
+    return q_dot, np.concatenate([u_dot, v_dot], axis=-1)
+
+
+def _qr_pullback(q: np.ndarray, r: np.ndarray, a: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
+    m, n = q.shape[-2], r.shape[-1]
+    if m >= n:
+        return _qr_square_pullback(q, r, q_bar, r_bar)
+    if is_zero(r_bar):
+        return np.concatenate([_qr_square_pullback(q, r[..., :m], q_bar, r_bar), np.zeros_like(a[..., m:])], axis=-1)
+    u_bar, v_bar = r_bar[..., :m], r_bar[..., m:]
+    q_bar_all = a[..., m:] @ adjoint(v_bar)
+    if not is_zero(q_bar):
+        q_bar_all = q_bar_all + q_bar
+    x_bar = _qr_square_pullback(q, r[..., :m], q_bar_all, u_bar)
+    return np.concatenate([x_bar, q @ v_bar], axis=-1)
+
+
+def _qr_mode(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """The mode of a ``qr`` call; None for modes without a rule ('raw') and unknown keywords."""
+    if len(args) > 1 or not kwargs.keys() <= {"mode"}:
+        return None
+    mode = args[0] if args else kwargs.get("mode", "reduced")
+    return mode if mode in ("reduced", "complete", "r") else None
+
+
+def _complete_extra(q: np.ndarray, r: np.ndarray) -> int:
+    """How many columns of a complete-mode Q are not determined by A (m - n when m > n)."""
+    return max(q.shape[-1] - r.shape[-1], 0)
+
+
+_NOT_UNIQUE = (
+    "rrule(np.linalg.qr): mode='complete' with more rows than columns: the last {} columns of Q are "
+    "any orthonormal basis of the complement of A's range, so a result that depends on them has no "
+    "derivative; use mode='reduced'"
+)
+
+
+@rrule.register(np.linalg.qr)
+def _qr_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    mode = _qr_mode(args, kwargs)
+    if mode is None:
+        return None
+    out = f(a, *args, **kwargs)
+    project_a = ProjectTo(a)
+    a_arr = np.asarray(a)
+    if mode == "r":
+        q, r = np.linalg.qr(a_arr)
+    else:
+        q, r = out
+    extra = _complete_extra(q, r) if mode == "complete" else 0
+    n_extra_args = len(args)
+
+    def qr_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if mode == "r":
+            q_bar, r_bar = ZeroTangent(), unthunk(out_bar)
+        else:
+            q_bar, r_bar = tuple_cotangents(out_bar, ("Q", "R"))
+        if is_zero(q_bar) and is_zero(r_bar):
+            return NoTangent(), zero_like(project_a), *(NoTangent(),) * n_extra_args
+        q_k, r_k = q, r
+        if extra:
+            require_zero(q_bar, (..., slice(-extra, None)), _NOT_UNIQUE.format(extra))
+            k = r.shape[-1]
+            q_k, r_k = q[..., :k], r[..., :k, :]
+            q_bar = q_bar if is_zero(q_bar) else q_bar[..., :k]
+            r_bar = r_bar if is_zero(r_bar) else r_bar[..., :k, :]
+        a_bar = _qr_pullback(q_k, r_k, a_arr, q_bar, r_bar)
+        return NoTangent(), project_a(a_bar), *(NoTangent(),) * n_extra_args
+
+    return out, qr_pullback
+
+
+@frule.register(np.linalg.qr)
+def _qr_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    mode = _qr_mode(args, kwargs)
+    if mode is None:
+        return None
+    out = f(a, *args, **kwargs)
+    a_dot = unthunk(tangents[1])
+    if is_zero(a_dot):
+        return out, ZeroTangent()
+    q, r = np.linalg.qr(a) if mode == "r" else out
+    if mode == "complete" and _complete_extra(q, r):
+        return None  # the extra columns of Q are not determined by A
+    q_dot, r_dot = _qr_pushforward(q, r, np.asarray(a_dot))
+    if mode == "r":
+        return out, ProjectTo(out)(r_dot)
+    return out, tuple_tangent(out, ProjectTo(q)(q_dot), ProjectTo(r)(r_dot))
+
+
+# ----- declared checks -----
+
+
+def qr_complete_reduced_part(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``n`` columns of Q and the first ``n`` rows of R from ``qr(a, mode='complete')``.
+
+    For a tall ``a`` these are determined by ``a`` (they are the reduced QR);
+    the rest of the complete Q is not.
+
+    >>> q, r = qr_complete_reduced_part(np.array([[3.0], [4.0]]))
+    >>> q.shape, r.shape
+    ((2, 1), (1, 1))
+    """
+    q, r = np.linalg.qr(a, mode="complete")
+    n = np.shape(a)[-1]
+    return q[..., :n], r[..., :n, :]
+
+
+@rrule.register(qr_complete_reduced_part)
+def _qr_complete_reduced_part_rrule(f: Any, a: Any) -> Any:
+    (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
+    n = np.shape(a)[-1]
+
+    def qr_complete_reduced_part_pullback(out_bar: Any) -> tuple[Any, Any]:
+        q_bar, r_bar = tuple_cotangents(out_bar, ("Q", "R"))
+        return pullback((pad_to(q_bar, q.shape), pad_to(r_bar, r.shape)))
+
+    return (q[..., :n], r[..., :n, :]), qr_complete_reduced_part_pullback
+
+
+def _spd(shape: tuple[int, ...]) -> Generated:
+    """Hermitian positive definite matrices ``B B^H + n I``; the triangle not read holds noise."""
+    n = shape[-1]
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        b = random_matrix(rng, shape, dtype)
+        spd = b @ adjoint(b) + n * np.eye(n)
+        noise = np.triu(random_matrix(rng, shape, dtype), 1)  # must not matter: only the lower triangle is read
+        return (spd + noise).astype(dtype)
+
+    return Generated(make, f"hermitian positive definite{shape}".replace(" ", ""))
+
+
+def _spd_upper(shape: tuple[int, ...]) -> Generated:
+    lower = _spd(shape)
+    return Generated(lambda rng, dtype: adjoint(lower.make(rng, dtype)), f"{lower.label}, upper")
+
+
+def _full_rank(shape: tuple[int, ...]) -> Generated:
+    """Full-rank matrices with well-separated singular values: Q diag(1..k) W^H scaled, plus noise."""
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        m, n = shape[-2:]
+        k = min(m, n)
+        u, _ = np.linalg.qr(random_matrix(rng, (*shape[:-2], m, k), dtype))
+        w, _ = np.linalg.qr(random_matrix(rng, (*shape[:-2], n, k), dtype))
+        s = np.linspace(1.0, 2.0 * k, k)
+        return ((u * s) @ adjoint(w) + 0.05 * random_matrix(rng, shape, dtype)).astype(dtype)
+
+    return Generated(make, f"full rank{shape}".replace(" ", ""))
+
+
+register_cases(
+    "factorizations",
+    Case(np.linalg.cholesky, (_spd((3, 3)),)),
+    Case(np.linalg.cholesky, (_spd((2, 4, 4)),)),
+    Case(np.linalg.cholesky, (_spd_upper((3, 3)),), kwargs={"upper": True}),
+    *[Case(np.linalg.qr, (_full_rank(shape),)) for shape in [(3, 3), (5, 3), (3, 5), (2, 4, 3), (2, 3, 4)]],
+    Case(np.linalg.qr, (_full_rank((4, 3)),), kwargs={"mode": "r"}),
+    Case(np.linalg.qr, (_full_rank((3, 5)), "r")),
+    Case(np.linalg.qr, (_full_rank((3, 5)),), kwargs={"mode": "complete"}, name="complete equals reduced"),
+    Case(np.linalg.qr, (_full_rank((3, 3)),), kwargs={"mode": "complete"}),
+    Case(qr_complete_reduced_part, (_full_rank((5, 3)),), modes=("rrule",), name="complete, tall"),
+)

@@ -1,0 +1,252 @@
+"""Linear algebra: inv, solve, det, slogdet.
+
+Every rule takes stacks of matrices over the last two axes, as numpy does.
+The formulas are those of Giles 2008, "An extended collection of matrix
+derivative results for forward and reverse mode algorithmic
+differentiation", sections 2.2-2.3, with conjugate transposes for the
+complex convention (the adjoint under ``Re(conj(a) b)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, unbroadcast, unthunk
+from chainrules_core.testing import REALS, Arg, At, Case, register_cases
+
+from ._linalg_common import (
+    adjoint,
+    as_array,
+    is_zero,
+    matmul_summed,
+    solve_vectors,
+    tuple_cotangents,
+    tuple_tangent,
+    well_conditioned,
+    zero_like,
+)
+
+# ----- inv -----
+
+
+@rrule.register(np.linalg.inv)
+def _inv_rrule(f: Any, a: Any) -> Any:
+    out = f(a)
+    project_a = ProjectTo(a)
+
+    def inv_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if is_zero(out_bar):
+            return NoTangent(), zero_like(project_a)
+        out_h = adjoint(out)
+        return NoTangent(), project_a(-(out_h @ out_bar @ out_h))
+
+    return out, inv_pullback
+
+
+@frule.register(np.linalg.inv)
+def _inv_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    a_dot = unthunk(tangents[1])
+    if is_zero(a_dot):
+        return out, ZeroTangent()
+    return out, ProjectTo(out)(-(out @ a_dot @ out))
+
+
+# ----- solve -----
+
+
+@rrule.register(np.linalg.solve)
+def _solve_rrule(f: Any, a: Any, b: Any) -> Any:
+    x = f(a, b)
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+    a_arr, b_arr = as_array(a), as_array(b)
+    vector = b_arr.ndim == 1  # numpy reads b as a stack of matrices unless it is 1-D
+
+    def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
+        x_bar = unthunk(x_bar)
+        if is_zero(x_bar):
+            return NoTangent(), zero_like(project_a), zero_like(project_b)
+        a_h = adjoint(a_arr)
+        if vector:
+            b_bar = solve_vectors(a_h, x_bar)
+            a_bar = matmul_summed(-b_bar[..., :, None], x.conj()[..., None, :], a_arr.shape)
+        else:
+            b_bar = np.linalg.solve(a_h, x_bar)
+            a_bar = matmul_summed(-b_bar, adjoint(x), a_arr.shape)
+        return NoTangent(), project_a(a_bar), unbroadcast(b, b_bar)
+
+    return x, solve_pullback
+
+
+@frule.register(np.linalg.solve)
+def _solve_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
+    x = f(a, b)
+    _, a_dot, b_dot = (unthunk(t) for t in tangents)
+    vector = np.ndim(b) == 1
+    rhs: Any = None
+    if not is_zero(b_dot) and not ProjectTo(b).is_no_tangent:
+        rhs = b_dot
+    if not is_zero(a_dot) and not ProjectTo(a).is_no_tangent:
+        a_dot_x = (a_dot @ x[..., None])[..., 0] if vector else a_dot @ x
+        rhs = -a_dot_x if rhs is None else rhs - a_dot_x
+    if rhs is None:
+        return x, ZeroTangent()
+    rhs = np.broadcast_to(rhs, x.shape)
+    x_dot = solve_vectors(as_array(a), rhs) if vector else np.linalg.solve(a, rhs)
+    return x, ProjectTo(x)(x_dot)
+
+
+# ----- det -----
+
+
+def _products_of_the_others(s: np.ndarray) -> np.ndarray:
+    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def _adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
+
+    Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
+    lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    """
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    p = _products_of_the_others(s).astype(a.dtype)
+    return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
+
+
+def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
+    """The adjugate ``det(a) inv(a)``, finite at singular matrices.
+
+    Through ``inv`` for matrices whose 1-norm condition number is below
+    ``eps**-0.5`` (there ``det * inv`` loses at most half the digits), through
+    the SVD otherwise and at exactly singular matrices (JAX and PyTorch keep
+    det's derivative finite there the same way).
+    """
+    try:
+        inv = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return _adjugate_svd(a)
+    cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
+    good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
+    adj = np.asarray(det)[..., None, None] * inv
+    if not np.all(good):
+        bad = ~good
+        if adj.ndim == 2:
+            return _adjugate_svd(a)
+        adj[bad] = _adjugate_svd(a[bad])
+    return adj
+
+
+@rrule.register(np.linalg.det)
+def _det_rrule(f: Any, a: Any) -> Any:
+    out = f(a)
+    project_a = ProjectTo(a)
+    a_arr = as_array(a)
+
+    def det_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if is_zero(out_bar):
+            return NoTangent(), zero_like(project_a)
+        # d det = tr(adj(A) dA): A_bar = out_bar adj(A)^H
+        adj = adjugate(_inexact(a_arr), out)
+        return NoTangent(), project_a(np.asarray(out_bar)[..., None, None] * adjoint(adj))
+
+    return out, det_pullback
+
+
+@frule.register(np.linalg.det)
+def _det_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    a_dot = unthunk(tangents[1])
+    if is_zero(a_dot) or ProjectTo(a).is_no_tangent:
+        return out, ZeroTangent()
+    adj = adjugate(_inexact(as_array(a)), out)
+    return out, ProjectTo(out)(np.einsum("...ji,...ij->...", adj, a_dot))
+
+
+def _inexact(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype.kind in "fc" else a.astype(np.float64)
+
+
+# ----- slogdet -----
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return _adjugate_svd(a) / np.linalg.det(a)[..., None, None]
+
+
+@rrule.register(np.linalg.slogdet)
+def _slogdet_rrule(f: Any, a: Any) -> Any:
+    out = f(a)
+    sign = out[0]
+    project_a = ProjectTo(a)
+    a_arr = _inexact(as_array(a))
+    complex_a = a_arr.dtype.kind == "c"
+
+    def slogdet_pullback(out_bar: Any) -> tuple[Any, Any]:
+        sign_bar, logabsdet_bar = tuple_cotangents(out_bar, ("sign", "logabsdet"))
+        if not complex_a:
+            sign_bar = ZeroTangent()  # the sign of a real determinant is locally constant
+        if (is_zero(sign_bar) and is_zero(logabsdet_bar)) or project_a.is_no_tangent:
+            return NoTangent(), zero_like(project_a)
+        # With t = tr(inv(A) dA): d logabsdet = Re(t) and d sign = sign i Im(t).
+        t_bar = np.zeros(np.shape(sign), dtype=a_arr.dtype)
+        if not is_zero(logabsdet_bar):
+            t_bar = t_bar + np.real(logabsdet_bar)
+        if not is_zero(sign_bar):
+            t_bar = t_bar - 1j * np.imag(np.conj(sign_bar) * sign)
+        return NoTangent(), project_a(t_bar[..., None, None] * adjoint(_inverse(a_arr)))
+
+    return out, slogdet_pullback
+
+
+@frule.register(np.linalg.slogdet)
+def _slogdet_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    sign, logabsdet = out
+    a_dot = unthunk(tangents[1])
+    if is_zero(a_dot) or ProjectTo(a).is_no_tangent:
+        return out, ZeroTangent()
+    t = np.einsum("...ji,...ij->...", _inverse(_inexact(as_array(a))), a_dot)
+    logabsdet_dot = ProjectTo(logabsdet)(np.real(t))
+    if np.iscomplexobj(sign):
+        return out, tuple_tangent(out, ProjectTo(sign)(sign * 1j * np.imag(t)), logabsdet_dot)
+    return out, tuple_tangent(out, ZeroTangent(), logabsdet_dot)
+
+
+# ----- declared checks -----
+
+_RANK_ONE = [[1.0, 2.0], [2.0, 4.0]]
+_RANK_TWO = [[2.0, 1.0, 3.0], [1.0, 0.5, 1.5], [0.0, 1.0, 1.0]]  # rows 1 and 2 are parallel
+
+register_cases(
+    "linalg",
+    Case(np.linalg.inv, (well_conditioned((3, 3)),)),
+    Case(np.linalg.inv, (well_conditioned((2, 3, 3)),)),
+    Case(np.linalg.solve, (well_conditioned((3, 3)), Arg(REALS, (3,)))),
+    Case(np.linalg.solve, (well_conditioned((3, 3)), Arg(REALS, (3, 2)))),
+    Case(np.linalg.solve, (well_conditioned((2, 3, 3)), Arg(REALS, (3,))), name="one vector for a stack"),
+    Case(np.linalg.solve, (well_conditioned((2, 3, 3)), Arg(REALS, (2, 3, 2)))),
+    Case(np.linalg.solve, (well_conditioned((3, 3)), Arg(REALS, (2, 3, 1))), name="one matrix for a stack"),
+    Case(np.linalg.solve, (well_conditioned((2, 1, 3, 3)), Arg(REALS, (4, 3, 2))), name="batch broadcasting"),
+    Case(np.linalg.det, (well_conditioned((3, 3)),)),
+    Case(np.linalg.det, (Arg(REALS, (4, 4)),)),
+    Case(np.linalg.det, (well_conditioned((2, 3, 3)),)),
+    Case(np.linalg.det, (At(_RANK_ONE),), name="singular"),
+    Case(np.linalg.det, (At(_RANK_TWO),), name="singular, rank n - 1"),
+    Case(np.linalg.det, (At([_RANK_TWO, np.eye(3).tolist()]),), name="a stack with one singular matrix"),
+    Case(np.linalg.slogdet, (well_conditioned((3, 3)),)),
+    Case(np.linalg.slogdet, (Arg(REALS, (2, 3, 3)),), name="signs of both kinds"),
+)

@@ -1,0 +1,64 @@
+"""Factorizations: cholesky and qr."""
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
+from chainrules_core.testing import registered_cases
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("factorizations"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the factorizations family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_cholesky_cotangent_lives_on_the_lower_triangle():
+    """cholesky reads the lower triangle: the cotangent is zero above it and real on the diagonal."""
+    rng = np.random.default_rng(0)
+    b = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    a = b @ b.conj().T + 3 * np.eye(3)
+    _, pullback = rrule(np.linalg.cholesky, a)
+    a_bar = pullback(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)))[1]
+    assert np.all(np.triu(a_bar, 1) == 0) and np.all(np.diagonal(a_bar).imag == 0)
+    _, pullback = rrule(np.linalg.cholesky, a, upper=True)
+    a_bar = pullback(rng.normal(size=(3, 3)) + 0j)[1]
+    assert np.all(np.tril(a_bar, -1) == 0)
+
+
+def test_cholesky_of_identity():
+    """At A = I, L = I and the cotangent is Phi(L_bar + L_bar^T) on the lower triangle."""
+    l_bar = np.array([[1.0, 0.0], [2.0, 3.0]])
+    _, pullback = rrule(np.linalg.cholesky, np.eye(2))
+    np.testing.assert_allclose(pullback(l_bar)[1], [[0.5, 0.0], [2.0, 1.5]])
+
+
+def test_qr_complete_of_a_tall_matrix():
+    """mode='complete' with m > n: the extra columns of Q must have no cotangent; frule refuses."""
+    a = np.random.default_rng(1).normal(size=(4, 2))
+    (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
+    with pytest.raises(ValueError, match="mode='reduced'"):
+        pullback((np.ones((4, 4)), ZeroTangent()))
+    assert frule((NoTangent(), np.ones((4, 2))), np.linalg.qr, a, mode="complete") is None
+    q_bar = np.zeros((4, 4))
+    q_bar[:, :2] = 1.0
+    _, reduced = rrule(np.linalg.qr, a)
+    np.testing.assert_allclose(pullback((q_bar, ZeroTangent()))[1], reduced((q_bar[:, :2], ZeroTangent()))[1])
+
+
+def test_qr_raw_mode_has_no_rule():
+    """mode='raw' returns Householder reflectors: no rule (None)."""
+    assert rrule(np.linalg.qr, np.eye(2), mode="raw") is None
+
+
+@pytest.mark.parametrize("mode", ["frule", "rrule"])
+def test_cholesky_without_scipy(monkeypatch, mode):
+    """Without scipy the triangular solves fall back to numpy's general solve, with the same results."""
+    from chainrules.rules import _linalg_common
+
+    monkeypatch.setattr(_linalg_common, "_solve_triangular", None)
+    for _, case in registered_cases("factorizations"):
+        if case.f is np.linalg.cholesky:
+            for dtype in ("float64", "complex128"):
+                case.run(dtype, mode)

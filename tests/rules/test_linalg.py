@@ -1,0 +1,90 @@
+"""Linear algebra: inv, solve, det, slogdet."""
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("linalg"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the linalg family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_det_at_a_singular_matrix_is_finite_and_exact():
+    """At a rank n - 1 matrix the cotangent is the (rank-one) adjugate, not nan."""
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    _, pullback = rrule(np.linalg.det, a)
+    np.testing.assert_allclose(pullback(1.0)[1], [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+    _, out_dot = frule((NoTangent(), np.array([[1.0, 0.0], [0.0, 0.0]])), np.linalg.det, a)
+    assert out_dot == pytest.approx(4.0)
+
+
+def test_det_at_rank_n_minus_2_has_a_zero_derivative():
+    """Below rank n - 1 every cofactor vanishes: the cotangent and the tangent are zero."""
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [-1.0, -2.0, -3.0]])
+    _, pullback = rrule(np.linalg.det, a)
+    np.testing.assert_allclose(pullback(1.0)[1], np.zeros((3, 3)), atol=1e-12)
+    _, out_dot = frule((NoTangent(), np.ones((3, 3))), np.linalg.det, a)
+    assert abs(out_dot) < 1e-12
+
+
+def test_det_of_a_stack_mixes_both_methods():
+    """In a stack, singular matrices take the SVD route and the others the inverse."""
+    rng = np.random.default_rng(0)
+    good = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+    singular = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
+    _, pullback = rrule(np.linalg.det, np.stack([good, singular]))
+    a_bar = pullback(np.ones(2))[1]
+    np.testing.assert_allclose(a_bar[0], np.linalg.det(good) * np.linalg.inv(good).T)
+    np.testing.assert_allclose(a_bar[1], [[4.0, -2.0, 0.0], [-2.0, 1.0, 0.0], [0.0, 0.0, 0.0]], atol=1e-12)
+
+
+def test_slogdet_sign_of_a_singular_matrix():
+    """A rank-deficient matrix has sign 0 and logabsdet -inf; a seed on the sign alone gives a zero."""
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    (sign, logabsdet), pullback = rrule(np.linalg.slogdet, a)
+    assert sign == 0.0 and logabsdet == -np.inf
+    assert pullback((1.0, ZeroTangent()))[1] == ZeroTangent()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a_bar = pullback((ZeroTangent(), 1.0))[1]
+    assert not np.all(np.isfinite(a_bar))  # d log|det| is unbounded at a singular matrix
+
+
+def test_slogdet_sign_of_a_real_matrix_has_a_zero_tangent():
+    """For real input the sign is locally constant: its tangent is ZeroTangent, its cotangent ignored."""
+    a = np.array([[0.0, 1.0], [2.0, 0.5]])
+    out, out_dot = frule((NoTangent(), np.eye(2)), np.linalg.slogdet, a)
+    assert out.sign == -1.0
+    assert out_dot.sign == ZeroTangent()
+    assert out_dot.logabsdet == pytest.approx(np.trace(np.linalg.inv(a)))
+    _, pullback = rrule(np.linalg.slogdet, a)
+    np.testing.assert_allclose(pullback((5.0, 1.0))[1], np.linalg.inv(a).T)
+
+
+def test_slogdet_accepts_any_form_of_tuple_cotangent():
+    """A namedtuple Tangent, a plain tuple and a Tangent with a missing field all work."""
+    from chainrules_core import Tangent
+
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    out, pullback = rrule(np.linalg.slogdet, a)
+    expected = np.linalg.inv(a).T
+    np.testing.assert_allclose(pullback((0.0, 1.0))[1], expected)
+    np.testing.assert_allclose(pullback(Tangent(type(out), logabsdet=1.0))[1], expected)
+    np.testing.assert_allclose(pullback(Tangent(tuple, ZeroTangent(), 1.0))[1], expected)
+    assert pullback(ZeroTangent())[1] == ZeroTangent()
+
+
+def test_solve_with_a_vector_for_a_stack():
+    """A 1-D right-hand side shared by a stack of matrices gets the sum of the stack's cotangents."""
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(4, 3, 3)) + 3 * np.eye(3)
+    b = rng.normal(size=3)
+    x, pullback = rrule(np.linalg.solve, a, b)
+    x_bar = rng.normal(size=(4, 3))
+    _, a_bar, b_bar = pullback(x_bar)
+    expected_b = sum(np.linalg.solve(a[i].T, x_bar[i]) for i in range(4))
+    np.testing.assert_allclose(b_bar, expected_b)
+    np.testing.assert_allclose(a_bar[0], -np.outer(np.linalg.solve(a[0].T, x_bar[0]), x[0]))

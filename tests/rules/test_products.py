@@ -1,0 +1,94 @@
+"""The products: matmul, ``@``, dot, vdot, inner, outer, tensordot."""
+
+import operator
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
+from chainrules_core.testing import test_frule, test_rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("products"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the products family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_matmul_cotangents_are_lazy_and_exact():
+    """Each operand's cotangent is a thunk holding out_bar @ b^H and a^H @ out_bar."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))
+    b = rng.normal(size=(4, 2))
+    out, pullback = rrule(np.matmul, a, b)
+    g = rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))
+    _, a_bar, b_bar = pullback(g)
+    assert isinstance(a_bar, Thunk) and isinstance(b_bar, Thunk)
+    np.testing.assert_allclose(unthunk(a_bar), g @ b.T)
+    np.testing.assert_allclose(unthunk(b_bar), (a.conj().T @ g).real)
+    assert unthunk(b_bar).dtype == np.float64
+
+
+def test_matmul_operator_is_typed_on_arrays():
+    """``@`` has a rule for arrays (and lists beside arrays) but claims no Python numbers."""
+    a, b = np.ones((2, 3)), np.ones((3, 2))
+    assert rrule(operator.matmul, a, b) is not None
+    assert frule((NoTangent(), a, b), operator.matmul, a, b) is not None
+    assert rrule(operator.matmul, 2.0, 3.0) is None
+    assert frule((NoTangent(), 1.0, 1.0), operator.matmul, 2.0, 3.0) is None
+
+
+def test_matmul_operator_with_a_list_operand():
+    """A list operand of ``@`` gets a list cotangent."""
+    x = [1.0, 2.0, 3.0]
+    test_rrule(operator.matmul, np.arange(6.0).reshape(2, 3), x)
+    test_frule(operator.matmul, x, np.arange(6.0).reshape(3, 2))
+    _, pullback = rrule(operator.matmul, np.ones((2, 3)), x)
+    assert unthunk(pullback(np.ones(2))[2]) == [2.0, 2.0, 2.0]
+
+
+def test_matmul_batch_broadcasting_sums_the_cotangent():
+    """An operand broadcast over batch dimensions gets the sum over the batch."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(5, 3, 4)), rng.normal(size=(4, 2))
+    g = rng.normal(size=(5, 3, 2))
+    _, pullback = rrule(np.matmul, a, b)
+    expected = sum(a[i].T @ g[i] for i in range(5))
+    np.testing.assert_allclose(unthunk(pullback(g)[2]), expected)
+
+
+def test_float32_stays_float32():
+    """float32 operands get float32 cotangents and tangents."""
+    a = np.ones((2, 3), dtype=np.float32)
+    b = np.ones((3, 2), dtype=np.float32)
+    _, pullback = rrule(np.matmul, a, b)
+    assert unthunk(pullback(np.ones((2, 2), dtype=np.float32))[1]).dtype == np.float32
+    assert frule((NoTangent(), a, b), np.matmul, a, b)[1].dtype == np.float32
+
+
+def test_vdot_conjugates_its_first_argument():
+    """vdot(a, b) = sum(conj(a) b): a's cotangent is conj(out_bar) b, b's is out_bar a."""
+    a = np.array([1 + 2j, 3 - 1j])
+    b = np.array([2 - 1j, 1j])
+    _, pullback = rrule(np.vdot, a, b)
+    _, a_bar, b_bar = pullback(1j)
+    np.testing.assert_allclose(unthunk(a_bar), -1j * b)
+    np.testing.assert_allclose(unthunk(b_bar), 1j * a)
+
+
+def test_zero_seed():
+    """A zero seed gives zero cotangents without computing a product."""
+    _, pullback = rrule(np.tensordot, np.ones((2, 3)), np.ones((3, 4)), 1)
+    assert pullback(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent(), NoTangent())
+
+
+@pytest.mark.parametrize(
+    "f, kwargs",
+    [(np.matmul, {"out": np.empty((2, 2))}), (np.matmul, {"dtype": np.float32}), (np.dot, {"out": np.empty((2, 2))})],
+)
+def test_unsupported_keywords_get_no_rule(f, kwargs):
+    """``out=``, ``dtype=`` and the like are refused: the rule is None and the engine decides."""
+    a, b = np.ones((2, 3)), np.ones((3, 2))
+    assert rrule(f, a, b, **kwargs) is None
+    assert frule((NoTangent(), a, b), f, a, b, **kwargs) is None
