@@ -197,6 +197,16 @@ PRIMITIVES: dict[str, list[tuple[Any, tuple[Any, ...]]]] = {
         (math.hypot, (0.5, 0.5)),
     ],
     "object": [(np.matmul, (_M, _M)), (np.add, (_M, _M)), (np.tanh, (_M,)), (np.sum, (_M,))],
+    "linalg": [
+        (np.linalg.eigh, (_M,)),
+        (np.linalg.slogdet, (_M,)),
+        (np.linalg.svd, (_M,)),
+        (np.linalg.inv, (_M,)),
+        (np.matmul, (_M, _M)),
+        (np.einsum, ("ij,jk->ik", _M, _M)),
+        (np.linalg.norm, (_M,)),
+        (np.sum, (_M,)),
+    ],
     "arrays": [
         (np.concatenate, ([_M, _M],)),
         (np.ndarray.reshape, (_M, 4)),
@@ -260,6 +270,19 @@ def array_program(a: Any, b: Any) -> Any:
     w = np.stack([v, v[::-1]])
     m = np.mean(s, axis=0)
     return LOCAL.add(LOCAL.sum(LOCAL.mul(w, w)), LOCAL.sum(LOCAL.mul(m, np.cumsum(m))))
+
+
+def linalg_program(a: Any) -> Any:
+    """Factorizations with tuple outputs (namedtuples among them), products and norms."""
+    s = np.einsum("ij,kj->ik", a, a)  # a @ a.T: symmetric, without needing elementwise rules
+    eigenvalues = np.linalg.eigh(s).eigenvalues
+    _, logdet = np.linalg.slogdet(a)
+    singular = np.linalg.svd(a, compute_uv=False)
+    inverse = np.linalg.inv(a) @ a.T
+    return LOCAL.add(
+        LOCAL.add(np.sum(eigenvalues), logdet),
+        LOCAL.add(np.sum(singular), LOCAL.add(np.linalg.norm(inverse, axis=1)[0], inverse.trace())),
+    )
 
 
 def math_operator_program(x: float, y: float) -> Any:

@@ -18,6 +18,7 @@ from tests.engines.programs import (
     RuledLayer,
     array_program,
     check_program,
+    linalg_program,
     make_network,
     math_operator_program,
     missing_rules,
@@ -80,6 +81,13 @@ def test_array_program() -> None:
     rng = np.random.default_rng(8)
     check_program(array_program, (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))))
     check_program(array_program, (rng.standard_normal((2, 3)).astype(np.float32), np.zeros((2, 3))), rtol=1e-4)
+
+
+def test_linalg_program() -> None:
+    """Linear-algebra rules, tuple and namedtuple outputs seeded in part, through both engines."""
+    _needs("linalg")
+    a = np.random.default_rng(9).standard_normal((3, 3)) + 2 * np.eye(3)
+    check_program(linalg_program, (a,))
 
 
 def test_math_operator_program() -> None:
