@@ -44,6 +44,11 @@ def test_parameters_get_the_same_gradients() -> None:
     np.testing.assert_allclose(x_bar, x_ref, rtol=1e-12)
     for p, g in zip([*thetas, *ws], [*theta_bars, *w_bars]):
         np.testing.assert_allclose(p.grad, g, rtol=1e-12)
+    for p in [*thetas, *ws]:
+        p.zero_grad()
+    assert ad.gradient(lambda: network_loss(thetas, ws, net["x"], net["target"])) == ()  # parameters only
+    for p, g in zip([*thetas, *ws], [*theta_bars, *w_bars]):
+        np.testing.assert_allclose(p.grad, g, rtol=1e-12)
 
 
 def _example() -> Any:
