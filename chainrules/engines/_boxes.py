@@ -6,7 +6,8 @@ numpy value is involved), ``np.sin(t)`` arrives through ``__array_ufunc__``,
 ``np.sum(t)`` through ``__array_function__``, ``t.sum()`` is
 ``np.ndarray.sum``. The box hands each such call to its engine, which asks the
 registry for a rule. Both engines, reverse (``tracker.Tracked``) and forward
-(``dual.Dual``), share this module; they differ only in ``Engine.call``.
+(``dual.Dual``), share this module; each supplies the hooks of ``Engine.call``
+(``prepare``, ``ask``, ``record``).
 """
 
 from __future__ import annotations
