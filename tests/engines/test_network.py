@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 import chainrules.engines as ad
-from tests.engines.programs import LOCAL, make_network, missing_rules, network_loss
+from tests.engines.programs import LOCAL, make_network, network_loss, require_rules
 
 
 def _sgd(loss: Any, net: dict[str, Any], steps: int, rate: float) -> list[float]:
@@ -62,9 +61,7 @@ def _example() -> Any:
 
 def test_numpy_example() -> None:
     """examples/network.py with numpy's rules: gradients against backprop, finite differences and jvp; training."""
-    missing = missing_rules("network")
-    if missing:
-        pytest.skip(f"the numpy network needs rules not registered yet: {', '.join(missing)}")
+    require_rules("network")
     example = _example()
     problem = example.make_problem(width=8, batch=6)
     vs_backprop, vs_fd, vs_jvp = example.check_gradient(problem)

@@ -21,17 +21,11 @@ from tests.engines.programs import (
     linalg_program,
     make_network,
     math_operator_program,
-    missing_rules,
     network,
     network_loss,
     polynomial,
+    require_rules,
 )
-
-
-def _needs(program: str) -> None:
-    missing = missing_rules(program)
-    if missing:
-        pytest.skip(f"the numpy variant needs rules not registered yet: {', '.join(missing)}")
 
 
 @pytest.mark.parametrize("x", [0.7, np.array([0.3, -1.2, 2.0]), np.array([[0.5, -0.5]], dtype=np.float64)])
@@ -42,7 +36,7 @@ def test_polynomial(x: Any) -> None:
 
 def test_polynomial_numpy() -> None:
     """The same polynomial with numpy functions, whose rules come from the registry."""
-    _needs("polynomial")
+    require_rules("polynomial")
     check_program(functools.partial(polynomial, ops=NUMPY), (np.array([0.3, -1.2, 2.0]),))
 
 
@@ -50,7 +44,7 @@ def test_polynomial_numpy() -> None:
 def test_network(ops: Any) -> None:
     """The 8-layer network: its loss with respect to every parameter, its output with respect to the input."""
     if ops is NUMPY:
-        _needs("network")
+        require_rules("network")
     net = make_network(np.random.default_rng(1))
     loss = functools.partial(network_loss, ops=ops)
     check_program(loss, (net["thetas"], net["ws"], net["x"], net["target"]))
@@ -77,7 +71,7 @@ def test_network_jacobian_agrees_with_backpropagated_rows() -> None:
 
 def test_array_program() -> None:
     """Shape, joining, indexing and reduction rules of numpy, differentiated by both engines."""
-    _needs("arrays")
+    require_rules("arrays")
     rng = np.random.default_rng(8)
     check_program(array_program, (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))))
     check_program(array_program, (rng.standard_normal((2, 3)).astype(np.float32), np.zeros((2, 3))), rtol=1e-4)
@@ -85,14 +79,14 @@ def test_array_program() -> None:
 
 def test_linalg_program() -> None:
     """Linear-algebra rules, tuple and namedtuple outputs seeded in part, through both engines."""
-    _needs("linalg")
+    require_rules("linalg")
     a = np.random.default_rng(9).standard_normal((3, 3)) + 2 * np.eye(3)
     check_program(linalg_program, (a,))
 
 
 def test_math_operator_program() -> None:
     """A scalar program of ``math`` (through ``lifted(math)``) and ``operator`` functions."""
-    _needs("math_operator")
+    require_rules("math_operator")
     check_program(math_operator_program, (0.8, -1.3))
 
 
