@@ -52,7 +52,8 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     taken to be holomorphic in complex arguments.
 
     A call with ``out=`` or ``where=`` gets no rule (``None``): the engine
-    must then differentiate the call another way or refuse it.
+    must then differentiate the call another way or refuse it. So does a
+    ufunc called with its output buffers as extra positional arguments.
 
     >>> import math
     >>> def hypot(x, y):
@@ -65,9 +66,11 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     (5.0, 0.6)
     """
 
+    nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
+
     @rrule.register(f)
     def _scalar_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and any(k in kwargs for k in _REFUSED_KWARGS):
+        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
@@ -79,7 +82,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
                 out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):
+                if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
                     return NoTangent(), _zero_cotangent(project)
                 return NoTangent(), _pull(project, shape, partials(out, x), out_bar)
 
@@ -87,7 +90,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
         def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):
+            if isinstance(out_bar, AbstractZero) or all(p.is_no_tangent for p in projects):
                 return (NoTangent(), *map(_zero_cotangent, projects))
             ps = partials(out, *args)
             return (NoTangent(), *[_pull(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)])
@@ -96,7 +99,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
     @frule.register(f)
     def _scalar_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and any(k in kwargs for k in _REFUSED_KWARGS):
+        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
             return None
         out = f(*args, **kwargs)
         active = [

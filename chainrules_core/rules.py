@@ -573,7 +573,7 @@ passes an engine's ``RuleConfig``. Register rules with ``@rrule.register(f)``.
 >>> y, pullback = rrule(double_sin, 0.0)
 >>> y, pullback(1.0)
 (0.0, (NoTangent(), 2.0))
->>> rrule(math.sqrt, 4.0) is None  # no rule registered here
+>>> rrule(str.upper, "a") is None  # no rule registered for it
 True
 """
 

@@ -90,10 +90,30 @@ def test_partials_are_not_evaluated_without_a_cotangent() -> None:
     assert calls == []
 
 
+def test_partials_are_not_evaluated_for_arguments_without_tangents() -> None:
+    calls: list[int] = []
+
+    def traced2(x: object) -> object:
+        return x
+
+    scalar_rule(traced2, lambda out, x: calls.append(1) or 1.0)
+    assert rrule(traced2, np.array([1, 2]))[1](np.ones(2)) == (NoTangent(), NoTangent())
+    assert calls == []
+
+
 def test_out_and_where_keywords_get_no_rule() -> None:
     buffer = np.empty(2)
     assert rrule(cube, np.ones(2), out=buffer) is None
     assert frule((NoTangent(), np.ones(2)), cube, np.ones(2), where=True) is None
+
+
+def test_ufunc_output_buffers_passed_positionally_get_no_rule() -> None:
+    double = np.frompyfunc(lambda x: 2 * x, 1, 1)
+    scalar_rule(double, lambda out, x: 2)
+    buffer = np.empty(2, dtype=object)
+    assert rrule(double, np.ones(2), buffer) is None
+    assert frule((NoTangent(), np.ones(2), np.ones(2)), double, np.ones(2), buffer) is None
+    assert rrule(double, 1.5)[1](1.0) == (NoTangent(), 2.0)
 
 
 def test_non_differentiable() -> None:

@@ -1,0 +1,155 @@
+"""Rules for numpy's elementwise functions of one argument."""
+
+import pytest
+
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("elementwise"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the elementwise family passes the harness."""
+    case.run(dtype, mode)
+
+
+# ----- points the harness cannot reach, conventions, keywords -----
+
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from chainrules.rules._derivatives import UNARY  # noqa: E402
+from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule  # noqa: E402
+
+LIMITS = [(f, point, partials) for f, entry in UNARY.items() for point, partials in entry.limits]
+
+
+def _name(f):
+    return getattr(f, "__name__", str(f))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "python"])
+@pytest.mark.parametrize("f, point, partials", LIMITS, ids=[f"{_name(f)}{p}" for f, p, _ in LIMITS])
+def test_limit_points(f, point, partials, dtype):
+    """Where the derivative is infinite, both rules return the declared limit (numpy's inf, with its warning)."""
+    (x,), (expected,) = point, partials
+    x = x if dtype == "python" else np.asarray(x, dtype=dtype)
+    with np.errstate(all="ignore"):
+        _, pullback = rrule(f, x)
+        _, x_bar = pullback(1.0 if dtype == "python" else np.ones((), dtype=dtype))
+        _, out_dot = frule((NoTangent(), 1.0 if dtype == "python" else np.ones((), dtype=dtype)), f, x)
+    assert type(x_bar) is float if dtype == "python" else x_bar.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(float(x_bar), expected, rtol=1e-6)
+    np.testing.assert_allclose(float(out_dot), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_rounding_has_zero_derivative_of_the_input_dtype(f, dtype):
+    """At the jumps too (integers, half-integers, 0): zeros of the input's dtype, not NoTangent."""
+    x = np.array([-1.0, 0.0, 0.5, 2.0, 2.5], dtype=dtype)
+    out, pullback = rrule(f, x)
+    _, x_bar = pullback(np.ones(5, dtype=dtype))
+    assert x_bar.dtype == np.dtype(dtype) and not np.any(x_bar)
+    _, out_dot = frule((NoTangent(), np.ones(5, dtype=dtype)), f, x)
+    assert out_dot.dtype == out.dtype and not np.any(out_dot)
+    assert rrule(f, 2.0)[1](1.0) == (NoTangent(), 0.0)
+
+
+def test_round_decimals_gets_no_tangent():
+    _, pullback = rrule(np.round, np.array([1.234, 5.678]), 2)
+    assert pullback(np.ones(2))[2] == NoTangent()
+
+
+@pytest.mark.parametrize("f", [np.sign, np.angle, np.absolute])
+def test_complex_zero(f):
+    """At 0, where sign and angle jump and abs has a kink, the cotangent is 0 (the central difference for abs)."""
+    _, pullback = rrule(f, np.zeros(2, dtype=complex))
+    _, z_bar = pullback(np.ones(2, dtype=complex if f is np.sign else float))
+    assert z_bar.dtype == np.complex128 and not np.any(z_bar)
+
+
+def test_sign_of_a_complex_number_moves_on_the_circle():
+    """d sign(z) = i sign(z) Im(conj(sign(z)) dz)/|z|: radial directions give 0, a turn i z gives i sign(z)."""
+    z = 3.0 + 4.0j
+    assert frule((NoTangent(), z), np.sign, z)[1] == pytest.approx(0.0)
+    assert frule((NoTangent(), 1j * z), np.sign, z)[1] == pytest.approx(1j * z / 5)
+
+
+def test_abs_of_a_complex_number_embeds_the_real_cotangent():
+    _, pullback = rrule(np.abs, np.array([3.0 + 4.0j]))
+    _, z_bar = pullback(np.array([2.0]))
+    np.testing.assert_allclose(z_bar, [2.0 * (0.6 + 0.8j)])
+
+
+def test_python_floats_get_python_floats():
+    for f in (np.sin, np.sqrt, np.negative, np.absolute, np.floor, np.deg2rad):
+        _, pullback = rrule(f, 0.5)
+        assert type(pullback(1.0)[1]) is float, f
+
+
+def test_integer_and_bool_inputs_get_no_tangent():
+    for x in (np.array([1, 4]), np.array([True, False]), 4, True):
+        _, pullback = rrule(np.sqrt, x)
+        assert pullback(np.ones(2))[1] == NoTangent()
+    assert frule((NoTangent(), np.ones(2)), np.reciprocal, np.array([1, 2]))[1] == NoTangent()
+
+
+def test_dtype_keyword_casts_the_cotangent_back():
+    """np.exp(x, dtype=float32) of a float64 x: a float64 cotangent, a float32 tangent."""
+    x = np.array([0.5, 1.5])
+    out, pullback = rrule(np.exp, x, dtype=np.float32)
+    _, x_bar = pullback(np.ones(2, dtype=np.float32))
+    assert out.dtype == np.float32 and x_bar.dtype == np.float64
+    np.testing.assert_allclose(x_bar, np.exp(x), rtol=1e-6)
+    assert frule((NoTangent(), np.ones(2)), np.exp, x, dtype=np.float32)[1].dtype == np.float32
+
+
+@pytest.mark.parametrize("f", [np.sin, np.positive, np.absolute, np.conjugate, np.floor, np.sign])
+def test_out_and_where_get_no_rule(f):
+    """Calls writing into a buffer or masking the output are refused with None, so an engine falls back."""
+    x, buffer = np.ones(3), np.empty(3)
+    assert rrule(f, x, out=buffer) is None
+    assert rrule(f, x, buffer) is None
+    assert rrule(f, x, where=x > 0) is None
+    assert frule((NoTangent(), x), f, x, out=buffer) is None
+    assert frule((NoTangent(), x, ZeroTangent()), f, x, buffer) is None
+
+
+def test_a_seed_passed_through_is_read_only():
+    """positive passes its seed on as a read-only view: accumulating into it copies, the seed is untouched."""
+    seed = np.ones(3)
+    _, pullback = rrule(np.positive, np.zeros(3))
+    _, x_bar = pullback(seed)
+    assert np.shares_memory(x_bar, seed) and not x_bar.flags.writeable
+    total = accumulate(x_bar, np.ones(3))
+    assert np.all(seed == 1.0) and np.all(total == 2.0)
+
+
+def test_zero_and_thunked_seeds():
+    _, pullback = rrule(np.absolute, np.array([1.0 + 1.0j]))
+    assert isinstance(pullback(ZeroTangent())[1], AbstractZero)
+    np.testing.assert_allclose(pullback(Thunk(lambda: np.ones(1)))[1], [(1 + 1j) / math.sqrt(2)])
+
+
+@pytest.mark.parametrize("f", [np.conjugate, np.real])
+def test_real_parts_pass_the_seed_on_read_only(f):
+    seed = np.ones(3)
+    _, x_bar = rrule(f, np.zeros(3))[1](seed)
+    assert not x_bar.flags.writeable
+    x_dot = np.ones(3)
+    assert not frule((NoTangent(), x_dot), f, np.zeros(3))[1].flags.writeable
+
+
+@pytest.mark.parametrize(
+    "f, x, expected",
+    [
+        (np.tanh, 20.0, 1 / math.cosh(20.0) ** 2),  # 1 - tanh² would give 0
+        (np.tanh, -400.0, 0.0),  # 1/cosh² would overflow
+        (np.expm1, -40.0, math.exp(-40.0)),  # out + 1 would give 0
+        (np.arcsin, 1 - 2.0**-30, 1 / math.sqrt(2.0**-30 * (2 - 2.0**-30))),  # 1 - x² loses half the digits
+        (np.arctanh, -(1 - 2.0**-30), 1 / (2.0**-30 * (2 - 2.0**-30))),
+    ],
+)
+def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
+    _, pullback = rrule(f, np.float64(x))
+    assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-14, abs=0)

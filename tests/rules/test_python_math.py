@@ -1,0 +1,141 @@
+"""Rules for the math module."""
+
+import pytest
+
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("python_math"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the math family passes the harness."""
+    case.run(dtype, mode)
+
+
+# ----- the Python path against the table, types, errors -----
+
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from chainrules.rules._derivatives import BINARY, PY, UNARY  # noqa: E402
+from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY  # noqa: E402
+from chainrules_core import NoTangent, Thunk, frule, rrule, unthunk  # noqa: E402
+
+ENTRIES = [(f, UNARY[u]) for f, u in MATH_UNARY.items()] + [(f, BINARY[u]) for f, u in MATH_BINARY.items()]
+
+
+def _point(entry, rng):
+    return tuple(float(d.sample(rng, ())) for d in entry.domains)
+
+
+@pytest.mark.parametrize("f, entry", ENTRIES, ids=[f.__name__ for f, _ in ENTRIES])
+def test_python_arithmetic_agrees_with_numpy(f, entry):
+    """The tables hold one formula for both namespaces: math on floats and numpy on arrays agree."""
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        args = _point(entry, rng)
+        out = f(*args)
+        in_python = entry.evaluate(PY, out, *args)
+        in_numpy = entry.evaluate(np, np.float64(out), *map(np.float64, args))
+        np.testing.assert_allclose(in_python, in_numpy, rtol=1e-13)
+
+
+@pytest.mark.parametrize("f, entry", ENTRIES, ids=[f.__name__ for f, _ in ENTRIES])
+def test_python_floats_in_python_floats_out(f, entry):
+    args = _point(entry, np.random.default_rng(2))
+    out, pullback = rrule(f, *args)
+    assert type(out) is float and out == f(*args)
+    bars = [unthunk(b) for b in pullback(1.0)[1:]]
+    assert all(type(b) is float for b in bars), bars
+    _, out_dot = frule((NoTangent(), *[1.0] * len(args)), f, *args)
+    assert type(out_dot) is float
+
+
+@pytest.mark.parametrize(
+    "f, args, error",
+    [
+        (math.sqrt, (-1.0,), ValueError),
+        (math.log, (0.0,), ValueError),
+        (math.acos, (1.5,), ValueError),
+        (math.exp, (1000.0,), OverflowError),
+        (math.pow, (0.0, -1.0), ValueError),
+        (math.sin, (1j,), TypeError),
+    ],
+)
+def test_rules_raise_as_math_does(f, args, error):
+    """Outside a domain math raises rather than returning nan, and so do its rules."""
+    with pytest.raises(error):
+        rrule(f, *args)
+    with pytest.raises(error):
+        frule((NoTangent(), *[1.0] * len(args)), f, *args)
+
+
+@pytest.mark.parametrize("f, x, expected", [(math.sqrt, 0.0, math.inf), (math.asin, 1.0, math.inf)])
+def test_infinite_derivatives_follow_numpy(f, x, expected):
+    """Where math returns a value but the derivative is infinite: numpy's inf, with its warning."""
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        _, pullback = rrule(f, x)
+        x_bar = pullback(1.0)[1]
+    assert type(x_bar) is float and x_bar == expected
+
+
+def test_ints_get_no_tangent_and_numpy_scalars_keep_their_type():
+    assert rrule(math.sqrt, 4)[1](1.0) == (NoTangent(), NoTangent())
+    _, x_bar = rrule(math.sin, np.float32(0.5))[1](1.0)
+    assert type(x_bar) is np.float32 and x_bar == pytest.approx(math.cos(0.5))
+    _, x_bar, n_bar = rrule(math.pow, 2.0, 3)[1](1.0)
+    assert (x_bar, n_bar) == (12.0, NoTangent())
+
+
+def test_pow_exponent_cotangent_is_lazy():
+    """x ** p at a negative x: the exponent's cotangent (nan) is computed only if someone asks for it."""
+    _, x_bar, p_bar = rrule(math.pow, -2.0, 2.0)[1](1.0)
+    assert x_bar == -4.0 and isinstance(p_bar, Thunk)
+    with pytest.warns(RuntimeWarning):
+        assert math.isnan(unthunk(p_bar))
+
+
+def test_log_with_a_base():
+    _, x_bar, b_bar = rrule(math.log, 8.0, 2.0)[1](1.0)
+    assert x_bar == pytest.approx(1 / (8 * math.log(2)))
+    assert b_bar == pytest.approx(-3.0 / (2 * math.log(2)))
+
+
+def test_prod_is_exact_with_zeros():
+    _, pullback = rrule(math.prod, [0.0, 1.5, 0.0])
+    assert pullback(1.0)[1] == [0.0, 0.0, 0.0]
+    _, pullback = rrule(math.prod, [0.0, 1.5, -2.0], start=2.0)
+    assert pullback(1.0)[1] == [-6.0, 0.0, 0.0]
+
+
+def test_generators_get_no_rule():
+    """A generator is used up by the call: there is nothing to hand its cotangent to."""
+    assert rrule(math.fsum, (x for x in [1.0, 2.0])) is None
+    assert rrule(math.prod, iter([1.0, 2.0])) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+UNARY_ENTRIES = [(f, u) for f, u in MATH_UNARY.items()]
+
+
+def _floats_in(domain):
+    low = domain.low + 1e-3 if math.isfinite(domain.low) else -20.0
+    high = domain.high - 1e-3 if math.isfinite(domain.high) else 20.0
+    return st.floats(low, high, allow_nan=False)
+
+
+@pytest.mark.parametrize("f, ufunc", UNARY_ENTRIES, ids=[f.__name__ for f, _ in UNARY_ENTRIES])
+def test_math_and_numpy_entry_points_agree(f, ufunc):
+    """math.f on a float and np.f on a float64 give the same cotangent and tangent, anywhere in the domain."""
+
+    @settings(max_examples=25, deadline=None)
+    @given(_floats_in(UNARY[ufunc].domains[0]))
+    def check(x):
+        with np.errstate(all="ignore"):
+            python = rrule(f, x)[1](1.0)[1], frule((NoTangent(), 1.0), f, x)[1]
+            numpy = rrule(ufunc, np.float64(x))[1](1.0)[1], frule((NoTangent(), 1.0), ufunc, np.float64(x))[1]
+        np.testing.assert_allclose(python, numpy, rtol=1e-12)
+
+    check()

@@ -1,0 +1,44 @@
+"""Rules for scipy.special (optional: run when scipy is installed)."""
+
+import pytest
+
+pytest.importorskip("scipy.special")
+
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("special"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the scipy.special family passes the harness."""
+    case.run(dtype, mode)
+
+
+import numpy as np  # noqa: E402
+from scipy import special  # noqa: E402
+
+from chainrules_core import NoTangent, rrule  # noqa: E402
+
+
+def test_return_sign_gets_no_rule():
+    assert rrule(special.logsumexp, np.ones(3), return_sign=True) is None
+
+
+def test_softmax_cotangent_ignores_a_constant_shift():
+    """softmax is invariant to adding a constant along its axis: that direction's cotangent is 0."""
+    x = np.array([[0.5, -1.0, 2.0], [0.0, 0.3, -0.7]])
+    _, pullback = rrule(special.softmax, x, axis=1)
+    _, x_bar = pullback(np.random.default_rng(0).normal(size=(2, 3)))
+    np.testing.assert_allclose(x_bar.sum(axis=1), 0.0, atol=1e-15)
+
+
+def test_logsumexp_gradient_is_softmax():
+    x = np.array([1000.0, 1000.0, 999.0])  # stable where exp(x) overflows
+    _, pullback = rrule(special.logsumexp, x)
+    np.testing.assert_allclose(pullback(1.0)[1], special.softmax(x))
+
+
+def test_logit_limits():
+    with np.errstate(divide="ignore"):
+        _, pullback = rrule(special.logit, np.array([0.0, 1.0]))
+        assert np.all(pullback(np.ones(2))[1] == np.inf)
+    assert rrule(special.logit, 0.5)[1](1.0) == (NoTangent(), 4.0)
