@@ -90,8 +90,20 @@ def rule_family(record: RuleRecord, case_families: dict[int, str]) -> str:
     if family is None:
         family = case_families.get(id(_key_object(record.primal)))
     if family is None and module.startswith("chainrules_core"):
-        family = _family_naming(primal_name(record.primal))
+        family = _family_listing(_key_object(record.primal)) or _family_naming(primal_name(record.primal))
     return family or module or "?"
+
+
+def _family_listing(primal: Any) -> str | None:
+    """The family module holding ``primal`` in a module-level table (``NUMPY = (np.isnan, ...)``)."""
+    found = []
+    for name in _family_sources():
+        module = sys.modules.get(f"{_RULES_PACKAGE}{name}")
+        for value in vars(module).values() if module is not None else ():
+            if isinstance(value, (tuple, list, frozenset, set)) and any(v is primal for v in value):
+                found.append(name)
+                break
+    return sorted(found)[-1] if found else None  # families register in name order: the last one is kept
 
 
 @functools.cache
@@ -115,13 +127,16 @@ def _family_naming(name: str) -> str | None:
     A rule made by ``non_differentiable`` keeps no trace of the module that
     registered it, so the listing looks for the name in the families' sources.
     """
-    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w])")
+    spelled = re.escape(name) if "." in name else rf"(?:builtins\.)?{re.escape(name)}"
+    pattern = re.compile(rf"(?<![\w.]){spelled}(?![\w])")
     in_calls = [
         family
         for family, source in _family_sources().items()
         if any(pattern.search(arguments) for arguments in _NON_DIFFERENTIABLE_CALL.findall(source))
     ]
-    found = in_calls or [family for family, source in _family_sources().items() if pattern.search(source)]
+    if in_calls:
+        return sorted(in_calls)[-1]  # families register in name order: the last registration is the one kept
+    found = [family for family, source in _family_sources().items() if pattern.search(source)]
     return found[0] if len(found) == 1 else None
 
 

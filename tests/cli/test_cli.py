@@ -106,3 +106,30 @@ def test_module_entry_point() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-1].endswith("passed, 0 failed")
+
+
+def test_every_shipped_rule_has_a_family() -> None:
+    """Rules made by helpers are listed under the family that registered them, not the helper's module."""
+    import pkgutil
+
+    import chainrules.rules
+
+    families = {m.name for m in pkgutil.iter_modules(chainrules.rules.__path__) if not m.name.startswith("_")}
+    result = subprocess.run(  # a fresh process: only the shipped rules
+        [sys.executable, "-m", "chainrules", "rules"], capture_output=True, text=True, check=True
+    )
+    rows = [line.split("|") for line in result.stdout.splitlines()[2:] if line.startswith("| ")]
+    assert len(rows) > 100
+    for row in rows:
+        listed = {family.strip() for family in row[3].split(",")}
+        assert listed <= families, (row[1].strip(), listed)
+
+
+def test_a_closed_pipe_is_not_an_error() -> None:
+    """``python -m chainrules rules | head -1`` ends quietly."""
+    result = subprocess.run(
+        f"{sys.executable} -m chainrules rules | head -1", shell=True, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("| primal")
+    assert "Traceback" not in result.stderr
