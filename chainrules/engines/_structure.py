@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +25,10 @@ CONTAINERS = (list, tuple, dict)
 def function_name(f: Any) -> str:
     """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: for messages and listings."""
     if isinstance(f, np.ufunc):
-        return f"np.{f.__name__}"
+        if getattr(np, f.__name__, None) is f:
+            return f"np.{f.__name__}"
+        special = sys.modules.get("scipy.special")
+        return f"scipy.special.{f.__name__}" if getattr(special, f.__name__, None) is f else f.__name__
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
     if name is None:
         return f"{type(f).__qualname__} object"
@@ -35,7 +39,18 @@ def function_name(f: Any) -> str:
     if module in ("", "builtins"):
         return name
     module = {"_operator": "operator", "_functools": "functools"}.get(module, module)
-    return f"{module}.{name}"
+    return f"{_public_module(module, name, f)}.{name}"
+
+
+def _public_module(module: str, name: str, f: Any) -> str:
+    """``scipy.special`` rather than ``scipy.special._logsumexp`` when the public module exports ``f``."""
+    parts = module.split(".")
+    while len(parts) > 1 and parts[-1].startswith("_"):
+        parent = sys.modules.get(".".join(parts[:-1]))
+        if parent is None or getattr(parent, name, None) is not f:
+            break
+        parts.pop()
+    return ".".join(parts)
 
 
 def type_name(v: Any) -> str:

@@ -32,7 +32,7 @@ def test_jvp_checks_tangent_shapes() -> None:
 
 def test_operation_without_rule_on_duals_raises() -> None:
     opaque = np.frompyfunc(lambda x: x, 1, 1)
-    with pytest.raises(NoRuleError, match=r"forward mode: no frule for np\.<lambda> \(vectorized\)\(float\)"):
+    with pytest.raises(NoRuleError, match=r"forward mode: no frule for <lambda> \(vectorized\)\(float\)"):
         ad.jvp(lambda x: opaque(x), (1.0,), (1.0,))
 
 

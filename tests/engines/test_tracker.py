@@ -41,7 +41,7 @@ def test_operation_without_rule_on_plain_values_just_runs() -> None:
 def test_operation_without_rule_on_tracked_values_raises() -> None:
     """The error names the function and the argument types."""
     opaque = _opaque_ufunc()
-    with pytest.raises(NoRuleError, match=r"no rrule for np\.<lambda> \(vectorized\)\(ndarray\[float64, \(3,\)\]\)"):
+    with pytest.raises(NoRuleError, match=r"no rrule for <lambda> \(vectorized\)\(ndarray\[float64, \(3,\)\]\)"):
         ad.gradient(lambda x: LOCAL.sum(opaque(x)), np.ones(3))
 
 
