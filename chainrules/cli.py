@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import functools
-import inspect
-import pkgutil
-import re
 import sys
 import time
 import types
@@ -59,92 +55,9 @@ def _family_from_module(module: str) -> str | None:
     return None if name.startswith("_") else name
 
 
-def _family_in_closure(rule: Any, depth: int = 2) -> str | None:
-    """The family of a function that ``rule`` closes over (the partials given to ``scalar_rule``, say)."""
-    for cell in getattr(rule, "__closure__", None) or ():
-        try:
-            contents = cell.cell_contents
-        except ValueError:  # an empty cell
-            continue
-        if not callable(contents):
-            continue
-        family = _family_from_module(getattr(contents, "__module__", None) or "")
-        if family is None and depth > 1:
-            family = _family_in_closure(contents, depth - 1)
-        if family is not None:
-            return family
-    return None
-
-
-def rule_family(record: RuleRecord, case_families: dict[int, str]) -> str:
-    """The family of a rule: the module under ``chainrules.rules`` that defined it.
-
-    Rules made by helpers (``scalar_rule``, ``non_differentiable``, the
-    private helper modules of ``chainrules.rules``) are functions of the
-    helper's module: their family is that of a function they close over
-    (the partials given to ``scalar_rule``), else that of the primal's
-    declared cases, else the helper's module is shown.
-    """
-    module = getattr(record.rule, "__module__", None) or ""
-    family = _family_from_module(module) or _family_in_closure(record.rule)
-    if family is None:
-        family = case_families.get(id(_key_object(record.primal)))
-    if family is None and module.startswith("chainrules_core"):
-        family = _family_listing(_key_object(record.primal)) or _family_naming(primal_name(record.primal))
-    return family or module or "?"
-
-
-def _family_listing(primal: Any) -> str | None:
-    """The family module holding ``primal`` in a module-level table (``NUMPY = (np.isnan, ...)``)."""
-    found = []
-    for name in _family_sources():
-        module = sys.modules.get(f"{_RULES_PACKAGE}{name}")
-        for value in vars(module).values() if module is not None else ():
-            if isinstance(value, (tuple, list, frozenset, set)) and any(v is primal for v in value):
-                found.append(name)
-                break
-    return sorted(found)[-1] if found else None  # families register in name order: the last one is kept
-
-
-@functools.cache
-def _family_sources() -> dict[str, str]:
-    import chainrules.rules as package
-
-    sources = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_"):
-            module = sys.modules.get(f"{_RULES_PACKAGE}{info.name}")
-            try:
-                sources[info.name] = inspect.getsource(module) if module is not None else ""
-            except (OSError, TypeError):
-                sources[info.name] = ""
-    return sources
-
-
-def _family_naming(name: str) -> str | None:
-    """The family module whose source names ``np.argsort`` and the like: where ``non_differentiable`` was called.
-
-    A rule made by ``non_differentiable`` keeps no trace of the module that
-    registered it, so the listing looks for the name in the families' sources.
-    """
-    spelled = re.escape(name) if "." in name else rf"(?:builtins\.)?{re.escape(name)}"
-    pattern = re.compile(rf"(?<![\w.]){spelled}(?![\w])")
-    in_calls = [
-        family
-        for family, source in _family_sources().items()
-        if any(pattern.search(arguments) for arguments in _NON_DIFFERENTIABLE_CALL.findall(source))
-    ]
-    if in_calls:
-        return sorted(in_calls)[-1]  # families register in name order: the last registration is the one kept
-    found = [family for family, source in _family_sources().items() if pattern.search(source)]
-    return found[0] if len(found) == 1 else None
-
-
-_NON_DIFFERENTIABLE_CALL = re.compile(r"non_differentiable\(([^()]*)\)")
-
-
-def _key_object(primal: Any) -> Any:
-    return primal.__args__[0] if isinstance(primal, types.GenericAlias) else primal
+def rule_family(record: RuleRecord) -> str:
+    """The family of a rule: the module under ``chainrules.rules`` that registered it, else that module."""
+    return _family_from_module(record.module) or record.module
 
 
 def _type_names(arg_types: Sequence[Any]) -> str:
@@ -177,7 +90,6 @@ def _mode_label(mode: str, record: RuleRecord) -> str:
 
 def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
     """One row per registered primal matching ``pattern``, in registration order."""
-    case_families = {id(case.f): family for family, case in registered_cases()}
     rows: dict[Any, _PrimalRow] = {}
     for mode, registry in (("frule", frule), ("rrule", rrule)):
         for record in registry.records():
@@ -186,7 +98,7 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
             if row is None:
                 row = rows[key] = _PrimalRow(primal_name(record.primal), {}, [], [])
             row.modes.setdefault(mode, set()).add(_mode_label(mode, record))
-            family = rule_family(record, case_families)
+            family = rule_family(record)
             if family not in row.families:
                 row.families.append(family)
             signature = "any" if record.arg_types is None else _type_names(record.arg_types)
