@@ -42,6 +42,7 @@ cotangent. Dispatch is cached per primal and argument types.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -84,6 +85,19 @@ class RuleRecord:
     """Capability markers the config must have for the rule to apply."""
     opt_out: bool
     """Whether this signature declares that there is no rule."""
+    module: str = "?"
+    """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
+
+
+def _registering_module() -> str:
+    """The innermost calling module that is neither this package nor a private module (``_helpers``)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        if not name.startswith("chainrules_core") and not name.rsplit(".", 1)[-1].startswith("_"):
+            return name
+        frame = frame.f_back  # type: ignore[assignment]
+    return "?"
 
 
 class _Entry:
@@ -220,10 +234,13 @@ class RuleRegistry:
         The decorated function is returned unchanged, so registrations stack.
         """
 
+        module = _registering_module()
+
         def decorator(rule: Rule) -> Rule:
             if not callable(rule):
                 raise TypeError(f"{self.mode}.register({_describe(primal)}): the rule must be callable")
-            self._add(RuleRecord(primal, arg_types or None, rule, config, tuple(requires), False))
+            record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), False, module)
+            self._add(record)
             return rule
 
         return decorator
@@ -236,8 +253,9 @@ class RuleRegistry:
         """
         if not arg_types:
             raise TypeError(f"{self.mode}.opt_out({_describe(primal)}): give the argument types that opt out")
-        self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), True))
-        self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), True))
+        module = _registering_module()
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), True, module))
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), True, module))
 
     def _add(self, record: RuleRecord) -> None:
         primal = record.primal

@@ -1,0 +1,352 @@
+"""The command line: ``python -m chainrules rules [PATTERN]`` and ``python -m chainrules check [PATTERN]``.
+
+``rules`` lists every registered primal with its modes, family and argument
+types. ``check`` runs the finite-difference harness on every declared case
+(the ones the test suite runs), shows progress, prints a summary table and
+exits non-zero if any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+import time
+import types
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import chainrules  # noqa: F401 - registers the rules and their cases
+from chainrules_core import RuleRecord, frule, rrule
+from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
+from chainrules_core.testing import Case, registered_cases
+
+from .engines._structure import function_name
+
+_RULES_PACKAGE = "chainrules.rules."
+
+
+# ----- names, families, patterns -----
+
+
+def primal_name(primal: Any) -> str:
+    """How a primal is shown: ``np.sin``, ``operator.add``, ``np.ndarray.sum``, ``type[Point]``, ``Multiplier``."""
+    if isinstance(primal, types.GenericAlias):
+        return f"type[{primal_name(primal.__args__[0])}]"
+    return function_name(primal)
+
+
+def _matches(pattern: str | None, *texts: str) -> bool:
+    if not pattern:
+        return True
+    pattern = pattern.lower()
+    if any(c in pattern for c in "*?["):
+        return any(fnmatch.fnmatchcase(t.lower(), pattern) for t in texts)
+    return any(pattern in t.lower() for t in texts)
+
+
+def _family_from_module(module: str) -> str | None:
+    """``elementwise`` for ``chainrules.rules.elementwise``; ``None`` for helpers (``_arrays``) and other modules."""
+    if not module.startswith(_RULES_PACKAGE):
+        return None
+    name = module[len(_RULES_PACKAGE) :]
+    return None if name.startswith("_") else name
+
+
+def rule_family(record: RuleRecord) -> str:
+    """The family of a rule: the module under ``chainrules.rules`` that registered it, else that module."""
+    return _family_from_module(record.module) or record.module
+
+
+def _type_names(arg_types: Sequence[Any]) -> str:
+    def name(t: Any) -> str:
+        if isinstance(t, tuple):
+            return " | ".join(name(u) for u in t)
+        return getattr(t, "__name__", repr(t))
+
+    return "(" + ", ".join(name(t) for t in arg_types) + ")"
+
+
+# ----- rules -----
+
+
+@dataclass
+class _PrimalRow:
+    name: str
+    modes: dict[str, set[str]]
+    families: list[str]
+    signatures: list[str]
+
+
+def _mode_label(mode: str, record: RuleRecord) -> str:
+    if record.rule in (_non_differentiable_rrule, _non_differentiable_frule):
+        return "non-differentiable"
+    if record.opt_out:
+        return f"{mode} opt-out"
+    return f"{mode} (config)" if record.config else mode
+
+
+def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
+    """One row per registered primal matching ``pattern``, in registration order."""
+    rows: dict[Any, _PrimalRow] = {}
+    for mode, registry in (("frule", frule), ("rrule", rrule)):
+        for record in registry.records():
+            key = record.primal if isinstance(record.primal, types.GenericAlias) else id(record.primal)
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = _PrimalRow(primal_name(record.primal), {}, [], [])
+            row.modes.setdefault(mode, set()).add(_mode_label(mode, record))
+            family = rule_family(record)
+            if family not in row.families:
+                row.families.append(family)
+            signature = "any" if record.arg_types is None else _type_names(record.arg_types)
+            if record.opt_out:
+                signature = f"not {signature}"
+            if signature not in row.signatures:
+                row.signatures.append(signature)
+    return [row for row in rows.values() if _matches(pattern, row.name, *row.families)]
+
+
+def _modes_text(modes: dict[str, set[str]]) -> str:
+    labels = sorted({label for group in modes.values() for label in group})
+    if labels == ["non-differentiable"]:
+        return "non-differentiable"
+    return ", ".join(labels)
+
+
+def list_rules(pattern: str | None, out: TextIO) -> int:
+    rows = primal_rows(pattern)
+    if not rows:
+        print(f"no registered primal matches {pattern!r}" if pattern else "no rules are registered", file=out)
+        return 1 if pattern else 0
+    table = [
+        (row.name, _modes_text(row.modes), ", ".join(row.families), "; ".join(row.signatures))
+        for row in sorted(rows, key=lambda r: (r.families[0], r.name))
+    ]
+    print(_table(("primal", "modes", "family", "argument types"), table), file=out)
+    print(f"\n{len(rows)} primals", file=out)
+    return 0
+
+
+# ----- check -----
+
+
+@dataclass
+class CheckRun:
+    """The outcome of one (case, dtype, mode)."""
+
+    family: str
+    case: Case
+    dtype: str
+    mode: str
+    status: str = "pending"
+    evaluations: int = 0
+    max_relative_error: float = 0.0
+    seconds: float = 0.0
+    message: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status != "pass"
+
+
+def planned_runs(
+    pattern: str | None, dtypes: Sequence[str] | None = None, modes: Sequence[str] | None = None
+) -> list[CheckRun]:
+    """Every (case, dtype, mode) of the declared cases that matches the filters."""
+    runs = []
+    for family, case in registered_cases():
+        if not _matches(pattern, case.label, family, function_name(case.f)):
+            continue
+        for dtype, mode in case.expand():
+            if (dtypes and dtype not in dtypes) or (modes and mode not in modes):
+                continue
+            runs.append(CheckRun(family, case, dtype, mode))
+    return runs
+
+
+def run_one(run: CheckRun, seed: int) -> CheckRun:
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = run.case.run(run.dtype, run.mode, seed)
+    except AssertionError as err:
+        run.status, run.message = "FAIL", str(err)
+    except Exception as err:  # a crash in a rule or in its inputs is a failure of the check too
+        run.status, run.message = "ERROR", f"{type(err).__name__}: {err}"
+    else:
+        run.status = "pass"
+        run.evaluations = report.evaluations
+        run.max_relative_error = report.max_relative_error
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+class Progress:
+    """A progress bar on a terminal; a line now and then otherwise (CI logs)."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.interactive = stream.isatty()
+        self.start = self.last = time.perf_counter()
+        self.failed = 0
+
+    def update(self, done: int, run: CheckRun) -> None:
+        self.failed += run.failed
+        now = time.perf_counter()
+        final = done == self.total
+        if self.interactive:
+            if final or now - self.last > 0.1:
+                width = 30
+                filled = width * done // self.total
+                bar = "#" * filled + "." * (width - filled)
+                label = run.case.label[:40]
+                text = f"\r[{bar}] {done}/{self.total} {now - self.start:5.1f}s {self.failed} failed  {label:<40}"
+                self.stream.write(text + ("\n" if final else ""))
+                self.stream.flush()
+                self.last = now
+        elif final or now - self.last > 10 or done % max(1, self.total // 10) == 0:
+            percent = 100 * done // self.total
+            self.stream.write(
+                f"check: {done}/{self.total} ({percent}%), {now - self.start:.1f}s, {self.failed} failed\n"
+            )
+            self.stream.flush()
+            self.last = now
+
+
+def run_checks(
+    runs: Sequence[CheckRun], seed: int, progress: Progress | None, exitfirst: bool = False
+) -> list[CheckRun]:
+    done = []
+    for i, run in enumerate(runs, start=1):
+        done.append(run_one(run, seed))
+        if progress is not None:
+            progress.update(i, run)
+        if exitfirst and run.failed:
+            break
+    return done
+
+
+def summary_table(runs: Iterable[CheckRun]) -> str:
+    rows = [
+        (
+            r.case.label,
+            r.dtype,
+            r.mode,
+            r.status,
+            r.evaluations if not r.failed else "",
+            f"{r.max_relative_error:.1e}" if not r.failed else "",
+            f"{r.seconds:.2f}s",
+        )
+        for r in runs
+    ]
+    return _table(("rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"), rows)
+
+
+def check(
+    pattern: str | None,
+    dtypes: Sequence[str] | None,
+    modes: Sequence[str] | None,
+    seed: int,
+    out: TextIO,
+    err: TextIO,
+    failures_only: bool = False,
+    exitfirst: bool = False,
+    progress: bool = True,
+) -> int:
+    runs = planned_runs(pattern, dtypes, modes)
+    if not runs:
+        if pattern or dtypes or modes:
+            print("no declared case matches these filters", file=out)
+            return 1
+        print("no cases are declared\n0 passed, 0 failed", file=out)
+        return 0
+    cases = len({id(r.case) for r in runs})
+    print(f"checking {len(runs)} runs of {cases} declared cases (seed {seed})", file=err)
+    start = time.perf_counter()
+    done = run_checks(runs, seed, Progress(len(runs), err) if progress else None, exitfirst)
+    elapsed = time.perf_counter() - start
+    failed = [r for r in done if r.failed]
+    shown = failed if failures_only else done
+    if shown:
+        print(summary_table(shown), file=out)
+    for r in failed:
+        lines = r.message.splitlines() or [""]
+        detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []))
+        print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
+    families = len({r.family for r in done})
+    print(f"\n{len(done)} runs of {families} families in {elapsed:.1f}s", file=out)
+    print(f"{len(done) - len(failed)} passed, {len(failed)} failed", file=out)
+    return 1 if failed else 0
+
+
+# ----- entry point -----
+
+
+def _split_list(values: Sequence[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m chainrules",
+        description="Derivative rules for numpy and Python: list them, check them against finite differences.",
+    )
+    commands = p.add_subparsers(dest="command", metavar="COMMAND")
+    rules = commands.add_parser("rules", help="list every registered primal with its modes, family and argument types")
+    rules.add_argument("pattern", nargs="?", help="a substring or glob of the primal's name or family")
+    checker = commands.add_parser(
+        "check", help="run the finite-difference harness on every declared case; non-zero exit on any failure"
+    )
+    checker.add_argument("pattern", nargs="?", help="a substring or glob of the case, its function or its family")
+    checker.add_argument("--dtype", action="append", help="only these dtypes (repeat, or a comma-separated list)")
+    checker.add_argument("--mode", action="append", help="only frule or rrule (repeat, or comma-separated)")
+    checker.add_argument("--seed", type=int, default=0, help="the seed of inputs and directions (default 0)")
+    checker.add_argument("--failures-only", action="store_true", help="list only failed runs in the table")
+    checker.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
+    checker.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the command line; the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command == "rules":
+        return list_rules(args.pattern, out)
+    if args.command == "check":
+        modes = _split_list(args.mode)
+        if modes and not set(modes) <= {"frule", "rrule"}:
+            p.error(f"--mode takes frule or rrule, not {', '.join(sorted(set(modes) - {'frule', 'rrule'}))}")
+        return check(
+            args.pattern,
+            _split_list(args.dtype),
+            modes,
+            args.seed,
+            out,
+            err,
+            failures_only=args.failures_only,
+            exitfirst=args.exitfirst,
+            progress=not args.no_progress,
+        )
+    p.print_help(out)
+    return 0
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A Markdown table with aligned columns."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths)) + " |"
+
+    return "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, cells)])

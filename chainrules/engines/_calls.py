@@ -1,0 +1,30 @@
+"""What both engines do around a call: the top-level call, opt-outs, the unit seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._boxes import ObjectBox, lift
+from ._structure import function_name
+
+
+def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule when it has one."""
+    if isinstance(f, ObjectBox):
+        return f(*args, **kwargs)
+    return lift(f)(*args, **kwargs)
+
+
+def unit_seed(y: Any, f: Any) -> Any:
+    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype."""
+    if isinstance(y, float):
+        return 1.0
+    if isinstance(y, (np.ndarray, np.generic)) and y.shape == () and y.dtype.kind == "f":
+        return np.ones((), dtype=y.dtype)
+    what = f"an array of shape {y.shape}" if isinstance(y, np.ndarray) else f"a {type(y).__name__}"
+    raise ValueError(
+        f"gradient: {function_name(f)} returned {what}; a gradient needs a real scalar output (a float or a "
+        "0-d float array): use forward(f, *args) and back(y_bar) for other outputs"
+    )

@@ -1,0 +1,185 @@
+"""Values and their structure: names for messages, containers, paths, and which values an engine follows."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, primal_type, unthunk
+from chainrules_core.tangent_types.tangent import _field_names, _is_namedtuple
+
+Path = tuple[Any, ...]
+
+CONTAINERS = (list, tuple, dict)
+
+
+# ----- names, for messages -----
+
+
+def function_name(f: Any) -> str:
+    """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: for messages and listings."""
+    if isinstance(f, np.ufunc):
+        if getattr(np, f.__name__, None) is f:
+            return f"np.{f.__name__}"
+        special = sys.modules.get("scipy.special")
+        return f"scipy.special.{f.__name__}" if getattr(special, f.__name__, None) is f else f.__name__
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return f"{type(f).__qualname__} object"
+    module = getattr(f, "__module__", None) or getattr(getattr(f, "__objclass__", None), "__module__", None) or ""
+    if module.startswith("numpy"):
+        prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
+        return prefix + name
+    if module in ("", "builtins"):
+        return name
+    module = {"_operator": "operator", "_functools": "functools"}.get(module, module)
+    return f"{_public_module(module, name, f)}.{name}"
+
+
+def _public_module(module: str, name: str, f: Any) -> str:
+    """``scipy.special`` rather than ``scipy.special._logsumexp`` when the public module exports ``f``."""
+    parts = module.split(".")
+    while len(parts) > 1 and parts[-1].startswith("_"):
+        parent = sys.modules.get(".".join(parts[:-1]))
+        if parent is None or getattr(parent, name, None) is not f:
+            break
+        parts.pop()
+    return ".".join(parts)
+
+
+def type_name(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"ndarray[{v.dtype}, {v.shape}]"
+    if isinstance(v, np.generic):
+        return f"np.{v.dtype}"
+    if isinstance(v, (list, tuple)) and not _is_namedtuple(type(v)):
+        inner = ", ".join(type_name(x) for x in v[:3])
+        return f"{type(v).__name__}[{inner}{', ...' if len(v) > 3 else ''}]"
+    return type(v).__name__
+
+
+# ----- containers and paths -----
+
+
+def rebuild(x: list[Any] | tuple[Any, ...], elems: list[Any]) -> Any:
+    """A list, tuple or namedtuple of the type of ``x`` holding ``elems``."""
+    if type(x) is list:
+        return elems
+    if type(x) is tuple:
+        return tuple(elems)
+    if _is_namedtuple(type(x)):
+        return type(x)._make(elems)  # type: ignore[union-attr]
+    return type(x)(elems)
+
+
+def part(t: Any, path: Path) -> Any:
+    """The piece of the structural (co)tangent ``t`` at ``path``; a zero stays that zero."""
+    for key in path:
+        t = unthunk(t)
+        if isinstance(t, AbstractZero):
+            return t
+        if isinstance(t, Tangent) and _is_namedtuple(primal_type(t)) and isinstance(key, int):
+            t = getattr(t, primal_type(t)._fields[key])  # type: ignore[attr-defined]
+        else:
+            t = t[key]
+    return t
+
+
+def structural(x: Any, leaf: Callable[[Any], Any]) -> Any:
+    """The (co)tangent of the container ``x`` whose leaves' (co)tangents ``leaf(item)`` gives.
+
+    Tuples give ``Tangent(tuple, ...)``, namedtuples ``Tangent(P, field=...)``,
+    lists lists and dicts ``Tangent(dict, ...)``, as ``ProjectTo`` does. A
+    container whose entries are all zeros is a zero.
+    """
+    if isinstance(x, dict):
+        entries = {k: structural(v, leaf) for k, v in x.items()}
+        return _zero_or(entries.values(), lambda: Tangent(dict, entries))
+    if isinstance(x, (list, tuple)):
+        elems = [structural(v, leaf) for v in x]
+        if type(x) is list:
+            return _zero_or(elems, lambda: elems)
+        if _is_namedtuple(type(x)):
+            fields = dict(zip(type(x)._fields, elems))  # type: ignore[attr-defined]
+            return _zero_or(elems, lambda: Tangent(type(x), **fields))
+        return _zero_or(elems, lambda: Tangent(tuple, *elems))
+    return leaf(x)
+
+
+def _zero_or(entries: Any, make: Callable[[], Any]) -> Any:
+    entries = list(entries)
+    if all(isinstance(e, AbstractZero) for e in entries):
+        return NoTangent() if entries and all(isinstance(e, NoTangent) for e in entries) else ZeroTangent()
+    return make()
+
+
+# ----- which values an engine follows -----
+
+_NO_TANGENT_TYPES = (
+    bool,
+    int,
+    str,
+    bytes,
+    type(None),
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+    np.ufunc,
+    np.dtype,
+    slice,
+    range,
+    type(Ellipsis),
+)
+
+
+def is_differentiable_leaf(x: Any) -> bool:
+    """A float or complex number, numpy scalar or array: what becomes a box of its own."""
+    if isinstance(x, (float, complex)):
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "fc"
+    return False
+
+
+def constant_tangent(x: Any) -> Any:
+    """The tangent of an argument the program did not box: ``NoTangent()`` without a tangent space."""
+    if isinstance(x, _NO_TANGENT_TYPES):
+        return NoTangent()
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "fc":
+        return NoTangent()
+    return ZeroTangent()
+
+
+def object_fields(x: Any) -> dict[str, Any] | None:
+    """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
+    if isinstance(x, _NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero)):
+        return None
+    if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
+        return None
+    if dataclasses.is_dataclass(x):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    names = _field_names(type(x))
+    if names is not None:
+        return {n: getattr(x, n) for n in names if hasattr(x, n)}
+    if hasattr(x, "__dict__"):
+        return dict(vars(x))
+    return None
+
+
+def has_followable(x: Any) -> bool:
+    """Whether ``x`` holds anything differentiable an engine should follow."""
+    if is_differentiable_leaf(x):
+        return True
+    if isinstance(x, dict):
+        return any(has_followable(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(has_followable(v) for v in x)
+    fields = object_fields(x)
+    return fields is not None and any(has_followable(v) for v in fields.values())

@@ -1,0 +1,325 @@
+"""Forward mode: dual numbers that learn every derivative from ``frule``.
+
+A ``Dual`` pairs a value with its tangent. Each operation on duals calls
+``frule`` with the tangents of its arguments and wraps the output with the
+output's tangent, so ``jvp(f, primals, tangents)`` is one run of ``f``. With
+no rule, an operation on duals raises ``NoRuleError``, as in reverse mode.
+
+>>> from chainrules_core import scalar_rule
+>>> def cube(x):
+...     return x**3
+>>> scalar_rule(cube, lambda out, x: 3 * x**2)
+>>> jvp(cube, (2.0,), (1.0,))
+(8.0, 12.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    HasForwardMode,
+    NoTangent,
+    RuleConfig,
+    ZeroTangent,
+    frule,
+    unthunk,
+)
+from chainrules_core.tangent_types.tangent import construct
+
+from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._calls import top_level_call
+from ._registry_view import ConfigPrimals, wants_config
+from ._structure import (
+    constant_tangent,
+    has_followable,
+    is_differentiable_leaf,
+    object_fields,
+    part,
+    rebuild,
+    structural,
+    type_name,
+)
+
+_CONFIG_PRIMALS = ConfigPrimals(frule)
+_NO_TANGENT = NoTangent()
+
+
+class DualNumbers(RuleConfig, HasForwardMode):
+    """The forward engine's ``RuleConfig``: rules for higher-order functions call ``frule_via_ad``.
+
+    >>> DualNumbers().frule_via_ad((NoTangent(), 1.0), lambda x: x, 2.0)
+    (2.0, 1.0)
+    """
+
+    def frule_via_ad(
+        self, tangents: tuple[Any, ...], f: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """``(y, y_dot)`` for ``f(*args, **kwargs)`` pushed forward along ``tangents = (f_dot, *arg_dots)``."""
+        if len(tangents) != len(args) + 1:
+            raise ValueError(
+                f"frule_via_ad: got {len(tangents)} tangents for {len(args)} arguments; expected {len(args) + 1}, "
+                "the first for the function itself"
+            )
+        return _push(f, tangents[0], args, tangents[1:], kwargs, self)
+
+
+class _Pass:
+    """One forward pass: the config its rules receive; duals of different passes must not meet."""
+
+    __slots__ = ("config", "config_primals")
+
+    def __init__(self, config: RuleConfig, config_primals: frozenset[int]) -> None:
+        self.config = config
+        self.config_primals = config_primals
+
+    def dual(self, x: Any, dx: Any, where: str) -> Any:
+        """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
+        dx = unthunk(dx)
+        if isinstance(dx, AbstractZero) or isinstance(x, Box):
+            return x
+        if is_differentiable_leaf(x):
+            if isinstance(dx, np.ndarray) and dx.shape != np.shape(x):
+                raise ValueError(f"forward mode: the tangent of {where} has shape {dx.shape}, the value {np.shape(x)}")
+            return (DualArray if isinstance(x, np.ndarray) else DualScalar)(x, dx, self)
+        if isinstance(x, dict):
+            return {k: self.dual(v, part(dx, (k,)), f"{where}[{k!r}]") for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return rebuild(x, [self.dual(v, part(dx, (i,)), f"{where}[{i}]") for i, v in enumerate(x)])
+        if has_followable(x):
+            return DualObject(x, dx, self)
+        return x
+
+    def wrap(self, y: Any, y_dot: Any) -> Any:
+        """The output ``y`` of a call, followed with its tangent ``y_dot``."""
+        if isinstance(y_dot, NoTangent):
+            return y
+        if is_differentiable_leaf(y):
+            return (DualArray if isinstance(y, np.ndarray) else DualScalar)(y, y_dot, self)
+        if isinstance(y, (list, tuple)):
+            y_dot = unthunk(y_dot)
+            return rebuild(y, [self.wrap(v, unthunk(part(y_dot, (i,)))) for i, v in enumerate(y)])
+        return y
+
+    def unwrap(self, y: Any) -> tuple[Any, Any]:
+        """``(value, tangent)`` of a program's output."""
+        if isinstance(y, Dual):
+            if y.owner is not self:
+                raise ValueError("forward mode: the function returned a dual number of another pass")
+            return y.value, y.tangent
+        if isinstance(y, dict):
+            pairs = {k: self.unwrap(v) for k, v in y.items()}
+            values = {k: p[0] for k, p in pairs.items()}
+            return values, structural({k: _Tangent(p[1]) for k, p in pairs.items()}, _tangent_of)
+        if isinstance(y, (list, tuple)):
+            pairs_ = [self.unwrap(v) for v in y]
+            values_ = rebuild(y, [p[0] for p in pairs_])
+            return values_, structural(rebuild(y, [_Tangent(p[1]) for p in pairs_]), _tangent_of)
+        return y, constant_tangent(y)
+
+
+class _Tangent:
+    """A tangent standing in a container while ``structural`` rebuilds it."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Any) -> None:
+        self.t = t
+
+
+def _tangent_of(x: Any) -> Any:
+    return x.t if isinstance(x, _Tangent) else constant_tangent(x)
+
+
+def _zero_like(x: Any) -> Any:
+    """A materialised zero tangent for an argument inside a container; rules may add to it."""
+    if isinstance(x, np.ndarray):
+        return np.zeros_like(x)
+    if isinstance(x, np.generic):
+        return x.dtype.type(0)
+    return 0j if isinstance(x, complex) else 0.0
+
+
+def _container_tangent(arg: Any) -> Any:
+    """The tangent of a list, tuple or dict argument holding duals."""
+
+    def leaf(x: Any) -> Any:
+        if isinstance(x, Dual):
+            t = x.tangent
+            return _zero_like(x.value) if isinstance(t, AbstractZero) else t
+        return _zero_like(x) if is_differentiable_leaf(x) else NoTangent()
+
+    return structural(arg, leaf)
+
+
+class ForwardEngine(Engine):
+    name = "forward mode"
+    rule_name = "frule"
+
+    def registry(self) -> Any:
+        return frule
+
+    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
+        owner = leaves[0][2].owner  # type: ignore[attr-defined]
+        for _, _, box in leaves:
+            if box.owner is not owner:  # type: ignore[attr-defined]
+                raise ValueError(
+                    "forward mode: dual numbers of two passes met (a closure over a value of an outer pass); "
+                    "pass it as an argument instead"
+                )
+        tangents = [leaves[0][2].tangent if leaves[0][0] == 0 else _NO_TANGENT]  # type: ignore[attr-defined]
+        for a in args:
+            if isinstance(a, Dual):
+                tangents.append(a.tangent)
+            elif isinstance(a, (list, tuple, dict)) and a:
+                tangents.append(_container_tangent(a))
+            else:
+                tangents.append(constant_tangent(a))
+        return owner, tuple(tangents)
+
+    def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        owner, tangents = context
+        if wants_config(f, owner.config_primals):
+            return frule(owner.config, tangents, f, *values, **kwargs)
+        return frule(tangents, f, *values, **kwargs)
+
+    def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
+        y, y_dot = result
+        if type(y) is np.ndarray and y.dtype.kind in "fc" and type(y_dot) is np.ndarray:
+            return DualArray(y, y_dot, context[0])
+        return context[0].wrap(y, unthunk(y_dot))
+
+
+class Dual(Box):
+    """A value with its tangent, ``.value`` and ``.tangent``, in one forward pass (``owner``)."""
+
+    __slots__ = ("owner", "tangent")
+    _engine = ForwardEngine()
+
+    def __init__(self, value: Any, tangent: Any, owner: _Pass) -> None:
+        self.value = value
+        self.tangent = tangent
+        self.owner = owner
+
+
+class DualArray(ArrayBox, Dual):
+    """A numpy array with its tangent."""
+
+    __slots__ = ()
+
+
+class DualScalar(ScalarBox, Dual):
+    """A Python number or numpy scalar with its tangent."""
+
+    __slots__ = ()
+
+
+class DualObject(ObjectBox, Dual):
+    """An object with fields and its ``Tangent``: calls use its class's rule, or run on dual fields."""
+
+    __slots__ = ("opened",)
+
+    def __init__(self, value: Any, tangent: Any, owner: _Pass) -> None:
+        super().__init__(value, tangent, owner)
+        self.opened: Any = None
+
+    def _open(self) -> Any:
+        if self.opened is None:
+            fields = object_fields(self.value) or {}
+            t = self.tangent
+            changes = {}
+            for name, v in fields.items():
+                v_dot = t if isinstance(t, AbstractZero) else getattr(t, name)
+                dual = self.owner.dual(v, v_dot, f"field {name} of a {type(self.value).__name__}")
+                if dual is not v:
+                    changes[name] = dual
+            self.opened = construct(self.value, changes) if changes else self.value
+        return self.opened
+
+
+def _push(
+    f: Callable[..., Any],
+    f_dot: Any,
+    args: tuple[Any, ...],
+    arg_dots: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    config: RuleConfig | None,
+) -> tuple[Any, Any]:
+    run = _Pass(config if config is not None else DualNumbers(), _CONFIG_PRIMALS.current())
+    dual_f = run.dual(f, f_dot, "the function")
+    duals = tuple(run.dual(x, dx, f"argument {i + 1}") for i, (x, dx) in enumerate(zip(args, arg_dots)))
+    return run.unwrap(top_level_call(dual_f, duals, kwargs))
+
+
+def jvp(f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    """``(f(*primals), J @ tangents)``: the Jacobian-vector product in one run of ``f``.
+
+    ``tangents`` holds one tangent per primal, of its type: an array of the
+    same shape, a float, ``Tangent(P, ...)`` for an object with fields,
+    ``ZeroTangent()`` for a constant. An output that does not depend on the
+    inputs has a ``ZeroTangent()`` tangent.
+
+    >>> from chainrules_core import scalar_rule
+    >>> def mul(x, y):
+    ...     return x * y
+    >>> scalar_rule(mul, lambda out, x, y: (y, x))
+    >>> jvp(mul, (np.array([1.0, 2.0]), 3.0), (np.array([1.0, 0.0]), 1.0))
+    (array([3., 6.]), array([4., 2.]))
+    """
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(tangents)} tangents for {len(primals)} primals")
+    return _push(f, NoTangent(), tuple(primals), tuple(tangents), {}, None)
+
+
+def jacobian(f: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+    """The Jacobian of ``f`` with respect to each argument, built from one ``jvp`` per input entry.
+
+    For an output of shape ``S`` and an argument of shape ``T`` the Jacobian
+    has shape ``S + T``. A complex argument is moved along its real axis
+    (for a holomorphic ``f`` that gives ``f'(z)``). Arguments without a
+    tangent space (ints, bools) get ``NoTangent()``.
+
+    >>> from chainrules_core import scalar_rule
+    >>> def square(x):
+    ...     return x * x
+    >>> scalar_rule(square, lambda out, x: 2 * x)
+    >>> jacobian(square, np.array([1.0, 2.0]))
+    (array([[2., 0.],
+           [0., 4.]]),)
+    """
+    zeros = tuple(ZeroTangent() for _ in args)
+    y = None
+    jacobians: list[Any] = []
+    for i, x in enumerate(args):
+        if not is_differentiable_leaf(x):
+            if has_followable(x):
+                raise TypeError(f"jacobian: argument {i + 1} is a {type_name(x)}; give numbers or arrays")
+            jacobians.append(NoTangent())
+            continue
+        basis = np.zeros(np.shape(x), dtype=np.result_type(x))
+        columns = []
+        for k in range(basis.size):
+            e = basis.copy()
+            e.flat[k] = 1
+            direction = e if isinstance(x, np.ndarray) else e[()] if isinstance(x, np.generic) else e.item()
+            y, y_dot = jvp(f, args, (*zeros[:i], direction, *zeros[i + 1 :]))
+            columns.append(_materialize(y_dot, y, f))
+        if not columns:
+            y = f(*args)
+            columns_array = np.zeros((0, *np.shape(y)))
+        else:
+            columns_array = np.stack(columns)
+        jacobians.append(np.moveaxis(columns_array, 0, -1).reshape(np.shape(y) + np.shape(x)))
+    return tuple(jacobians)
+
+
+def _materialize(y_dot: Any, y: Any, f: Any) -> Any:
+    if not is_differentiable_leaf(y):
+        raise TypeError(f"jacobian: the function returned a {type_name(y)}; it must return a number or an array")
+    if isinstance(y_dot, AbstractZero):
+        return np.zeros(np.shape(y), dtype=np.result_type(y))
+    return np.asarray(y_dot)

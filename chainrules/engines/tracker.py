@@ -1,0 +1,496 @@
+"""Reverse mode: a tape-based tracker that learns every derivative from ``rrule``.
+
+``forward(f, *args)`` runs ``f`` on tracked copies of its arguments. Each
+operation on a tracked value calls ``rrule`` and writes the pullback on a
+tape; ``back(y_bar)`` calls the pullbacks in reverse order and accumulates
+the cotangents. Nothing here knows a derivative: with no rule, an operation
+on tracked values raises ``NoRuleError``.
+
+>>> import math
+>>> from chainrules_core import rrule, NoTangent
+>>> def cube(x):
+...     return x * x * x
+>>> @rrule.register(cube)
+... def _rrule_cube(f, x):
+...     return cube(x), lambda out_bar: (NoTangent(), 3 * x**2 * out_bar)
+>>> gradient(cube, 2.0)
+(12.0,)
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractThunk,
+    AbstractZero,
+    HasReverseMode,
+    InplaceableThunk,
+    NoTangent,
+    NotImplementedTangent,
+    NotImplementedTangentError,
+    ProjectTo,
+    RuleConfig,
+    Tangent,
+    ZeroTangent,
+    accumulate,
+    rrule,
+    unthunk,
+)
+from chainrules_core.tangent_types.tangent import construct
+
+from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._calls import top_level_call, unit_seed
+from ._registry_view import ConfigPrimals, wants_config
+from ._structure import (
+    Path,
+    function_name,
+    has_followable,
+    is_differentiable_leaf,
+    object_fields,
+    part,
+    rebuild,
+    structural,
+)
+
+_CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
+_CONFIG_PRIMALS = ConfigPrimals(rrule)
+
+
+class Tracker(RuleConfig, HasReverseMode):
+    """The reverse engine's ``RuleConfig``: rules for higher-order functions call ``rrule_via_ad``.
+
+    >>> y, pullback = Tracker().rrule_via_ad(lambda x: x, 2.0)
+    >>> y, pullback(1.0)
+    (2.0, (NoTangent(), 1.0))
+    """
+
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        """``(y, pullback)`` for ``f(*args, **kwargs)``; ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``."""
+        return _run(f, args, kwargs, self, with_f=True)
+
+
+# ----- the tape -----
+
+
+# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` lists (position in
+# (f, *args), path inside a container argument, slot); ``outputs`` is the output's slot, or for a list or
+# tuple output a dict from paths to slots with ``skeleton`` the output itself (``None`` for one output).
+# A tuple rather than a class: a node is made per operation, and tuples are the cheapest to make.
+_Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, Any]
+
+
+class Tape:
+    """The record of one forward pass: its nodes, and one cotangent slot per tracked value."""
+
+    __slots__ = ("config", "config_primals", "nodes", "param_slots", "shapes")
+
+    def __init__(self, config: RuleConfig, config_primals: frozenset[int]) -> None:
+        self.config = config
+        self.config_primals = config_primals
+        self.nodes: list[_Node] = []
+        self.shapes: list[tuple[int, ...] | None] = []
+        self.param_slots: dict[int, tuple[Param, int]] = {}
+
+    def new_slot(self, value: Any) -> int:
+        shapes = self.shapes
+        shapes.append(value.shape if type(value) is np.ndarray else () if is_differentiable_leaf(value) else None)
+        return len(shapes) - 1
+
+    def slot_of(self, box: Tracked) -> int:
+        if box.tape is self:
+            return box.slot
+        if box.tape is None:  # a parameter: it joins every tape that uses it
+            entry = self.param_slots.get(id(box))
+            if entry is None:
+                entry = self.param_slots[id(box)] = (box, self.new_slot(box.value))  # type: ignore[arg-type]
+            return entry[1]
+        raise ValueError(
+            "reverse mode: a tracked value of another forward pass met this one (a closure over a value of "
+            "an outer pass, or a value kept from an earlier pass); pass it as an argument instead"
+        )
+
+    def track(self, x: Any) -> Any:
+        """``x`` with every differentiable value in it tracked as a new leaf of this tape."""
+        if is_differentiable_leaf(x):
+            return _tracked(x, self, self.new_slot(x))
+        if isinstance(x, dict):
+            return {k: self.track(v) for k, v in x.items()} if has_followable(x) else x
+        if isinstance(x, (list, tuple)):
+            return rebuild(x, [self.track(v) for v in x]) if has_followable(x) else x
+        if isinstance(x, Box) or not has_followable(x):
+            return x
+        return TrackedObject(x, self, self.new_slot(x))
+
+    def record(self, f: Any, pullback: Callable[[Any], Any], inputs: list[tuple[int, Path, int]], nargs: int, y: Any):
+        """Box the outputs ``y`` of a call and write the call on the tape."""
+        if type(y) is np.ndarray:
+            if y.dtype.kind not in "fc":
+                return y
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(y.shape)
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
+            return TrackedArray(y, self, slot)
+        if is_differentiable_leaf(y):
+            slot = self.new_slot(y)
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
+            return TrackedScalar(y, self, slot)
+        if isinstance(y, (list, tuple)) and has_followable(y):
+            outputs: dict[Path, int] = {}
+            boxed = self._track_outputs(y, (), outputs)
+            self.nodes.append((f, pullback, inputs, nargs, outputs, y))
+            return boxed
+        return y
+
+    def _track_outputs(self, y: Any, path: Path, outputs: dict[Path, int]) -> Any:
+        if is_differentiable_leaf(y):
+            slot = outputs[path] = self.new_slot(y)
+            return _tracked(y, self, slot)
+        if isinstance(y, (list, tuple)):
+            return rebuild(y, [self._track_outputs(v, (*path, i), outputs) for i, v in enumerate(y)])
+        return y
+
+    def backward(self, seeds: list[tuple[int, Any]]) -> list[Any]:
+        """Run every pullback in reverse order from ``seeds``; the cotangent of each slot (``None``: none)."""
+        shapes = self.shapes
+        n = len(shapes)
+        bars: list[Any] = [None] * n
+        owned = [False] * n
+        for slot, seed in seeds:
+            self._add(bars, owned, slot, seed, None, 0)
+        for f, pullback, inputs, nargs, outputs, skeleton in reversed(self.nodes):
+            if skeleton is None:
+                out_bar = bars[outputs]
+                if out_bar is None:
+                    continue  # nothing reached this output: skip the pullback
+                bars[outputs] = None
+            else:
+                out_bar = _gather(outputs, skeleton, bars)
+                if out_bar is None:
+                    continue
+            cotangents = pullback(out_bar)
+            if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
+                count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
+                raise ValueError(
+                    f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
+                    f"expected {nargs + 1}: one for the function itself, then one per argument"
+                )
+            for position, path, slot in inputs:
+                c = cotangents[position]
+                if path:
+                    c = part(c, path)
+                if c is None or isinstance(c, AbstractZero):
+                    continue
+                if bars[slot] is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
+                    bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                else:
+                    self._add(bars, owned, slot, c, f, position)
+        return bars
+
+    def _add(self, bars: list[Any], owned: list[bool], slot: int, c: Any, f: Any, position: int) -> None:
+        """Add ``c`` into ``bars[slot]``, in place once the slot holds an array of its own."""
+        shape = self.shapes[slot]
+        if type(c) is np.ndarray and shape is not None and c.shape != shape:
+            source = "the seed" if position == 0 else f"the pullback of {function_name(f)} (argument {position})"
+            raise ValueError(f"reverse mode: {source} gave a cotangent of shape {c.shape} for a value of shape {shape}")
+        old = bars[slot]
+        if old is None:
+            bars[slot] = c
+            return
+        if not owned[slot]:
+            old = unthunk(old)
+            if isinstance(old, np.ndarray):
+                old = old.copy()
+            owned[slot] = True
+        if isinstance(c, AbstractThunk) and not isinstance(c, InplaceableThunk):
+            c = c.unthunk()
+        bars[slot] = accumulate(old, c)
+
+
+def _gather(outputs: dict[Path, int], skeleton: Any, bars: list[Any]) -> Any:
+    """The cotangent of a list or tuple output, ``None`` if nothing reached it; frees the output slots."""
+    if all(bars[slot] is None for slot in outputs.values()):
+        return None
+    out_bar = _output_cotangent(skeleton, (), outputs, bars)
+    for slot in outputs.values():
+        bars[slot] = None
+    return out_bar
+
+
+def _output_cotangent(y: Any, path: Path, outputs: dict[Path, int], bars: list[Any]) -> Any:
+    slot = outputs.get(path)
+    if slot is not None:
+        c = bars[slot]
+        return ZeroTangent() if c is None else c
+    if isinstance(y, (list, tuple)):
+        elems = [_output_cotangent(v, (*path, i), outputs, bars) for i, v in enumerate(y)]
+        return structural(rebuild(y, elems), lambda c: c)
+    return NoTangent()
+
+
+# ----- tracked values -----
+
+
+class ReverseEngine(Engine):
+    name = "reverse mode"
+    rule_name = "rrule"
+
+    def registry(self) -> Any:
+        return rrule
+
+    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
+        for _, _, box in leaves:
+            tape = box.tape  # type: ignore[attr-defined]
+            if tape is not None:
+                break
+        else:  # parameters only: they join the current pass, if any
+            tape = _CURRENT.get()
+            if tape is None:
+                return None
+        inputs = []
+        for position, path, box in leaves:
+            inputs.append((position, path, box.slot if box.tape is tape else tape.slot_of(box)))  # type: ignore[attr-defined]
+        return tape, inputs
+
+    def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        tape = context[0]
+        if wants_config(f, tape.config_primals):
+            return rrule(tape.config, f, *values, **kwargs)
+        return rrule(f, *values, **kwargs) if kwargs else rrule(f, *values)
+
+    def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
+        tape, inputs = context
+        y, pullback = result
+        return tape.record(f, pullback, inputs, len(values), y)
+
+
+class Tracked(Box):
+    """A value recorded on a tape: its primal ``.value``, its ``tape`` and cotangent ``slot``."""
+
+    __slots__ = ("slot", "tape")
+    _engine = ReverseEngine()
+
+    def __init__(self, value: Any, tape: Tape | None, slot: int) -> None:
+        self.value = value
+        self.tape = tape
+        self.slot = slot
+
+
+class TrackedArray(ArrayBox, Tracked):
+    """A tracked numpy array: numpy functions, ufuncs, operators and methods on it are recorded."""
+
+    __slots__ = ()
+
+
+class TrackedScalar(ScalarBox, Tracked):
+    """A tracked Python float or complex, or numpy scalar."""
+
+    __slots__ = ()
+
+
+class TrackedObject(ObjectBox, Tracked):
+    """A tracked object with fields: calls and methods use its class's rules, or run on tracked fields."""
+
+    __slots__ = ("fields", "opened")
+
+    def __init__(self, value: Any, tape: Tape, slot: int) -> None:
+        super().__init__(value, tape, slot)
+        self.opened: Any = None
+        self.fields: dict[str, Any] = {}
+
+    def _open(self) -> Any:
+        if self.opened is None:
+            tape = self.tape
+            assert tape is not None
+            fields = object_fields(self.value) or {}
+            self.fields = {name: tape.track(v) for name, v in fields.items() if has_followable(v)}
+            self.opened = construct(self.value, self.fields) if self.fields else self.value
+        return self.opened
+
+
+class Param(Tracked):
+    """A parameter: tracked on every tape that uses it, its gradient accumulating in ``.grad``."""
+
+    __slots__ = ("grad",)
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(value, None, -1)
+        self.grad: Any = None
+
+    def zero_grad(self) -> None:
+        """Forget the accumulated gradient."""
+        self.grad = None
+
+    def _accumulate_grad(self, c: Any) -> None:
+        c = _leaf_cotangent(self.value, c)
+        if isinstance(c, AbstractZero):
+            return
+        if self.grad is None:
+            self.grad = c.copy() if isinstance(c, np.ndarray) else c
+        else:
+            self.grad = accumulate(self.grad, c)
+
+
+class ParamArray(TrackedArray, Param):
+    """A tracked array parameter; see ``param``."""
+
+    __slots__ = ()
+
+
+class ParamScalar(TrackedScalar, Param):
+    """A tracked scalar parameter; see ``param``."""
+
+    __slots__ = ()
+
+
+def param(x: Any) -> Param:
+    """A parameter holding ``x``: operations on it inside ``forward`` and ``gradient`` are recorded,
+    and every backward pass adds its cotangent to ``.grad``.
+
+    >>> from chainrules_core import scalar_rule
+    >>> from chainrules.engines import lift
+    >>> @lift
+    ... def scale(w, x):
+    ...     return w * x
+    >>> scalar_rule(scale.__wrapped__, lambda out, w, x: (x, w))
+    >>> w = param(2.0)
+    >>> gradient(lambda x: scale(w, x), 3.0)
+    (2.0,)
+    >>> w.grad
+    3.0
+    >>> _ = gradient(lambda x: scale(w, x), 3.0)
+    >>> w.grad
+    6.0
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        return ParamArray(np.array(x, copy=True))
+    if is_differentiable_leaf(x):
+        return ParamScalar(x)
+    raise TypeError(f"param: a parameter holds a float or complex number or array, not a {type(x).__name__}")
+
+
+def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
+    if isinstance(value, np.ndarray):
+        return TrackedArray(value, tape, slot)
+    return TrackedScalar(value, tape, slot)
+
+
+# ----- the API -----
+
+
+def _leaf_cotangent(value: Any, c: Any) -> Any:
+    if c is None:
+        return NoTangent() if ProjectTo(value).is_no_tangent else ZeroTangent()
+    c = unthunk(c)
+    if isinstance(c, NotImplementedTangent):
+        raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
+    return ProjectTo(value)(c)
+
+
+def _collect(boxed: Any, bars: list[Any]) -> Any:
+    """The cotangent of an argument, assembled from the slots of the values tracked in it."""
+
+    def leaf(x: Any) -> Any:
+        if isinstance(x, TrackedObject):
+            own = bars[x.slot]
+            fields = {name: _collect(v, bars) for name, v in x.fields.items()}
+            fields = {name: c for name, c in fields.items() if not isinstance(c, AbstractZero)}
+            total = Tangent(type(x.value), **fields) if fields else ZeroTangent()
+            return total if own is None else unthunk(own) + total
+        if isinstance(x, Tracked):
+            return _leaf_cotangent(x.value, bars[x.slot])
+        return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
+
+    return structural(boxed, leaf)
+
+
+def _output_leaves(y: Any, path: Path, tape: Tape, found: list[tuple[Path, int]]) -> Any:
+    """``y`` with its tracked values replaced by their primals, and where they were."""
+    if isinstance(y, Tracked):
+        if y.tape is not tape and y.tape is not None:
+            raise ValueError("reverse mode: the function returned a tracked value of another forward pass")
+        found.append((path, tape.slot_of(y)))
+        return y.value
+    if isinstance(y, dict):
+        return {k: _output_leaves(v, (*path, k), tape, found) for k, v in y.items()}
+    if isinstance(y, (list, tuple)):
+        return rebuild(y, [_output_leaves(v, (*path, i), tape, found) for i, v in enumerate(y)])
+    return y
+
+
+def _run(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], config: RuleConfig | None, with_f: bool
+) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    outer = _CURRENT.get()
+    if outer is not None and config is None:
+        config = outer.config
+    primals = outer.config_primals if outer is not None else _CONFIG_PRIMALS.current()
+    tape = Tape(config if config is not None else Tracker(), primals)
+    token = _CURRENT.set(tape)
+    try:
+        boxed_f = tape.track(f) if with_f else f
+        boxed = tuple(tape.track(a) for a in args)
+        y_boxed = top_level_call(boxed_f, boxed, kwargs)
+        found: list[tuple[Path, int]] = []
+        y = _output_leaves(y_boxed, (), tape, found)
+    finally:
+        _CURRENT.reset(token)
+
+    def back(y_bar: Any) -> tuple[Any, ...]:
+        seeds = [(slot, part(y_bar, path)) for path, slot in found]
+        bars = tape.backward([(slot, c) for slot, c in seeds if not isinstance(c, AbstractZero)])
+        for p, slot in tape.param_slots.values():
+            p._accumulate_grad(bars[slot])
+        arg_bars = tuple(_collect(b, bars) for b in boxed)
+        return (_collect(boxed_f, bars), *arg_bars) if with_f else arg_bars
+
+    return y, back
+
+
+def forward(f: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """Run ``f(*args)`` on tracked arguments: ``(y, back)``, where ``back(y_bar)`` returns one cotangent per argument.
+
+    Float and complex numbers and arrays are tracked, and so are those inside
+    lists, tuples, dicts and objects with fields (an object's cotangent is a
+    ``Tangent`` of its class). Ints, bools and anything without a tangent
+    space get ``NoTangent()``; a tracked argument the output does not depend
+    on gets ``ZeroTangent()``. When ``f`` itself has a rule it is used. ``back``
+    may be called many times; each call also adds to the ``.grad`` of every
+    ``param`` the pass used.
+
+    >>> from chainrules_core import scalar_rule
+    >>> def scale(x, a):
+    ...     return a * x
+    >>> scalar_rule(scale, lambda out, x, a: (a, x))
+    >>> y, back = forward(scale, np.array([1.0, 2.0]), 3.0)
+    >>> y, back(np.array([1.0, 1.0]))
+    (array([3., 6.]), (array([3., 3.]), 3.0))
+    """
+    return _run(f, args, {}, None, with_f=False)
+
+
+def gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+    """The gradient of a real scalar ``f`` with respect to each argument: one cotangent per argument.
+
+    The seed is 1.0 in the output's type: a Python float for a Python float,
+    a 0-d array of the output's dtype for a numpy scalar or 0-d array.
+
+    >>> from chainrules_core import scalar_rule
+    >>> def power(x, n):
+    ...     return x**n
+    >>> scalar_rule(power, lambda out, x, n: (n * x ** (n - 1), out * np.log(x)))
+    >>> gradient(power, 3.0, 2)
+    (6.0, NoTangent())
+    """
+    return value_and_gradient(f, *args)[1]
+
+
+def value_and_gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``(f(*args), gradient(f, *args))`` from one forward and one backward pass."""
+    y, back = forward(f, *args)
+    return y, back(unit_seed(y, f))

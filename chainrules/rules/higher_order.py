@@ -1,0 +1,332 @@
+"""Rules for higher-order functions: ``functools.reduce`` and ``np.apply_along_axis``.
+
+Their derivatives need the derivative of the user's function, which only an
+AD engine can compute, so the rules are config-aware: they apply when the
+caller passes a ``RuleConfig`` with reverse mode (``rrule_via_ad``) or forward
+mode (``frule_via_ad``), as the engines in ``chainrules.engines`` do. The
+cotangent of the user's function is the sum of its cotangents over the calls
+(a ``Tangent`` when it is a callable object with fields).
+
+Only lists, tuples and arrays are reduced (a generator has no cotangent);
+other iterables get no rule.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    HasForwardMode,
+    HasReverseMode,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    frule,
+    rrule,
+    scalar_rule,
+    unthunk,
+)
+from chainrules_core.testing import REALS, Arg, Case, register_cases
+
+from ..engines import EngineConfig
+
+_SEQUENCES = (list, tuple, np.ndarray)
+
+
+def _item_tangent(t: Any, k: int) -> Any:
+    """The tangent of item ``k`` of a list, tuple or array from the tangent of the whole."""
+    t = unthunk(t)
+    return t if isinstance(t, AbstractZero) else t[k]
+
+
+def _stack_like(items: list[Any], bars: list[Any], sequence: Any) -> Any:
+    """The cotangents of the items of ``sequence`` as one cotangent of it."""
+    if all(isinstance(b, AbstractZero) for b in bars):
+        return ZeroTangent()
+    if isinstance(sequence, np.ndarray):
+        return np.stack([np.zeros_like(x) if isinstance(b, AbstractZero) else b for x, b in zip(items, bars)])
+    if isinstance(sequence, list):
+        return bars
+    return Tangent(tuple, *bars)
+
+
+# ----- functools.reduce -----
+
+
+@rrule.register(functools.reduce, config=True, requires=(HasReverseMode,))
+def _rrule_reduce(config: Any, f: Any, function: Any, sequence: Any, *initial: Any) -> Any:
+    if not isinstance(sequence, _SEQUENCES) or len(initial) > 1 or (len(sequence) == 0 and not initial):
+        return None
+    items = list(sequence)
+    acc, start = (initial[0], 0) if initial else (items[0], 1)
+    project_sequence = ProjectTo(sequence)
+    project_initial = [ProjectTo(x) for x in initial]
+    pullbacks = []
+    for item in items[start:]:
+        acc, step_pullback = config.rrule_via_ad(function, acc, item)
+        pullbacks.append(step_pullback)
+
+    def reduce_pullback(out_bar: Any) -> tuple[Any, ...]:
+        acc_bar = unthunk(out_bar)
+        function_bar: Any = ZeroTangent()
+        bars: list[Any] = [ZeroTangent()] * len(items)
+        for k in reversed(range(len(pullbacks))):
+            if isinstance(acc_bar, AbstractZero):
+                break
+            step_function_bar, acc_bar, item_bar = pullbacks[k](acc_bar)
+            function_bar = function_bar + step_function_bar
+            bars[start + k] = unthunk(item_bar)
+            acc_bar = unthunk(acc_bar)
+        if isinstance(function_bar, ZeroTangent) and ProjectTo(function).is_no_tangent:
+            function_bar = NoTangent()
+        if not initial:
+            bars[0] = acc_bar
+        sequence_bar = project_sequence(_stack_like(items, bars, sequence))
+        initial_bar = [project(acc_bar) for project in project_initial]
+        return (NoTangent(), function_bar, sequence_bar, *initial_bar)
+
+    return acc, reduce_pullback
+
+
+@frule.register(functools.reduce, config=True, requires=(HasForwardMode,))
+def _frule_reduce(config: Any, tangents: tuple[Any, ...], f: Any, function: Any, sequence: Any, *initial: Any) -> Any:
+    if not isinstance(sequence, _SEQUENCES) or len(initial) > 1 or (len(sequence) == 0 and not initial):
+        return None
+    _, function_dot, sequence_dot, *initial_dot = tangents
+    items = list(sequence)
+    if initial:
+        acc, acc_dot, start = initial[0], initial_dot[0], 0
+    else:
+        acc, acc_dot, start = items[0], _item_tangent(sequence_dot, 0), 1
+    for k in range(start, len(items)):
+        step_tangents = (function_dot, acc_dot, _item_tangent(sequence_dot, k))
+        acc, acc_dot = config.frule_via_ad(step_tangents, function, acc, items[k])
+    return acc, ProjectTo(acc)(unthunk(acc_dot))
+
+
+# ----- np.apply_along_axis -----
+
+
+def _result_permutation(axis: int, ndim: int, result_ndim: int) -> list[int]:
+    """Where numpy puts the result's own axes: in place of ``axis`` (numpy's apply_along_axis)."""
+    dims = list(range(ndim))
+    return dims[:axis] + dims[ndim - result_ndim :] + dims[axis : ndim - result_ndim]
+
+
+def _normalized_axis(axis: Any, ndim: int) -> int | None:
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        return None
+    return int(axis) % ndim
+
+
+@rrule.register(np.apply_along_axis, config=True, requires=(HasReverseMode,))
+def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> Any:
+    if not isinstance(arr, np.ndarray) or arr.size == 0:
+        return None
+    axis = _normalized_axis(axis, arr.ndim)
+    if axis is None:
+        return None
+    moved = np.moveaxis(arr, axis, -1)
+    outer = moved.shape[:-1]
+    results, pullbacks = [], []
+    for index in np.ndindex(outer):
+        y, slice_pullback = config.rrule_via_ad(func1d, moved[index], *args, **kwargs)
+        results.append(np.asarray(y))
+        pullbacks.append(slice_pullback)
+    result_ndim = results[0].ndim
+    buff = np.stack(results).reshape(outer + results[0].shape)
+    permutation = _result_permutation(axis, buff.ndim, result_ndim)
+    project_arr = ProjectTo(arr)
+    project_args = [ProjectTo(a) for a in args]
+    project_func = ProjectTo(func1d)
+
+    def apply_along_axis_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        zeros = (NoTangent(), project_func(ZeroTangent()), NoTangent(), ZeroTangent())
+        if isinstance(out_bar, AbstractZero):
+            return (*zeros, *[p(ZeroTangent()) for p in project_args])
+        out_shape = tuple(buff.shape[i] for i in permutation)
+        buff_bar = np.transpose(np.broadcast_to(out_bar, out_shape), np.argsort(permutation))
+        moved_bar = np.zeros(moved.shape, dtype=np.result_type(arr, buff_bar))
+        func_bar: Any = ZeroTangent()
+        arg_bars: list[Any] = [ZeroTangent()] * len(args)
+        for index, slice_pullback in zip(np.ndindex(outer), pullbacks):
+            step_func_bar, slice_bar, *step_arg_bars = slice_pullback(buff_bar[index])
+            slice_bar = unthunk(slice_bar)
+            if not isinstance(slice_bar, AbstractZero):
+                moved_bar[index] = slice_bar
+            func_bar = func_bar + step_func_bar
+            arg_bars = [a + unthunk(b) for a, b in zip(arg_bars, step_arg_bars)]
+        arr_bar = project_arr(np.moveaxis(moved_bar, -1, axis))
+        extra_bars = [project(b) for project, b in zip(project_args, arg_bars)]
+        return (NoTangent(), project_func(func_bar), NoTangent(), arr_bar, *extra_bars)
+
+    return buff.transpose(permutation), apply_along_axis_pullback
+
+
+@frule.register(np.apply_along_axis, config=True, requires=(HasForwardMode,))
+def _frule_apply_along_axis(
+    config: Any, tangents: tuple[Any, ...], f: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any
+) -> Any:
+    if not isinstance(arr, np.ndarray) or arr.size == 0:
+        return None
+    axis = _normalized_axis(axis, arr.ndim)
+    if axis is None:
+        return None
+    _, func_dot, _, arr_dot, *arg_dots = tangents
+    arr_dot = unthunk(arr_dot)
+    moved = np.moveaxis(arr, axis, -1)
+    moved_dot = arr_dot if isinstance(arr_dot, AbstractZero) else np.moveaxis(arr_dot, axis, -1)
+    outer = moved.shape[:-1]
+    results, result_dots = [], []
+    for index in np.ndindex(outer):
+        slice_dot = moved_dot if isinstance(moved_dot, AbstractZero) else moved_dot[index]
+        y, y_dot = config.frule_via_ad((func_dot, slice_dot, *arg_dots), func1d, moved[index], *args, **kwargs)
+        y = np.asarray(y)
+        y_dot = unthunk(y_dot)
+        results.append(y)
+        result_dots.append(np.zeros_like(y) if isinstance(y_dot, AbstractZero) else np.asarray(y_dot))
+    shape = outer + results[0].shape
+    permutation = _result_permutation(axis, len(shape), results[0].ndim)
+    out = np.stack(results).reshape(shape).transpose(permutation)
+    out_dot = np.stack(result_dots).reshape(shape).transpose(permutation)
+    return out, ProjectTo(out)(out_dot)
+
+
+# ----- the declared cases, on functions with rules of their own -----
+
+
+def _damped_step(acc: Any, x: Any) -> Any:
+    return 0.5 * acc + np.sin(x)
+
+
+scalar_rule(_damped_step, lambda out, acc, x: (0.5, np.cos(x)))
+
+
+class _Affine:
+    """``_Affine(a, b)(acc, x) == a * acc + b * x``: a callable object with fields, and its rules."""
+
+    def __init__(self, a: float, b: float) -> None:
+        self.a = a
+        self.b = b
+
+    def __call__(self, acc: Any, x: Any) -> Any:
+        return self.a * acc + self.b * x
+
+
+@rrule.register(_Affine)
+def _rrule_affine(step: _Affine, acc: Any, x: Any) -> Any:
+    project_acc, project_x = ProjectTo(acc), ProjectTo(x)
+
+    def affine_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return ZeroTangent(), ZeroTangent(), ZeroTangent()
+        self_bar = Tangent(
+            _Affine, a=float(np.real(np.sum(np.conj(acc) * out_bar))), b=float(np.real(np.sum(np.conj(x) * out_bar)))
+        )
+        return self_bar, project_acc(step.a * out_bar), project_x(step.b * out_bar)
+
+    return step(acc, x), affine_pullback
+
+
+@frule.register(_Affine)
+def _frule_affine(tangents: tuple[Any, ...], step: _Affine, acc: Any, x: Any) -> Any:
+    step_dot, acc_dot, x_dot = (unthunk(t) for t in tangents)
+    out = step(acc, x)
+    out_dot: Any = ZeroTangent()
+    if not isinstance(step_dot, AbstractZero):
+        out_dot = out_dot + step_dot.a * acc + step_dot.b * x
+    if not isinstance(acc_dot, AbstractZero):
+        out_dot = out_dot + step.a * acc_dot
+    if not isinstance(x_dot, AbstractZero):
+        out_dot = out_dot + step.b * x_dot
+    return out, ProjectTo(out)(out_dot)
+
+
+def _log_sum_exp(v: Any) -> Any:
+    top = np.max(np.real(v))
+    return top + np.log(np.sum(np.exp(v - top)))
+
+
+@rrule.register(_log_sum_exp)
+def _rrule_log_sum_exp(f: Any, v: Any) -> Any:
+    out = _log_sum_exp(v)
+    project_v = ProjectTo(v)
+
+    def log_sum_exp_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), ZeroTangent()
+        return NoTangent(), project_v(np.conj(np.exp(v - out)) * out_bar)
+
+    return out, log_sum_exp_pullback
+
+
+@frule.register(_log_sum_exp)
+def _frule_log_sum_exp(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
+    out = _log_sum_exp(v)
+    v_dot = unthunk(tangents[1])
+    if isinstance(v_dot, AbstractZero):
+        return out, ZeroTangent()
+    return out, np.sum(np.exp(v - out) * v_dot)
+
+
+def _outer_self(v: Any) -> Any:
+    return v[:, None] * v[None, :]
+
+
+@rrule.register(_outer_self)
+def _rrule_outer_self(f: Any, v: Any) -> Any:
+    project_v = ProjectTo(v)
+
+    def outer_self_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), ZeroTangent()
+        return NoTangent(), project_v(out_bar @ np.conj(v) + out_bar.T @ np.conj(v))
+
+    return _outer_self(v), outer_self_pullback
+
+
+@frule.register(_outer_self)
+def _frule_outer_self(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
+    v_dot = unthunk(tangents[1])
+    if isinstance(v_dot, AbstractZero):
+        return _outer_self(v), ZeroTangent()
+    return _outer_self(v), v_dot[:, None] * v[None, :] + v[:, None] * v_dot[None, :]
+
+
+_ENGINES = {"config": EngineConfig()}
+
+register_cases(
+    "higher_order",
+    Case(functools.reduce, (_damped_step, Arg(REALS, (5,))), options=_ENGINES),
+    Case(functools.reduce, (_damped_step, Arg(REALS, (4, 3))), name="rows", options=_ENGINES),
+    Case(
+        functools.reduce,
+        (_damped_step, Arg(REALS, (4,)), Arg(REALS, ())),
+        name="with initial",
+        options=_ENGINES,
+    ),
+    Case(
+        functools.reduce,
+        (_Affine(0.7, -1.3), Arg(REALS, (5,))),
+        name="callable object with fields",
+        dtypes=("float64",),
+        options=_ENGINES,
+    ),
+    Case(np.apply_along_axis, (_log_sum_exp, 1, Arg(REALS, (3, 4))), options=_ENGINES),
+    Case(np.apply_along_axis, (_log_sum_exp, 0, Arg(REALS, (3, 4))), name="axis 0", options=_ENGINES),
+    Case(
+        np.apply_along_axis,
+        (_outer_self, -1, Arg(REALS, (2, 3, 4))),
+        name="matrix results",
+        options=_ENGINES,
+    ),
+)

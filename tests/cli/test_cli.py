@@ -1,0 +1,135 @@
+"""python -m chainrules rules / check."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chainrules import cli
+from chainrules_core import NoTangent, rrule
+from chainrules_core.testing import REALS, Arg, Case
+
+HEADERS = ["rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(list(argv), out=out, err=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_rules_lists_primals_with_modes_family_and_types() -> None:
+    status, out, _ = run("rules", "reduce")
+    assert status == 0
+    line = next(row for row in out.splitlines() if row.startswith("| functools.reduce"))
+    assert "frule (config), rrule (config)" in line and "higher_order" in line and "any" in line
+
+
+def test_rules_shows_non_differentiable_and_typed_rules() -> None:
+    def count(x: Any) -> Any:
+        return len(x)
+
+    def typed(x: Any) -> Any:
+        return x
+
+    from chainrules_core import non_differentiable
+
+    non_differentiable(count)
+    rrule.register(typed, np.ndarray)(lambda f, x: (x, lambda y_bar: (NoTangent(), y_bar)))
+    _, out, _ = run("rules", "*test_rules_shows*")
+    assert "non-differentiable" in next(r for r in out.splitlines() if ".count " in r)
+    assert "(ndarray)" in next(r for r in out.splitlines() if ".typed " in r)
+
+
+def test_rules_pattern_that_matches_nothing_fails() -> None:
+    status, out, _ = run("rules", "no-such-primal-anywhere")
+    assert status == 1 and "no registered primal" in out
+
+
+def test_check_runs_the_declared_cases() -> None:
+    status, out, err = run("check", "apply_along_axis", "--dtype", "float64,float32", "--no-progress")
+    assert status == 0
+    lines = out.splitlines()
+    assert [cell.strip() for cell in lines[0].split("|")[1:-1]] == HEADERS
+    assert lines[-1] == "12 passed, 0 failed"
+    assert "complex128" not in out
+    assert "checking 12 runs" in err
+
+
+def test_check_filters_by_mode_and_shows_progress() -> None:
+    status, out, err = run("check", "reduce", "--mode", "rrule", "--seed", "3")
+    assert status == 0
+    assert "| frule |" not in out and "| rrule |" in out
+    assert "check: " in err  # progress lines when not on a terminal
+
+
+def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong rule makes check exit 1, list it as FAIL and print the harness's message."""
+
+    def wrong(x: Any) -> Any:
+        return x * x
+
+    rrule.register(wrong)(lambda f, x: (x * x, lambda y_bar: (NoTangent(), 3 * x * y_bar)))
+    cases = [("mine", Case(wrong, (Arg(REALS, (3,)),), dtypes=("float64",), modes=("rrule",)))]
+    monkeypatch.setattr(cli, "registered_cases", lambda: cases)
+    status, out, _ = run("check", "--no-progress")
+    assert status == 1
+    assert "| FAIL " in out and "[pullback]" in out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
+    status, out, _ = run("check", "--no-progress", "--failures-only", "-x")
+    assert status == 1 and out.count("| FAIL ") == 1
+
+
+def test_check_with_a_pattern_that_matches_nothing_fails() -> None:
+    status, out, _ = run("check", "no-such-case", "--no-progress")
+    assert status == 1 and "no declared case" in out
+
+
+def test_bad_mode_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run("check", "--mode", "sideways")
+    assert exit_info.value.code == 2
+
+
+def test_module_entry_point() -> None:
+    """python -m chainrules runs the command line."""
+    result = subprocess.run(
+        [sys.executable, "-m", "chainrules", "check", "reduce", "--dtype", "float64", "--no-progress"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].endswith("passed, 0 failed")
+
+
+def test_every_shipped_rule_has_a_family() -> None:
+    """Rules made by helpers are listed under the family that registered them, not the helper's module."""
+    import pkgutil
+
+    import chainrules.rules
+
+    families = {m.name for m in pkgutil.iter_modules(chainrules.rules.__path__) if not m.name.startswith("_")}
+    result = subprocess.run(  # a fresh process: only the shipped rules
+        [sys.executable, "-m", "chainrules", "rules"], capture_output=True, text=True, check=True
+    )
+    rows = [line.split("|") for line in result.stdout.splitlines()[2:] if line.startswith("| ")]
+    assert len(rows) > 100
+    for row in rows:
+        listed = {family.strip() for family in row[3].split(",")}
+        assert listed <= families, (row[1].strip(), listed)
+
+
+def test_a_closed_pipe_is_not_an_error() -> None:
+    """``python -m chainrules rules | head -1`` ends quietly."""
+    result = subprocess.run(
+        f"{sys.executable} -m chainrules rules | head -1", shell=True, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("| primal")
+    assert "Traceback" not in result.stderr
