@@ -193,10 +193,19 @@ class Case:
 
 def _make(spec: ArgSpec, rng: np.random.Generator, dtype: str) -> Any:
     if isinstance(spec, PrimalAndTangent):
-        return PrimalAndTangent(_make(spec.primal, rng, dtype), spec.tangent)
+        primal = _make(spec.primal, rng, dtype)
+        return PrimalAndTangent(primal, _tangent_like(spec.tangent, primal))
     if isinstance(spec, Arg | At | Generated):
         return spec.make(rng, dtype)
     return spec
+
+
+def _tangent_like(t: Any, primal: Any) -> Any:
+    """An explicit array tangent in the dtype the primal was made in (a case runs in several dtypes)."""
+    kinds = getattr(getattr(t, "dtype", None), "kind", ""), getattr(getattr(primal, "dtype", None), "kind", "")
+    if kinds[0] in ("f", "c") and kinds[1] in ("f", "c") and not (kinds == ("c", "f")):
+        return np.asarray(t).astype(primal.dtype) if isinstance(primal, np.ndarray) else primal.dtype.type(t)
+    return t
 
 
 def _specs(args: Sequence[ArgSpec]) -> Iterator[ArgSpec]:

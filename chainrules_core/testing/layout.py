@@ -23,6 +23,7 @@ from ..tangent_types import (
     NoTangent,
     NotImplementedTangent,
     Tangent,
+    ZeroTangent,
     backing,
     primal_type,
     unthunk,
@@ -59,8 +60,21 @@ class Layout:
         """The tangent, of the types a rule should return, that holds ``v``."""
         raise NotImplementedError
 
-    def problems(self, t: Any, where: str) -> list[str]:
-        """What is wrong with ``t`` as a tangent of this layout's value: type, shape, dtype."""
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
+        """What is wrong with ``t`` as a tangent of this layout's value: type, shape, dtype.
+
+        A cotangent (``cotangent=True``) of a tuple must be ``Tangent(tuple, ...)``:
+        engines add cotangents, and plain tuples concatenate when added. A
+        pushforward may return a plain tuple for a tuple output.
+        """
+        raise NotImplementedError
+
+    def constants(self, x: Any) -> list[Any]:
+        """The entries of ``x`` that occupy no place in the vector (ints, strings ...), in order."""
+        raise NotImplementedError
+
+    def entry_name(self, k: int) -> str:
+        """Where entry ``k`` of the vector lives in the value, as an index suffix: ``[1, 2].imag``."""
         raise NotImplementedError
 
     def magnitudes(self) -> Vector:
@@ -114,13 +128,19 @@ class _Opaque(Layout):
     def vec_to_tangent(self, v: Vector) -> Any:
         return NoTangent()
 
-    def problems(self, t: Any, where: str) -> list[str]:
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
         if isinstance(t, NoTangent):
             return []
         return [f"{where}: expected NoTangent() for a non-differentiable {type(self.value).__name__}, got {_show(t)}"]
 
     def magnitudes(self) -> Vector:
         return _EMPTY
+
+    def constants(self, x: Any) -> list[Any]:
+        return [x]
+
+    def entry_name(self, k: int) -> str:
+        raise IndexError(k)
 
 
 class _Scalar(Layout):
@@ -155,7 +175,7 @@ class _Scalar(Layout):
     def vec_to_tangent(self, v: Vector) -> Any:
         return self.from_vec(v, promote=False)
 
-    def problems(self, t: Any, where: str) -> list[str]:
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
         if isinstance(t, (AbstractZero, NotImplementedTangent)):
             return []
         kind = "complex" if self.is_complex else "real"
@@ -166,12 +186,18 @@ class _Scalar(Layout):
             return [f"{where}: a complex tangent for a real {_type_name(self.value)}: project it to its real part"]
         if got.kind not in "fc":
             return [f"{where}: expected a {kind} scalar, got {_show(t)}"]
-        if not self.python and got != self.dtype:
-            return [f"{where}: dtype {got} for a primal of dtype {self.dtype}"]
+        if got != self.dtype:
+            return [f"{where}: dtype {got} for a {_type_name(self.value)} (dtype {self.dtype})"]
         return []
 
     def magnitudes(self) -> Vector:
         return _magnitudes(np.asarray(self.value))
+
+    def constants(self, x: Any) -> list[Any]:
+        return []
+
+    def entry_name(self, k: int) -> str:
+        return ("", ".imag")[k] if self.is_complex else ""
 
 
 class _Array(Layout):
@@ -208,7 +234,7 @@ class _Array(Layout):
     def vec_to_tangent(self, v: Vector) -> Any:
         return self.from_vec(v, promote=False)
 
-    def problems(self, t: Any, where: str) -> list[str]:
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
         if isinstance(t, (AbstractZero, NotImplementedTangent)):
             return []
         if not isinstance(t, (np.ndarray, np.generic)):
@@ -224,11 +250,21 @@ class _Array(Layout):
     def magnitudes(self) -> Vector:
         return _magnitudes(self.value)
 
+    def constants(self, x: Any) -> list[Any]:
+        return []
+
+    def entry_name(self, k: int) -> str:
+        n = math.prod(self.shape)
+        index = ", ".join(map(str, np.unravel_index(k % n, self.shape))) if self.shape else ""
+        part = (".imag" if k >= n else ".real") if self.is_complex else ""
+        return f"[{index}]{part}"
+
 
 class _Composite(Layout):
     """Shared by the structured layouts: a list of children laid end to end."""
 
     children: list[tuple[Any, Layout]]
+    value: Any
 
     def _setup(self, children: list[tuple[Any, Layout]]) -> None:
         self.children = children
@@ -263,15 +299,37 @@ class _Composite(Layout):
         pieces = [layout.magnitudes() for _, layout in self.children]
         return np.concatenate(pieces) if pieces else _EMPTY
 
-    def _child_problems(self, t: Any, where: str, label: str) -> list[str]:
+    def constants(self, x: Any) -> list[Any]:
+        found: list[Any] = []
+        for (_, layout), v in zip(self.children, self._child_values(x)):
+            found += layout.constants(v)
+        return found
+
+    def entry_name(self, k: int) -> str:
+        for key, layout in self.children:
+            if k < layout.size:
+                label = f".{key}" if isinstance(self, _Fields) and not self.is_mapping else f"[{key!r}]"
+                return label + layout.entry_name(k)
+            k -= layout.size
+        raise IndexError(k)
+
+    def _child_problems(self, t: Any, where: str, label: str, cotangent: bool) -> list[str]:
         found: list[str] = []
         for (key, layout), c in zip(self.children, self._child_tangents(t)):
-            found += layout.problems(unthunk(c), f"{where}{label.format(key)}")
+            found += layout.problems(unthunk(c), f"{where}{label.format(key)}", cotangent)
         return found
+
+    def _zero_problems(self, t: Any, where: str) -> list[str] | None:
+        """The verdict on a zero or not-implemented ``t``, or on any ``t`` when nothing is differentiable."""
+        if isinstance(t, (AbstractZero, NotImplementedTangent)):
+            return [] if self.differentiable or isinstance(t, NoTangent) else _opaque_problem(t, where, self.value)
+        if not self.differentiable:
+            return _opaque_problem(t, where, self.value)
+        return None
 
 
 class _Sequence(_Composite):
-    """A tuple or a list: tangents ``Tangent(tuple, ...)`` or tuples; lists for lists."""
+    """A tuple or a list: tangents ``Tangent(tuple, ...)``, lists for lists."""
 
     def __init__(self, x: tuple[Any, ...] | list[Any], seen: set[int]) -> None:
         self.cls = type(x)
@@ -297,18 +355,24 @@ class _Sequence(_Composite):
         items = [layout.vec_to_tangent(p) for (_, layout), p in zip(self.children, self._split(v))]
         return items if issubclass(self.cls, list) else Tangent(tuple, *items)
 
-    def problems(self, t: Any, where: str) -> list[str]:
-        if isinstance(t, (AbstractZero, NotImplementedTangent)):
-            return [] if self.differentiable or isinstance(t, NoTangent) else _opaque_problem(t, where, self.value)
-        if not self.differentiable:
-            return _opaque_problem(t, where, self.value)
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
+        verdict = self._zero_problems(t, where)
+        if verdict is not None:
+            return verdict
+        is_list = issubclass(self.cls, list)
         if isinstance(t, Tangent):
             if not issubclass(primal_type(t), (tuple, list)):
                 return [f"{where}: a Tangent({primal_type(t).__name__}) for a {self.cls.__name__}"]
+        elif isinstance(t, (tuple, list)) and not is_list and cotangent:
+            return [
+                f"{where}: a plain {type(t).__name__} as the cotangent of a tuple; return Tangent(tuple, ...) "
+                f"(ProjectTo(x) builds it): plain {type(t).__name__}s concatenate when an engine adds cotangents"
+            ]
         elif not isinstance(t, (tuple, list)):
-            return [f"{where}: expected a Tangent(tuple, ...) or sequence for a {self.cls.__name__}, got {_show(t)}"]
+            expected = "a list" if is_list else "Tangent(tuple, ...)"
+            return [f"{where}: expected {expected} for a {self.cls.__name__}, got {_show(t)}"]
         try:
-            return self._child_problems(t, where, "[{}]")
+            return self._child_problems(t, where, "[{}]", cotangent)
         except ValueError as err:
             return [f"{where}: {err}"]
 
@@ -353,17 +417,76 @@ class _Fields(_Composite):
         }
         return Tangent(self.cls, fields) if self.is_mapping else Tangent(self.cls, **fields)
 
-    def problems(self, t: Any, where: str) -> list[str]:
-        if isinstance(t, (AbstractZero, NotImplementedTangent)):
-            return [] if self.differentiable or isinstance(t, NoTangent) else _opaque_problem(t, where, self.value)
-        if not self.differentiable:
-            return _opaque_problem(t, where, self.value)
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
+        verdict = self._zero_problems(t, where)
+        if verdict is not None:
+            return verdict
         if isinstance(t, Tangent):
             if not issubclass(self.cls, primal_type(t)):
                 return [f"{where}: a Tangent({primal_type(t).__name__}) for a {self.cls.__name__}"]
         elif not (self.is_mapping and isinstance(t, dict)):
             return [f"{where}: expected a Tangent({self.cls.__name__}, ...), got {_show(t)}"]
-        return self._child_problems(t, where, "[{!r}]" if self.is_mapping else ".{}")
+        elif cotangent:
+            return [
+                f"{where}: a plain dict as the cotangent of a dict; return Tangent(dict, ...) (ProjectTo(x) builds it)"
+            ]
+        data = backing(t) if isinstance(t, Tangent) else t
+        known = {k for k, _ in self.children}
+        unknown = [k for k in data if k not in known]
+        if unknown:
+            what = "keys" if self.is_mapping else "fields"
+            return [f"{where}: {', '.join(map(repr, unknown))} not among the {what} of the {self.cls.__name__}"]
+        return self._child_problems(t, where, "[{!r}]" if self.is_mapping else ".{}", cotangent)
+
+
+class _TangentValue(_Composite):
+    """A ``Tangent`` as a value, the input of a function of tangents: its entries laid end to end."""
+
+    def __init__(self, x: Tangent, seen: set[int]) -> None:
+        self.cls = primal_type(x)
+        self.kind = x._Tangent__kind
+        self.value = x
+        data = backing(x)
+        self.positional = isinstance(data, tuple)
+        items = list(enumerate(data)) if self.positional else list(data.items())
+        self._setup([(k, _layout(unthunk(v), seen)) for k, v in items])
+
+    def _child_values(self, x: Any) -> list[Any]:
+        data = backing(x)
+        return [unthunk(data[k]) for k, _ in self.children]
+
+    def _child_tangents(self, t: Any) -> list[Any]:
+        if not isinstance(t, Tangent):
+            raise TypeError(f"a {type(t).__name__} for a Tangent({self.cls.__name__})")
+        data = backing(t)
+        if self.positional:
+            if len(data) != len(self.children):
+                raise ValueError(f"a tangent of {len(data)} entries for a Tangent of {len(self.children)}")
+            return list(data)
+        return [data.get(k, ZeroTangent()) for k, _ in self.children]
+
+    def _rebuild(self, items: list[Any]) -> Tangent:
+        data = tuple(items) if self.positional else {k: v for (k, _), v in zip(self.children, items)}
+        return Tangent._from_backing(self.cls, self.kind, data)
+
+    def from_vec(self, v: Vector, promote: bool) -> Any:
+        return self._rebuild([layout.from_vec(p, promote) for (_, layout), p in zip(self.children, self._split(v))])
+
+    def vec_to_tangent(self, v: Vector) -> Any:
+        if not self.differentiable:
+            return NoTangent()
+        return self._rebuild([layout.vec_to_tangent(p) for (_, layout), p in zip(self.children, self._split(v))])
+
+    def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
+        verdict = self._zero_problems(t, where)
+        if verdict is not None:
+            return verdict
+        if not isinstance(t, Tangent) or primal_type(t) is not self.cls:
+            return [f"{where}: expected a Tangent({self.cls.__name__}, ...) for a tangent of one, got {_show(t)}"]
+        try:
+            return self._child_problems(t, where, "[{!r}]", cotangent)
+        except (TypeError, ValueError) as err:
+            return [f"{where}: {err}"]
 
 
 def _opaque_problem(t: Any, where: str, value: Any) -> list[str]:
@@ -415,6 +538,8 @@ def _layout(x: Any, seen: set[int]) -> Layout:
         return _Sequence(x, seen)
     if isinstance(x, dict):
         return _Fields(x, list(x), seen)
+    if isinstance(x, Tangent):
+        return _TangentValue(x, seen)
     names = _field_names_of(x)
     if names is None:
         return _Opaque(x)

@@ -1,0 +1,487 @@
+"""The parts every check shares: parsed inputs, finite differences along them, comparisons, messages.
+
+A comparison of a rule with a finite difference has three outcomes. The
+values agree within ``rtol``: pass. They differ by more than that plus ``SAFETY`` times the estimated
+finite-difference error: a mismatch, the rule is wrong. In between, the
+verdict rests on the finite-difference error allowance: it passes when that
+allowance is below ``INCONCLUSIVE`` of the terms compared, so that any rule
+wrong by more than that is still caught, and is reported as inconclusive
+otherwise, never silently passed.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..config import RuleConfig
+from ..tangent_types import (
+    AbstractZero,
+    InplaceableThunk,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    primal_type,
+    unthunk,
+)
+from .finite_differences import FDResult, FiniteDifferences
+from .layout import Layout, Vector, layout_of
+from .tangents import PrimalAndTangent, relative_tangent
+from .tolerances import PRIMAL_RTOL, RTOL, lowest_precision
+
+SAFETY = 10.0
+"""How many times the estimated finite-difference error a difference may be."""
+
+INCONCLUSIVE = 1e-3
+"""The largest finite-difference error allowance, relative to the terms compared, a check may pass on."""
+
+RESOLUTION = 1e-4
+"""Derivatives below this fraction of ``FDResult.natural`` count as zero when judging whether a check is conclusive."""
+
+_NUMBERS = (bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray)
+
+
+@dataclass
+class CheckReport:
+    """What a check did: its evaluations of the function, its worst relative error, the checks it made."""
+
+    function: str
+    mode: str
+    evaluations: int = 0
+    max_relative_error: float = 0.0
+    checks: list[str] = field(default_factory=list)
+    seed: int = 0
+
+    def merge(self, other: CheckReport) -> CheckReport:
+        return CheckReport(
+            self.function,
+            f"{self.mode}+{other.mode}" if other.mode not in self.mode else self.mode,
+            self.evaluations + other.evaluations,
+            max(self.max_relative_error, other.max_relative_error),
+            self.checks + [c for c in other.checks if c not in self.checks],
+            self.seed,
+        )
+
+
+@dataclass
+class Setup:
+    """The parsed inputs of one check: primals, tangents, layouts, the reference output, options."""
+
+    mode: str
+    f: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    tangents: list[Any]  # index 0 is f's own tangent
+    layouts: list[Layout]
+    names: list[str]
+    y_ref: Any
+    out_layout: Layout
+    rtol: float
+    atol: float
+    fdm: FiniteDifferences
+    promote: bool
+    eps: float
+    seed: int
+    rng: np.random.Generator
+    config: RuleConfig | None
+    report: CheckReport
+    base: list[Vector] = field(default_factory=list)
+
+    @property
+    def primals(self) -> list[Any]:
+        return [self.f, *self.args]
+
+    def fail(self, check: str, message: str) -> AssertionError:
+        return AssertionError(f"[{check}] {self.report.function}: {message} (seed={self.seed})")
+
+    def differentiable(self, i: int) -> bool:
+        return self.layouts[i].differentiable and not isinstance(self.tangents[i], NoTangent)
+
+    def moving(self) -> list[int]:
+        return [i for i in range(len(self.layouts)) if self.differentiable(i)]
+
+    def direction(self, i: int) -> Vector:
+        return self.layouts[i].tangent_to_vec(unthunk(self.tangents[i]))
+
+    def vec(self, check: str, layout: Layout, t: Any, where: str, cotangent: bool = True) -> Vector:
+        """A tangent a rule returned, unthunked, checked for type and read as a vector; a failure of ``check``."""
+        t = self.call(check, f"unthunking {where}", unthunk, t)
+        problems = layout.problems(t, where, cotangent)
+        if problems:
+            raise self.fail(check, "; ".join(problems))
+        return layout.tangent_to_vec(t)
+
+    def call(self, check: str, what: str | Callable[[], str], fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, a call into the rule: an exception it raises fails ``check``, naming ``what`` raised."""
+        try:
+            return fn(*args)
+        except Exception as err:
+            name = what if isinstance(what, str) else what()
+            raise self.fail(check, f"{name} raised {type(err).__name__}: {err}") from err
+
+
+def describe(f: Any) -> str:
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        name = type(f).__qualname__ + " object"
+    module = getattr(f, "__module__", None) or getattr(type(f), "__module__", "")
+    return f"{module}.{name}" if module and module not in ("builtins", "__main__") else str(name)
+
+
+def _argument_names(f: Any, n: int) -> list[str]:
+    names = [f"argument {i}" for i in range(1, n + 1)]
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return names
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i in range(min(n, len(positional))):
+        names[i] = f"argument {i + 1} ({positional[i].name})"
+    return names
+
+
+def setup(
+    mode: str,
+    f: Any,
+    args: tuple[Any, ...],
+    fkwargs: dict[str, Any] | None,
+    rtol: float | None,
+    atol: float | None,
+    fdm: FiniteDifferences | str | None,
+    seed: int,
+    promote: bool,
+    config: RuleConfig | None,
+) -> Setup:
+    """Parse the inputs of ``test_frule``/``test_rrule``; run ``f`` once for the reference output."""
+    rng = np.random.default_rng(seed)
+    primals, given = [], []
+    for x in (f, *args):
+        is_pair = isinstance(x, PrimalAndTangent)
+        primals.append(x.primal if is_pair else x)
+        given.append(x.tangent if is_pair else None)
+    f, *rest = primals
+    if not callable(f):
+        raise TypeError(f"test_{mode}: the function must be callable, got {f!r}")
+    layouts = [layout_of(x) for x in primals]
+    names = ["the function itself", *_argument_names(f, len(rest))]
+    tangents = []
+    for x, dx, layout, name in zip(primals, given, layouts, names):
+        if dx is None:
+            dx = relative_tangent(x, rng)
+        elif not isinstance(dx, NoTangent):
+            problems = layout.problems(unthunk(dx), f"the tangent given for {name}", cotangent=False)
+            if problems:
+                raise ValueError(f"test_{mode}({describe(f)}): " + "; ".join(problems))
+        tangents.append(dx)
+    if isinstance(fdm, str):
+        fdm = FiniteDifferences(fdm)  # type: ignore[arg-type]
+    kwargs = dict(fkwargs or {})
+    y_ref = f(*rest, **kwargs)
+    precision = lowest_precision(*primals, y_ref)
+    s = Setup(
+        mode=mode,
+        f=f,
+        args=tuple(rest),
+        kwargs=kwargs,
+        tangents=tangents,
+        layouts=layouts,
+        names=names,
+        y_ref=y_ref,
+        out_layout=layout_of(y_ref),
+        rtol=rtol if rtol is not None else RTOL[precision],
+        atol=atol or 0.0,
+        fdm=fdm or FiniteDifferences(),
+        promote=promote,
+        eps=float(np.finfo(np.float64 if promote else precision).eps),
+        seed=seed,
+        rng=rng,
+        config=config,
+        report=CheckReport(describe(f), mode, evaluations=1, seed=seed),
+    )
+    s.base = [layout.to_vec(x) for layout, x in zip(layouts, primals)]
+    return s
+
+
+# ----- finite differences -----
+
+
+def step_scale(s: Setup, directions: dict[int, Vector]) -> float | None:
+    """How far the inputs may move along ``directions`` per unit step: ``|x| / |dx|``, averaged.
+
+    The geometric mean over the entries that move, so that an explicit
+    tangent of 1 at an input of 1e8 steps by about 1e8 and at 1e-300 by about
+    1e-300. ``None`` when nothing moves.
+    """
+    ratios = []
+    for i, d in directions.items():
+        nonzero = d != 0
+        ratios.append(s.layouts[i].magnitudes()[nonzero] / np.abs(d[nonzero]))
+    r = np.concatenate(ratios) if ratios else np.zeros(0)
+    return float(np.exp(np.mean(np.log(r)))) if r.size else None
+
+
+def directional_fd(s: Setup, directions: dict[int, Vector], fdm: FiniteDifferences | None = None) -> FDResult:
+    """The finite difference of ``f`` at the inputs moving along ``directions`` (index 0 is ``f``)."""
+    scale = step_scale(s, directions)
+    if scale is None or s.out_layout.size == 0:
+        return FDResult(np.zeros(s.out_layout.size), 0.0, 0.0, 0)
+
+    def phi(t: float) -> Vector:
+        values = [
+            layout.from_vec(b + t * directions[i] if i in directions else b, s.promote)
+            for i, (layout, b) in enumerate(zip(s.layouts, s.base))
+        ]
+        g, *xs = values
+        return s.out_layout.to_vec(g(*xs, **s.kwargs))
+
+    try:
+        result = (fdm or s.fdm).derivative(phi, scale, s.eps)
+    except FloatingPointError as err:
+        raise s.fail("finite differences", f"{err}; check that the inputs are inside the domain") from None
+    except Exception as err:
+        where = "at the inputs promoted to double precision (pass promote=False)" if s.promote else "near the inputs"
+        raise s.fail("finite differences", f"the function raised {type(err).__name__} {where}: {err}") from err
+    s.report.evaluations += result.evaluations
+    return result
+
+
+def along(s: Setup, indices: list[int]) -> FDResult:
+    """The finite difference along the tangents of the inputs ``indices``."""
+    return directional_fd(s, {i: s.direction(i) for i in indices})
+
+
+# ----- comparisons -----
+
+
+def _verdict(s: Setup, diff: float, scale: float, allowance: float, natural: float) -> str:
+    """``"pass"``, ``"mismatch"`` or ``"inconclusive"``; see the module docstring.
+
+    A derivative at the level of round-off (an exact zero computed as 1e-17)
+    cannot be judged relatively; below ``RESOLUTION * natural`` the verdict
+    is absolute, so such a rule passes while the error it could hide stays
+    below ``INCONCLUSIVE * RESOLUTION`` of the output's size.
+    """
+    if not math.isfinite(diff):
+        return "mismatch"
+    agree = s.atol + s.rtol * scale
+    if diff <= agree:
+        return "pass"
+    if diff > agree + allowance:
+        return "mismatch"
+    return "inconclusive" if allowance > INCONCLUSIVE * max(scale, RESOLUTION * natural) else "pass"
+
+
+def _record(s: Setup, diff: float, scale: float) -> None:
+    """Keep the worst ``diff / scale``, where ``scale`` is never below the resolution of the difference."""
+    if scale > 0 and math.isfinite(diff):
+        s.report.max_relative_error = max(s.report.max_relative_error, diff / scale)
+
+
+def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hint: str = "") -> None:
+    """``got`` against a finite difference, in the max norm."""
+    if not np.all(np.isfinite(got)):
+        raise s.fail(check, f"{where}: the tangent is not finite: {preview(got)}")
+    expected = fd.value
+    diff = _max_abs(got - expected)
+    scale = max(_max_abs(expected), _max_abs(got))
+    verdict = _verdict(s, diff, scale, SAFETY * fd.error, fd.natural)
+    _record(s, diff, max(scale, RESOLUTION * fd.natural))
+    if verdict == "inconclusive":
+        raise s.fail(check, inconclusive(where, fd.error, scale))
+    if verdict == "mismatch":
+        worst = int(np.argmax(np.abs(got - expected)))
+        tol = s.atol + s.rtol * scale + SAFETY * fd.error
+        raise s.fail(
+            check,
+            f"{where}: the tangent differs from finite differences by {diff:.3g} (tolerance {tol:.3g}); "
+            f"worst at entry {worst}: rule {got[worst]:.10g}, finite differences {expected[worst]:.10g}\n"
+            f"  rule:                {preview(got)}\n  finite differences:  {preview(expected)}{hint}",
+        )
+
+
+def check_inner(
+    s: Setup, check: str, where: str, y_bar: Vector, fd: FDResult, x_bar: Vector, dx: Vector, hint: str = ""
+) -> None:
+    """The identity ``<y_bar, J dx> == <x_bar, dx>`` with ``J dx`` from finite differences."""
+    if not np.all(np.isfinite(x_bar)):
+        raise s.fail(check, f"{where}: the cotangent is not finite: {preview(x_bar)}")
+    lhs = float(y_bar @ fd.value)
+    rhs = float(x_bar @ dx)
+    scale = float(np.abs(y_bar) @ np.abs(fd.value) + np.abs(x_bar) @ np.abs(dx))
+    mass = float(np.sum(np.abs(y_bar)))
+    diff = abs(lhs - rhs)
+    verdict = _verdict(s, diff, scale, SAFETY * mass * fd.error, mass * fd.natural)
+    _record(s, diff, max(scale, RESOLUTION * mass * fd.natural))
+    if verdict == "inconclusive":
+        raise s.fail(check, inconclusive(where, fd.error, _max_abs(fd.value)))
+    if verdict == "mismatch":
+        tol = s.atol + s.rtol * scale + SAFETY * mass * fd.error
+        ratio = f" (ratio {rhs / lhs:.6g})" if lhs != 0 and math.isfinite(rhs / lhs) else ""
+        raise s.fail(
+            check,
+            f"{where}: <y_bar, J dx> = {lhs:.10g} by finite differences but <x_bar, dx> = {rhs:.10g} "
+            f"from the pullback{ratio}; difference {diff:.3g}, tolerance {tol:.3g}\n"
+            f"  cotangent:  {preview(x_bar)}\n  direction:  {preview(dx)}{hint}",
+        )
+
+
+def check_exact_inner(s: Setup, check: str, lhs: float, rhs: float, scale: float, message: str) -> None:
+    """An identity between two rules, with no finite difference involved."""
+    diff = abs(lhs - rhs)
+    _record(s, diff, scale)
+    if not diff <= s.atol + 10 * s.rtol * scale:
+        raise s.fail(check, f"{message}: {lhs:.10g} against {rhs:.10g}, difference {diff:.3g}")
+
+
+def inconclusive(where: str, error: float, scale: float) -> str:
+    return (
+        f"{where}: inconclusive, finite differences did not settle (estimated error {error:.3g} against "
+        f"values of size {scale:.3g}); the function may be non-smooth here or badly scaled: give an explicit "
+        f"tangent with with_tangent, a one-sided fdm ('forward' or 'backward'), or move the input"
+    )
+
+
+def zero_hint(c: Any, name: str) -> str:
+    """What to say when a zero cotangent fails the identity: the argument does change the output."""
+    if isinstance(c, NoTangent):
+        return (
+            f"\n  the rule returned NoTangent() for {name}, but the output changes with it; NoTangent() means "
+            "there is no tangent space (ints, strings, indices); return the cotangent"
+        )
+    if isinstance(c, ZeroTangent):
+        return f"\n  the rule returned ZeroTangent() for {name}, but the output changes with it"
+    return ""
+
+
+def preview(v: Vector, n: int = 6) -> str:
+    head = ", ".join(f"{x:.6g}" for x in v[:n])
+    return f"[{head}{', ...' if v.size > n else ''}] ({v.size} entries)"
+
+
+def short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _max_abs(v: Vector) -> float:
+    return float(np.max(np.abs(v))) if v.size else 0.0
+
+
+# ----- structure, primal, mutation -----
+
+
+def check_types(s: Setup, check: str, layout: Layout, t: Any, where: str, cotangent: bool = True) -> None:
+    problems = layout.problems(t, where, cotangent)
+    if problems:
+        raise s.fail(check, "; ".join(problems))
+
+
+def _scalar_like(x: Any) -> bool:
+    return isinstance(x, (int, float, complex, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+def check_primal(s: Setup, y: Any) -> None:
+    """The rule's primal output has the type, shape, dtype and values of ``f``'s."""
+    y_ref, layout = s.y_ref, s.out_layout
+    same_type = type(y) is type(y_ref) or (
+        _scalar_like(y) and _scalar_like(y_ref) and np.asarray(y).dtype == np.asarray(y_ref).dtype
+    )
+    if not same_type:
+        raise s.fail("primal", f"the rule returned a {type(y).__name__} but the function a {type(y_ref).__name__}")
+    for attr in ("shape", "dtype"):
+        if hasattr(y_ref, attr) and getattr(y, attr, None) != getattr(y_ref, attr):
+            raise s.fail("primal", f"{attr} {getattr(y, attr, None)} from the rule, {getattr(y_ref, attr)} from f")
+    try:
+        got, want = layout.to_vec(y), layout.to_vec(y_ref)
+        constants_agree = equal_constants(layout.constants(y), layout.constants(y_ref))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
+        raise s.fail("primal", f"the rule's output does not have the structure of f's: {err}") from None
+    if not constants_agree:
+        raise s.fail("primal", "the non-differentiable parts of the rule's output (ints, strings ...) differ from f's")
+    rtol = PRIMAL_RTOL[lowest_precision(y_ref)]
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=rtol * _max_finite(want), equal_nan=True):
+        raise s.fail("primal", f"the rule's primal {preview(got)} differs from f's {preview(want)}")
+
+
+def _max_finite(v: Vector) -> float:
+    finite = v[np.isfinite(v)]
+    return float(np.max(np.abs(finite))) if finite.size else 0.0
+
+
+def equal_constants(xs: list[Any], ys: list[Any]) -> bool:
+    """Whether two lists of non-differentiable values agree; values of unknown types are not compared."""
+    if len(xs) != len(ys):
+        return False
+    for a, b in zip(xs, ys):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)):
+                return False
+        elif isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
+            if type(a) is not type(b) and not (_scalar_like(a) and _scalar_like(b)):
+                return False
+            if not bool(a == b):
+                return False
+    return True
+
+
+def snapshot(values: Any) -> Any:
+    """A deep copy of ``values`` to detect mutation; ``None`` entries where copying is impossible."""
+    copies = []
+    for v in values:
+        try:
+            copies.append(copy.deepcopy(v))
+        except Exception:
+            copies.append(None)
+    return copies
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether ``b`` holds the values of ``a`` (arrays by value, structures by their vectors and constants)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        )
+    if isinstance(a, Tangent) or isinstance(b, Tangent):
+        both = isinstance(a, Tangent) and isinstance(b, Tangent)
+        return both and primal_type(a) is primal_type(b) and same(backing(a), backing(b))
+    layout = layout_of(a)
+    try:
+        other = layout_of(b)
+        vectors_agree = layout.size == other.size and bool(
+            np.array_equal(layout.to_vec(a), other.to_vec(b), equal_nan=True)
+        )
+        return vectors_agree and equal_constants(layout.constants(a), other.constants(b))
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError):
+        return False
+
+
+def check_not_mutated(s: Setup, before: list[Any], after: list[Any], names: list[str]) -> None:
+    for b, a, name in zip(before, after, names):
+        if b is not None and not same(b, a):
+            raise s.fail("mutation", f"the rule modified {name} in place")
+
+
+def unthunk_checked(s: Setup, check: str, t: Any, primal: Any, where: str) -> Any:
+    """Force a returned thunk, checking that an in-place thunk adds what it holds."""
+    value = s.call(check, f"unthunking the cotangent of {where}", unthunk, t)
+    if isinstance(t, InplaceableThunk) and isinstance(primal, np.ndarray) and primal.dtype.kind in "fc":
+        acc = np.asarray(s.rng.standard_normal(primal.shape)).astype(primal.dtype)
+        expected = acc + value
+        got = s.call(check, f"the in-place add of the cotangent of {where}", t.add, acc.copy())
+        if not np.allclose(got, expected, rtol=1e-6, atol=1e-12 * (1 + _max_abs(np.abs(expected).ravel()))):
+            raise s.fail(check, f"{where}: the in-place add of an InplaceableThunk disagrees with its value")
+    return value
+
+
+def is_zero(t: Any) -> bool:
+    return isinstance(t, AbstractZero)
