@@ -199,7 +199,7 @@ class _TupleProjector(Projector):
                 f"ProjectTo: {len(values)} cotangents for a {self.output.__name__} of {len(self.elements)}"
             )
         projected = [p(v) for p, v in zip(self.elements, values)]
-        return projected if self.output is list else Tangent(tuple, *projected)
+        return Tangent(self.output, *projected)
 
     def __repr__(self) -> str:
         return f"ProjectTo({self.output.__name__}[{', '.join(map(repr, self.elements))}])"
@@ -323,7 +323,8 @@ def ProjectTo(x: Any) -> Projector:  # noqa: N802 - ChainRulesCore's name for it
       part for a real primal; trivial dimensions reshaped (``(3, 1)`` fits
       ``(3,)``); any other shape mismatch raises ``ValueError``.
     * tuples, dicts, dataclasses, namedtuples: ``Tangent`` with each element
-      projected; lists: a list.
+      projected (lists ``Tangent(list, ...)``, so that cotangents add entry by
+      entry instead of concatenating).
     * zeros and not-implemented tangents pass through; thunks stay lazy.
 
     >>> import numpy as np

@@ -23,6 +23,7 @@ import numpy as np
 from chainrules_core import NoTangent, ProjectTo, Thunk, frule, rrule, unthunk
 from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
+from ._arrays import dense
 from ._linalg_common import adjoint, as_array, is_zero, matmul_summed, zero_like
 
 # ----- matmul -----
@@ -87,6 +88,8 @@ def _bilinear_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: An
     """The pushforward of a product linear in ``a`` and in ``b``: ``f(a_dot, b) + f(a, b_dot)``."""
     out = f(a, b, *rest, **kwargs)
     _, a_dot, b_dot = (unthunk(t) for t in tangents)
+    a_dot = dense(a_dot, a) if isinstance(a, (list, tuple)) else a_dot  # Tangent(list, ...) of an array-like
+    b_dot = dense(b_dot, b) if isinstance(b, (list, tuple)) else b_dot
     project_out = ProjectTo(out)
     terms = []
     if not is_zero(a_dot) and not ProjectTo(a).is_no_tangent:

@@ -389,7 +389,7 @@ def _with_zero_entry(y_bar: Any, key: Any) -> Any:
         return [ZeroTangent() if k == key else e for k, e in enumerate(y_bar)]
     data = backing(y_bar)
     if isinstance(data, tuple):
-        return Tangent(tuple, *[ZeroTangent() if k == key else e for k, e in enumerate(data)])
+        return Tangent(primal_type(y_bar), *[ZeroTangent() if k == key else e for k, e in enumerate(data)])
     if key not in data:
         return None
     changed = {**data, key: ZeroTangent()}

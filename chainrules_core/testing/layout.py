@@ -329,7 +329,7 @@ class _Composite(Layout):
 
 
 class _Sequence(_Composite):
-    """A tuple or a list: tangents ``Tangent(tuple, ...)``, lists for lists."""
+    """A tuple or a list: tangents ``Tangent(tuple, ...)`` or ``Tangent(list, ...)``."""
 
     def __init__(self, x: tuple[Any, ...] | list[Any], seen: set[int]) -> None:
         self.cls = type(x)
@@ -353,7 +353,7 @@ class _Sequence(_Composite):
         if not self.differentiable:
             return NoTangent()
         items = [layout.vec_to_tangent(p) for (_, layout), p in zip(self.children, self._split(v))]
-        return items if issubclass(self.cls, list) else Tangent(tuple, *items)
+        return Tangent(list if issubclass(self.cls, list) else tuple, *items)
 
     def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
         verdict = self._zero_problems(t, where)
@@ -363,13 +363,14 @@ class _Sequence(_Composite):
         if isinstance(t, Tangent):
             if not issubclass(primal_type(t), (tuple, list)):
                 return [f"{where}: a Tangent({primal_type(t).__name__}) for a {self.cls.__name__}"]
-        elif isinstance(t, (tuple, list)) and not is_list and cotangent:
+        elif isinstance(t, (tuple, list)) and cotangent:
+            kind = "list" if is_list else "tuple"
             return [
-                f"{where}: a plain {type(t).__name__} as the cotangent of a tuple; return Tangent(tuple, ...) "
+                f"{where}: a plain {type(t).__name__} as the cotangent of a {kind}; return Tangent({kind}, ...) "
                 f"(ProjectTo(x) builds it): plain {type(t).__name__}s concatenate when an engine adds cotangents"
             ]
         elif not isinstance(t, (tuple, list)):
-            expected = "a list" if is_list else "Tangent(tuple, ...)"
+            expected = "Tangent(list, ...)" if is_list else "Tangent(tuple, ...)"
             return [f"{where}: expected {expected} for a {self.cls.__name__}, got {_show(t)}"]
         try:
             return self._child_problems(t, where, "[{}]", cotangent)

@@ -114,8 +114,12 @@ class TestStructures:
         assert out == Tangent(tuple, 2.0, np.ones(2, dtype=np.float32), NoTangent())
         assert out[1].dtype == np.float32
 
-    def test_list_projects_to_a_list(self) -> None:
-        assert ProjectTo([1.0, 2.0])(Tangent(tuple, 1.0, 2.0)) == [1.0, 2.0]
+    def test_list_projects_to_a_list_tangent(self) -> None:
+        assert ProjectTo([1.0, 2.0])([1.0, 2.0 + 1j]) == Tangent(list, 1.0, 2.0)
+
+    def test_list_cotangents_add_entry_by_entry(self) -> None:
+        project = ProjectTo([1.0, 2.0])
+        assert project([1.0, 2.0]) + project([3.0, 4.0]) == Tangent(list, 4.0, 6.0)
 
     def test_all_integer_structures_get_no_tangent(self) -> None:
         assert ProjectTo((1, 2, "a"))((1.0, 1.0, 1.0)) is NoTangent()

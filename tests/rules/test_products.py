@@ -5,7 +5,7 @@ import operator
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import NoTangent, Tangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from chainrules_core.testing import test_frule, test_rrule
 from tests.rules.cases import case_params
 
@@ -40,12 +40,12 @@ def test_matmul_operator_is_typed_on_arrays():
 
 
 def test_matmul_operator_with_a_list_operand():
-    """A list operand of ``@`` gets a list cotangent."""
+    """A list operand of ``@`` gets a ``Tangent(list, ...)`` cotangent."""
     x = [1.0, 2.0, 3.0]
     test_rrule(operator.matmul, np.arange(6.0).reshape(2, 3), x)
     test_frule(operator.matmul, x, np.arange(6.0).reshape(3, 2))
     _, pullback = rrule(operator.matmul, np.ones((2, 3)), x)
-    assert unthunk(pullback(np.ones(2))[2]) == [2.0, 2.0, 2.0]
+    assert unthunk(pullback(np.ones(2))[2]) == Tangent(list, 2.0, 2.0, 2.0)
 
 
 def test_matmul_batch_broadcasting_sums_the_cotangent():

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 
 from chainrules.rules._derivatives import BINARY, PY, UNARY  # noqa: E402
 from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY  # noqa: E402
-from chainrules_core import NoTangent, Thunk, frule, rrule, unthunk  # noqa: E402
+from chainrules_core import NoTangent, Tangent, Thunk, frule, rrule, unthunk  # noqa: E402
 
 ENTRIES = [(f, UNARY[u]) for f, u in MATH_UNARY.items()] + [(f, BINARY[u]) for f, u in MATH_BINARY.items()]
 
@@ -103,9 +103,9 @@ def test_log_with_a_base():
 
 def test_prod_is_exact_with_zeros():
     _, pullback = rrule(math.prod, [0.0, 1.5, 0.0])
-    assert pullback(1.0)[1] == [0.0, 0.0, 0.0]
+    assert pullback(1.0)[1] == Tangent(list, 0.0, 0.0, 0.0)
     _, pullback = rrule(math.prod, [0.0, 1.5, -2.0], start=2.0)
-    assert pullback(1.0)[1] == [-6.0, 0.0, 0.0]
+    assert pullback(1.0)[1] == Tangent(list, -6.0, 0.0, 0.0)
 
 
 def test_generators_get_no_rule():

@@ -212,7 +212,7 @@ def test_problems_name_what_is_wrong(x: Any, t: Any, expected: str) -> None:
         (1j, 2j),
         (3, NoTangent()),
         ((1.0, 2), Tangent(tuple, 1.0, NoTangent())),
-        ([1.0, 2.0], [1.0, 2.0]),
+        ([1.0, 2.0], Tangent(list, 1.0, 2.0)),
         ({"a": 1.0, "s": "x"}, Tangent(dict, {"a": 2.0})),
         (Plain(), Tangent(Plain, w=np.ones(2, dtype=np.float32))),
         (Plain(), Tangent(Plain, w=np.ones(2, dtype=np.float32), n=NoTangent())),
@@ -226,6 +226,7 @@ def test_valid_tangents_have_no_problems(x: Any, t: Any) -> None:
 def test_a_pushforward_may_return_a_plain_tuple() -> None:
     """Only cotangents are added by engines; a plain tuple tangent of a tuple output is accepted."""
     assert problems((1.0, 2.0), (1.0, 2.0), cotangent=False) == ""
+    assert problems([1.0, 2.0], [1.0, 2.0], cotangent=False) == ""
     assert problems({"a": 1.0}, {"a": 1.0}, cotangent=False) == ""
 
 
