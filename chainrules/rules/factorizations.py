@@ -264,15 +264,26 @@ def _spd_upper(shape: tuple[int, ...]) -> Generated:
 
 
 def _full_rank(shape: tuple[int, ...]) -> Generated:
-    """Full-rank matrices with well-separated singular values: Q diag(1..k) W^H scaled, plus noise."""
+    """Full-rank matrices with well-separated singular values: Q diag(1..k) W^H scaled, plus noise.
 
-    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
-        m, n = shape[-2:]
+    A wide matrix ``[X | Y]`` gets a well-conditioned leading block ``X`` as well:
+    the derivative of its QR goes through ``X``'s triangular factor, so an
+    ill-conditioned ``X`` would turn float32 round-off into errors of 1e-4.
+    """
+
+    def separated(rng: np.random.Generator, dtype: str, m: int, n: int) -> np.ndarray:
         k = min(m, n)
         u, _ = np.linalg.qr(random_matrix(rng, (*shape[:-2], m, k), dtype))
         w, _ = np.linalg.qr(random_matrix(rng, (*shape[:-2], n, k), dtype))
         s = np.linspace(1.0, 2.0 * k, k)
-        return ((u * s) @ adjoint(w) + 0.05 * random_matrix(rng, shape, dtype)).astype(dtype)
+        return (u * s) @ adjoint(w) + 0.05 * random_matrix(rng, (*shape[:-2], m, n), dtype)
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        m, n = shape[-2:]
+        if n <= m:
+            return separated(rng, dtype, m, n).astype(dtype)
+        rest = random_matrix(rng, (*shape[:-2], m, n - m), dtype)
+        return np.concatenate([separated(rng, dtype, m, m), rest], axis=-1).astype(dtype)
 
     return Generated(make, f"full rank{shape}".replace(" ", ""))
 
