@@ -19,11 +19,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 import chainrules  # noqa: F401 - registers the rules and their cases
-from chainrules_core import RuleRecord, frule, rrule
+from chainrules_core import RuleRecord, frule, function_name, rrule
 from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
 from chainrules_core.testing import Case, registered_cases
-
-from .engines._structure import function_name
 
 _RULES_PACKAGE = "chainrules.rules."
 

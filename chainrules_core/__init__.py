@@ -14,6 +14,7 @@ from .accumulation import accumulate, is_inplaceable_destination
 # The protocol: registries, configuration, debugging.
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
+from .naming import function_name
 from .rules import RuleRecord, RuleRegistry, frule, rrule
 
 # Tangent types and their operations.
@@ -81,6 +82,7 @@ __all__ = [
     "canonicalize",
     "debug_mode",
     "frule",
+    "function_name",
     "is_inplaceable_destination",
     "non_differentiable",
     "not_implemented",

@@ -6,11 +6,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from .naming import function_name
 from .tangent_types import AbstractThunk, AbstractZero
-
-
-def _name(f: Any) -> str:
-    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
 
 
 class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_enabled
@@ -69,7 +66,7 @@ def _shape_mismatch(primal: Any, tangent: Any) -> str | None:
 def checked_rrule_result(result: Any, f: Any, args: tuple[Any, ...]) -> tuple[Any, Callable[[Any], Any]]:
     """``result`` with its pullback wrapped in the debug-mode checks."""
     if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
-        raise TypeError(f"rrule for {_name(f)} must return (y, pullback), got {result!r}")
+        raise TypeError(f"rrule for {function_name(f)} must return (y, pullback), got {result!r}")
     y, pullback = result
     expected = len(args) + 1
 
@@ -78,14 +75,14 @@ def checked_rrule_result(result: Any, f: Any, args: tuple[Any, ...]) -> tuple[An
         if not isinstance(cotangents, tuple) or len(cotangents) != expected:
             count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__}"
             raise ValueError(
-                f"the pullback of {_name(f)} returned {count} cotangents; expected {expected}: "
+                f"the pullback of {function_name(f)} returned {count} cotangents; expected {expected}: "
                 f"one for the function itself, then one per argument"
             )
         for position, (arg, cotangent) in enumerate(zip(args, cotangents[1:]), start=1):
             problem = _shape_mismatch(arg, cotangent)
             if problem is not None:
                 raise ValueError(
-                    f"the pullback of {_name(f)} returned, for argument {position}, a cotangent of {problem}"
+                    f"the pullback of {function_name(f)} returned, for argument {position}, a cotangent of {problem}"
                 )
         return cotangents
 
@@ -95,7 +92,7 @@ def checked_rrule_result(result: Any, f: Any, args: tuple[Any, ...]) -> tuple[An
 def checked_frule_result(result: Any, f: Any) -> None:
     """Raise if ``result`` is not ``(y, y_dot)`` with ``y_dot`` shaped like ``y``."""
     if not (isinstance(result, tuple) and len(result) == 2):
-        raise TypeError(f"frule for {_name(f)} must return (y, y_dot), got {result!r}")
+        raise TypeError(f"frule for {function_name(f)} must return (y, y_dot), got {result!r}")
     problem = _shape_mismatch(*result)
     if problem is not None:
-        raise ValueError(f"the pushforward of {_name(f)} returned a tangent of {problem}")
+        raise ValueError(f"the pushforward of {function_name(f)} returned a tangent of {problem}")

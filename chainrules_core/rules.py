@@ -51,6 +51,7 @@ from typing import Any, Protocol, cast
 from multipledispatch import Dispatcher
 
 from .config import RuleConfig
+from .naming import function_name
 from .tangent_types import AbstractZero, NoTangent, Tangent, ZeroTangent
 
 Rule = Callable[..., Any]
@@ -60,14 +61,6 @@ _MISSING: Any = object()
 
 def _opt_out_rule(*args: Any, **kwargs: Any) -> None:
     return None
-
-
-def _describe(f: Any) -> str:
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    module = getattr(f, "__module__", None)
-    if name is None:
-        return f"{type(f).__name__} object"
-    return f"{module}.{name}" if module and module != "builtins" else str(name)
 
 
 @dataclass(frozen=True)
@@ -238,7 +231,7 @@ class RuleRegistry:
 
         def decorator(rule: Rule) -> Rule:
             if not callable(rule):
-                raise TypeError(f"{self.mode}.register({_describe(primal)}): the rule must be callable")
+                raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
             record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), False, module)
             self._add(record)
             return rule
@@ -252,7 +245,7 @@ class RuleRegistry:
         differentiates through the function instead.
         """
         if not arg_types:
-            raise TypeError(f"{self.mode}.opt_out({_describe(primal)}): give the argument types that opt out")
+            raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
         module = _registering_module()
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), True, module))
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), True, module))
@@ -461,12 +454,12 @@ class FRuleRegistry(RuleRegistry):
     ) -> Any:
         if not isinstance(tangents, (tuple, list)):
             raise TypeError(
-                f"frule for {_describe(f)}: tangents must be a tuple (f_dot, *arg_dots), "
+                f"frule for {function_name(f)}: tangents must be a tuple (f_dot, *arg_dots), "
                 f"got a {type(tangents).__name__}"
             )
         if len(tangents) != len(args) + 1:
             raise ValueError(
-                f"frule for {_describe(f)}: got {len(tangents)} tangents for {len(args)} arguments; "
+                f"frule for {function_name(f)}: got {len(tangents)} tangents for {len(args)} arguments; "
                 f"expected {len(args) + 1}, the first for the function itself"
             )
         tangents = tuple(tangents)

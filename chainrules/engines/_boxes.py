@@ -21,7 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._structure import CONTAINERS, Path, function_name, rebuild, type_name
+from chainrules_core import function_name
+
+from ._structure import CONTAINERS, Path, rebuild, type_name
 
 Leaf = tuple[int, Path, "Box"]  # (position in (f, *args), path inside a container argument, box)
 

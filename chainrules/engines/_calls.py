@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from chainrules_core import function_name
+
 from ._boxes import ObjectBox, lift
-from ._structure import function_name
 
 
 def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -20,37 +19,6 @@ CONTAINERS = (list, tuple, dict)
 
 
 # ----- names, for messages -----
-
-
-def function_name(f: Any) -> str:
-    """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: for messages and listings."""
-    if isinstance(f, np.ufunc):
-        if getattr(np, f.__name__, None) is f:
-            return f"np.{f.__name__}"
-        special = sys.modules.get("scipy.special")
-        return f"scipy.special.{f.__name__}" if getattr(special, f.__name__, None) is f else f.__name__
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    if name is None:
-        return f"{type(f).__qualname__} object"
-    module = getattr(f, "__module__", None) or getattr(getattr(f, "__objclass__", None), "__module__", None) or ""
-    if module.startswith("numpy"):
-        prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
-        return prefix + name
-    if module in ("", "builtins"):
-        return name
-    module = {"_operator": "operator", "_functools": "functools"}.get(module, module)
-    return f"{_public_module(module, name, f)}.{name}"
-
-
-def _public_module(module: str, name: str, f: Any) -> str:
-    """``scipy.special`` rather than ``scipy.special._logsumexp`` when the public module exports ``f``."""
-    parts = module.split(".")
-    while len(parts) > 1 and parts[-1].startswith("_"):
-        parent = sys.modules.get(".".join(parts[:-1]))
-        if parent is None or getattr(parent, name, None) is not f:
-            break
-        parts.pop()
-    return ".".join(parts)
 
 
 def type_name(v: Any) -> str:

@@ -38,6 +38,7 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     accumulate,
+    function_name,
     rrule,
     unthunk,
 )
@@ -48,7 +49,6 @@ from ._calls import top_level_call, unit_seed
 from ._registry_view import ConfigPrimals, wants_config
 from ._structure import (
     Path,
-    function_name,
     has_followable,
     is_differentiable_leaf,
     object_fields,

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..naming import function_name
 from .harness import CheckReport, test_frule, test_rrule
 from .tangents import PrimalAndTangent
 
@@ -150,7 +151,7 @@ class Case:
 
     @property
     def label(self) -> str:
-        f_name = _function_name(self.f)
+        f_name = function_name(self.f)
         shapes = ",".join(_spec_label(a) for a in self.args)
         kw = ",".join(f"{k}={v!r}" for k, v in self.kwargs.items())
         parts = [f"{f_name}({shapes}{';' + kw if kw else ''})"]
@@ -228,15 +229,6 @@ def _spec_label(spec: ArgSpec) -> str:
         return spec.label
     text = repr(spec)
     return text if len(text) < 20 else text[:17] + "..."
-
-
-def _function_name(f: Any) -> str:
-    module = getattr(f, "__module__", None) or ""
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    if isinstance(f, np.ufunc) or module.startswith("numpy"):
-        prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
-        return prefix + name
-    return f"{module}.{name}" if module and module != "builtins" else name
 
 
 _REGISTRY: dict[str, list[Case]] = {}

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..config import RuleConfig
+from ..naming import function_name
 from ..tangent_types import (
     AbstractZero,
     InplaceableThunk,
@@ -127,14 +128,6 @@ class Setup:
             raise self.fail(check, f"{name} raised {type(err).__name__}: {err}") from err
 
 
-def describe(f: Any) -> str:
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    if name is None:
-        name = type(f).__qualname__ + " object"
-    module = getattr(f, "__module__", None) or getattr(type(f), "__module__", "")
-    return f"{module}.{name}" if module and module not in ("builtins", "__main__") else str(name)
-
-
 def _argument_names(f: Any, n: int) -> list[str]:
     names = [f"argument {i}" for i in range(1, n + 1)]
     try:
@@ -178,7 +171,7 @@ def setup(
         elif not isinstance(dx, NoTangent):
             problems = layout.problems(unthunk(dx), f"the tangent given for {name}", cotangent=False)
             if problems:
-                raise ValueError(f"test_{mode}({describe(f)}): " + "; ".join(problems))
+                raise ValueError(f"test_{mode}({function_name(f)}): " + "; ".join(problems))
         tangents.append(dx)
     if isinstance(fdm, str):
         fdm = FiniteDifferences(fdm)  # type: ignore[arg-type]
@@ -203,7 +196,7 @@ def setup(
         seed=seed,
         rng=rng,
         config=config,
-        report=CheckReport(describe(f), mode, evaluations=1, seed=seed),
+        report=CheckReport(function_name(f), mode, evaluations=1, seed=seed),
     )
     s.base = [layout.to_vec(x) for layout, x in zip(layouts, primals)]
     return s

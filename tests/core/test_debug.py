@@ -41,7 +41,7 @@ def test_off_by_default_and_restored_by_the_context() -> None:
 def test_wrong_cotangent_count_names_the_function() -> None:
     with set_debug_mode(True):
         _, pullback = rrule(bad, np.ones(2), 1.0)
-        with pytest.raises(ValueError, match="pullback of bad returned 2 cotangents; expected 3"):
+        with pytest.raises(ValueError, match=r"pullback of .*bad returned 2 cotangents; expected 3"):
             pullback(np.ones(2))
     _, pullback = rrule(bad, np.ones(2), 1.0)
     assert len(pullback(np.ones(2))) == 2  # unchecked outside debug mode
@@ -56,5 +56,5 @@ def test_wrong_cotangent_shape_names_the_argument() -> None:
 
 def test_wrong_tangent_shape() -> None:
     with set_debug_mode(True):
-        with pytest.raises(ValueError, match=r"pushforward of bad returned a tangent of shape \(5,\)"):
+        with pytest.raises(ValueError, match=r"pushforward of .*bad returned a tangent of shape \(5,\)"):
             frule((NoTangent(), np.ones(2), 1.0), bad, np.ones(2), 1.0)

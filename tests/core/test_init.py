@@ -30,6 +30,7 @@ EXPECTED = [
     "canonicalize",
     "debug_mode",
     "frule",
+    "function_name",
     "is_inplaceable_destination",
     "non_differentiable",
     "not_implemented",

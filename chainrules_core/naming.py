@@ -1,0 +1,49 @@
+"""How the package names a function in its messages and listings."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+_PUBLIC_MODULES = {"_operator": "operator", "_functools": "functools"}
+
+
+def function_name(f: Any) -> str:
+    """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: a callable's public name.
+
+    >>> import math, operator
+    >>> function_name(math.exp), function_name(operator.add)
+    ('math.exp', 'operator.add')
+    >>> import numpy as np
+    >>> function_name(np.sin), function_name(np.linalg.solve), function_name(np.ndarray.sum)
+    ('np.sin', 'np.linalg.solve', 'np.ndarray.sum')
+    """
+    np: Any = sys.modules.get("numpy")
+    if np is not None and isinstance(f, np.ufunc):
+        ufunc_name = str(getattr(f, "__name__", ""))
+        if getattr(np, ufunc_name, None) is f:
+            return f"np.{ufunc_name}"
+        special = sys.modules.get("scipy.special")
+        return f"scipy.special.{ufunc_name}" if getattr(special, ufunc_name, None) is f else ufunc_name
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return f"{type(f).__qualname__} object"
+    module = getattr(f, "__module__", None) or getattr(getattr(f, "__objclass__", None), "__module__", None) or ""
+    if module.startswith("numpy"):
+        prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
+        return prefix + str(name)
+    if module in ("", "builtins", "__main__"):
+        return str(name)
+    module = _PUBLIC_MODULES.get(module, module)
+    return f"{_public_module(module, name, f)}.{name}"
+
+
+def _public_module(module: str, name: str, f: Any) -> str:
+    """``scipy.special`` rather than ``scipy.special._logsumexp`` when the public module exports ``f``."""
+    parts = module.split(".")
+    while len(parts) > 1 and parts[-1].startswith("_"):
+        parent = sys.modules.get(".".join(parts[:-1]))
+        if parent is None or getattr(parent, name, None) is not f:
+            break
+        parts.pop()
+    return ".".join(parts)
