@@ -227,7 +227,7 @@ def _spec_label(spec: ArgSpec) -> str:
         return f"at {np.asarray(spec.value).tolist()!r}".replace(" ", "")
     if isinstance(spec, Generated):
         return spec.label
-    text = repr(spec)
+    text = function_name(spec).rsplit(".", 1)[-1] if callable(spec) else repr(spec)
     return text if len(text) < 20 else text[:17] + "..."
 
 
