@@ -270,10 +270,28 @@ def _make_fields(P: type, fields: dict[Any, Any]) -> Projector:
     return _FieldsProjector(P, projectors)
 
 
+NO_TANGENT_TYPES: tuple[type, ...] = (
+    bool,
+    int,
+    str,
+    bytes,
+    type(None),
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+    np.ufunc,
+    np.dtype,
+    np.random.Generator,
+    slice,
+    range,
+    type(Ellipsis),
+)
+"""Values with no tangent space: their tangent is always ``NoTangent()``."""
+
+
 def _make_generic(x: Any) -> Projector:
-    if isinstance(
-        x, (bool, int, str, bytes, type(None), type, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
-    ):
+    if isinstance(x, NO_TANGENT_TYPES):
         return _NO_TANGENT
     if isinstance(x, float):
         return _FLOAT

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, primal_type, unthunk
+from chainrules_core.projection import NO_TANGENT_TYPES
 from chainrules_core.tangent_types.tangent import _field_names, _is_namedtuple
 
 Path = tuple[Any, ...]
@@ -89,23 +90,6 @@ def _zero_or(entries: Any, make: Callable[[], Any]) -> Any:
 
 # ----- which values an engine follows -----
 
-_NO_TANGENT_TYPES = (
-    bool,
-    int,
-    str,
-    bytes,
-    type(None),
-    type,
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.ModuleType,
-    np.ufunc,
-    np.dtype,
-    slice,
-    range,
-    type(Ellipsis),
-)
-
 
 def is_differentiable_leaf(x: Any) -> bool:
     """A float or complex number, numpy scalar or array: what becomes a box of its own."""
@@ -118,7 +102,7 @@ def is_differentiable_leaf(x: Any) -> bool:
 
 def constant_tangent(x: Any) -> Any:
     """The tangent of an argument the program did not box: ``NoTangent()`` without a tangent space."""
-    if isinstance(x, _NO_TANGENT_TYPES):
+    if isinstance(x, NO_TANGENT_TYPES):
         return NoTangent()
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "fc":
         return NoTangent()
@@ -127,7 +111,7 @@ def constant_tangent(x: Any) -> Any:
 
 def object_fields(x: Any) -> dict[str, Any] | None:
     """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
-    if isinstance(x, _NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero)):
+    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero)):
         return None
     if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
         return None

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..projection import NO_TANGENT_TYPES
 from ..tangent_types import (
     AbstractThunk,
     AbstractZero,
@@ -494,24 +495,6 @@ def _opaque_problem(t: Any, where: str, value: Any) -> list[str]:
     return _Opaque(value).problems(t, where)
 
 
-_OPAQUE_TYPES = (
-    bool,
-    int,
-    str,
-    bytes,
-    type(None),
-    type,
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.ModuleType,
-    np.ufunc,
-    np.dtype,
-    np.random.Generator,
-    slice,
-    range,
-)
-
-
 def _field_names_of(x: Any) -> list[str] | None:
     if isinstance(x, types.MethodType):
         return ["__self__"]
@@ -526,7 +509,7 @@ def _field_names_of(x: Any) -> list[str] | None:
 
 
 def _layout(x: Any, seen: set[int]) -> Layout:
-    if isinstance(x, _OPAQUE_TYPES) or isinstance(x, (AbstractZero, AbstractThunk)):
+    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (AbstractZero, AbstractThunk)):
         return _Opaque(x)
     if isinstance(x, (float, complex)) or (isinstance(x, np.generic) and x.dtype.kind in "fc"):
         return _Scalar(x)
