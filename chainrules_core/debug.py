@@ -13,9 +13,9 @@ from .tangent_types import AbstractThunk, AbstractZero
 class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_enabled
     """Turn debug mode on or off now; as a context manager, restore the old state on exit.
 
-    In debug mode ``rrule`` wraps every pullback to check that it returns one
-    cotangent per argument plus one for the function, each of its argument's
-    shape; ``frule`` checks that the tangent has the output's shape. A wrong
+    In debug mode ``rrule`` wraps every pullback to check that its seed has
+    the output's shape and that it returns one cotangent per argument plus one
+    for the function, each of its argument's shape; ``frule`` checks that the tangent has the output's shape. A wrong
     rule then fails where it is called, with the function and argument named.
     The checks cost about 0.5 µs a call, so they are off by default; the
     harness in ``chainrules_core.testing`` makes them, and more, always.
@@ -71,6 +71,11 @@ def checked_rrule_result(result: Any, f: Any, args: tuple[Any, ...]) -> tuple[An
     expected = len(args) + 1
 
     def checked_pullback(y_bar: Any) -> tuple[Any, ...]:
+        problem = _shape_mismatch(y, y_bar)
+        if problem is not None:
+            raise ValueError(
+                f"the pullback of {function_name(f)} was given a seed of {problem.replace('a primal', 'an output')}"
+            )
         cotangents = pullback(y_bar)
         if not isinstance(cotangents, tuple) or len(cotangents) != expected:
             count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__}"

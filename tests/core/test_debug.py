@@ -58,3 +58,12 @@ def test_wrong_tangent_shape() -> None:
     with set_debug_mode(True):
         with pytest.raises(ValueError, match=r"pushforward of .*bad returned a tangent of shape \(5,\)"):
             frule((NoTangent(), np.ones(2), 1.0), bad, np.ones(2), 1.0)
+
+
+def test_seed_of_the_wrong_shape_names_the_function() -> None:
+    with set_debug_mode(True):
+        _, pullback = rrule(wrong_shape, np.ones(2))
+        with pytest.raises(
+            ValueError, match=r"pullback of .*wrong_shape was given a seed of shape \(3,\) for an output"
+        ):
+            pullback(np.ones(3))
