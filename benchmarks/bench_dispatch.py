@@ -58,6 +58,14 @@ def main() -> None:
     ]:
         t = best_time(call)
         rows.append((label, format_time(t), format_time(t - base), f"{t / base:.2f}"))
+    import chainrules  # noqa: F401 - registers the shipped rules
+
+    sin_rule = rrule.find(np.sin, x)
+    sin_base = best_time(lambda: sin_rule(np.sin, x))
+    t = best_time(lambda: rrule(np.sin, x))
+    rows.append(
+        ("rrule(np.sin, 0.5), the shipped rule", format_time(t), format_time(t - sin_base), f"{t / sin_base:.2f}")
+    )
     fbase = best_time(lambda: direct_frule((None, 1.0), plain, x))
     t = best_time(lambda: frule((None, 1.0), plain, x))
     rows.append(("frule((df, dx), f, x), one rule for f", format_time(t), format_time(t - fbase), f"{t / fbase:.2f}"))
