@@ -70,6 +70,21 @@ NUMPY = (
 if hasattr(np, "bitwise_count"):  # numpy 2
     NUMPY += (np.bitwise_count,)
 
+INDICES = (
+    np.nanargmax,
+    np.nanargmin,
+    np.linalg.matrix_rank,
+    np.result_type,
+    np.tril_indices,
+    np.triu_indices,
+    np.diag_indices,
+    np.ravel_multi_index,
+    np.unravel_index,
+    np.ix_,
+    np.broadcast_shapes,
+)
+"""Indices, ranks, shapes and dtypes computed from their arguments."""
+
 MATH = (
     math.floor,  # these three return ints
     math.ceil,
@@ -118,7 +133,9 @@ OPERATOR_ON_NUMBERS = (
 )
 """Integer-valued on numbers and arrays only: ``|`` merges dicts and sets, which have tangents."""
 
-non_differentiable(*NUMPY, *MATH, *OPERATOR, operator.invert, builtins.len, type[int], type[bool])
+non_differentiable(
+    *NUMPY, *INDICES, *MATH, *OPERATOR, operator.invert, operator.inv, builtins.len, type[int], type[bool]
+)
 for _f in OPERATOR_ON_NUMBERS:
     rrule.register(_f, NUMERIC, NUMERIC)(_non_differentiable_rrule)
     frule.register(_f, NUMERIC, NUMERIC)(_non_differentiable_frule)

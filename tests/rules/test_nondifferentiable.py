@@ -9,7 +9,7 @@ import operator
 import numpy as np
 import pytest
 
-from chainrules.rules.nondifferentiable import MATH, NUMPY, OPERATOR, OPERATOR_ON_NUMBERS
+from chainrules.rules.nondifferentiable import INDICES, MATH, NUMPY, OPERATOR, OPERATOR_ON_NUMBERS
 from chainrules_core import NoTangent, frule, rrule
 
 X = np.array([0.5, -1.5, 2.0])
@@ -41,6 +41,14 @@ _SPECIAL = {
     operator.indexOf: ([1.5, 2.5], 2.5),
     operator.length_hint: ([1.5, 2.5],),
     operator.index: (3,),
+    np.linalg.matrix_rank: (np.outer(X, Y),),
+    np.tril_indices: (3,),
+    np.triu_indices: (3,),
+    np.diag_indices: (3,),
+    np.ravel_multi_index: ((np.array([0, 2]), np.array([1, 0])), (3, 3)),
+    np.unravel_index: (np.array([5, 7]), (3, 3)),
+    np.ix_: (np.array([0, 1]), np.array([1, 2])),
+    np.broadcast_shapes: ((2, 1), (1, 3)),
 }
 if hasattr(np, "bitwise_count"):
     _SPECIAL[np.bitwise_count] = (I,)
@@ -54,19 +62,32 @@ def _example(f: object) -> tuple[object, ...]:
         return (I, J)
     if f in MATH:
         return (1.5,)
-    binary = {np.isclose, np.allclose, np.array_equal, np.array_equiv, *OPERATOR, *OPERATOR_ON_NUMBERS}
+    binary = {np.isclose, np.allclose, np.array_equal, np.array_equiv, np.result_type, *OPERATOR, *OPERATOR_ON_NUMBERS}
     nin = getattr(f, "nin", 2 if f in binary else 1)
     return (X.copy(), Y.copy())[:nin]
 
 
 def _functions() -> list[object]:
-    return [*NUMPY, *MATH, *OPERATOR, *OPERATOR_ON_NUMBERS, operator.invert, builtins.len, int, bool]
+    return [
+        *NUMPY,
+        *INDICES,
+        *MATH,
+        *OPERATOR,
+        *OPERATOR_ON_NUMBERS,
+        operator.invert,
+        operator.inv,
+        builtins.len,
+        int,
+        bool,
+    ]
 
 
 @pytest.mark.parametrize("f", _functions(), ids=lambda f: getattr(f, "__name__", repr(f)))
 def test_no_tangents(f):
     """The output tangent and every argument's cotangent are NoTangent, and the primal is f's."""
-    args = {operator.invert: (I,), builtins.len: ([1.0, 2.0],), int: (2.7,), bool: (0.5,)}.get(f) or _example(f)
+    args = {operator.invert: (I,), operator.inv: (I,), builtins.len: ([1.0, 2.0],), int: (2.7,), bool: (0.5,)}.get(
+        f
+    ) or _example(f)
     expected = f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])  # ifloordiv writes into x
     out, pullback = rrule(f, *args)
     np.testing.assert_equal(out, expected)
