@@ -207,7 +207,7 @@ class RuleRegistry:
         self._class_cache: dict[type, _Entry | None] = {}
         self._fast: dict[int, Rule] = {}
         self._fast_types: dict[type, Rule] = {}  # callable objects' classes, filled as they are met
-        self._records: list[RuleRecord] = []
+        self._records: dict[tuple[Any, ...], RuleRecord] = {}
         self._debug = False
 
     # ----- registration -----
@@ -254,15 +254,24 @@ class RuleRegistry:
         primal = record.primal
         if isinstance(primal, types.GenericAlias) and primal.__origin__ is type:
             (cls,) = primal.__args__  # type[C]: the constructor C(...), keyed by identity
-            entry = self._by_id.setdefault(id(cls), _Entry(cls))
+            entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls))
         elif isinstance(primal, type):
-            entry = self._by_class.setdefault(primal, _Entry(primal))
-            self._class_cache.clear()
+            entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
         else:
-            entry = self._by_id.setdefault(id(primal), _Entry(primal))
+            entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
         entry.add(record)
-        self._records = [r for r in self._records if not _same_signature(r, record)] + [record]
-        self._refresh_fast()
+        self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
+        self._records[_signature(record)] = record
+        self._fast_types.clear()
+        if isinstance(entry.primal, type) and entry is self._by_class.get(entry.primal):
+            self._class_cache.clear()
+        elif not self._debug:
+            self._fast[id(entry.primal)] = self._fast_rule(entry)
+
+    def _fast_rule(self, entry: _Entry) -> Rule:
+        """What the entry points call for this primal: its one rule, or a dispatch on argument types."""
+        single = entry.single_rule()
+        return single if single is not None else self._plain_caller(entry)
 
     def _refresh_fast(self) -> None:
         self._fast.clear()  # cleared, never rebound: the entry points hold its .get
@@ -271,8 +280,7 @@ class RuleRegistry:
         if self._debug:
             return
         for key, entry in self._by_id.items():
-            single = entry.single_rule()
-            self._fast[key] = single if single is not None else self._plain_caller(entry)
+            self._fast[key] = self._fast_rule(entry)
 
     def _plain_caller(self, entry: _Entry) -> Rule:
         """What the fast path calls for a primal whose rules dispatch on argument types."""
@@ -280,7 +288,7 @@ class RuleRegistry:
 
     def records(self) -> Iterator[RuleRecord]:
         """Every registration, oldest first."""
-        return iter(list(self._records))
+        return iter(list(self._records.values()))
 
     # ----- lookup -----
 
@@ -294,8 +302,7 @@ class RuleRegistry:
         found = next((self._by_class[k] for k in cls.__mro__ if k in self._by_class), None)
         self._class_cache[cls] = found
         if found is not None and not self._debug:
-            single = found.single_rule()
-            self._fast_types[cls] = single if single is not None else self._plain_caller(found)
+            self._fast_types[cls] = self._fast_rule(found)
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -331,13 +338,11 @@ class RuleRegistry:
         self._refresh_fast()
 
 
-def _same_signature(a: RuleRecord, b: RuleRecord) -> bool:
-    return (
-        (a.primal is b.primal or (isinstance(a.primal, types.GenericAlias) and a.primal == b.primal))
-        and a.arg_types == b.arg_types
-        and a.config == b.config
-        and a.requires == b.requires
-    )
+def _signature(record: RuleRecord) -> tuple[Any, ...]:
+    """What makes two registrations the same: the primal (by identity), the types, the config and capabilities."""
+    primal = record.primal
+    key = primal if isinstance(primal, types.GenericAlias) else id(primal)
+    return (key, record.arg_types, record.config, record.requires)
 
 
 class RRuleRegistry(RuleRegistry):
