@@ -175,14 +175,19 @@ def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule 
     return None
 
 
+def _all_zero(values: Sequence[Any]) -> AbstractZero | None:
+    """``NoTangent()`` if every value is one, ``ZeroTangent()`` if every value is a zero, else ``None``."""
+    if all(isinstance(v, AbstractZero) for v in values):
+        return NoTangent() if all(isinstance(v, NoTangent) for v in values) else ZeroTangent()
+    return None
+
+
 def _zero_or_structural(P: type, **fields: Any) -> Any:
-    """``Tangent(P, **fields)``, or a zero when every field is a zero."""
-    nonzero = {k: v for k, v in fields.items() if not isinstance(v, AbstractZero)}
-    if nonzero:
-        return Tangent(P, **nonzero)
-    if all(isinstance(v, NoTangent) for v in fields.values()):
-        return NoTangent()
-    return ZeroTangent()
+    """``Tangent(P, **fields)`` of the nonzero fields, or a zero when every field is a zero."""
+    zero = _all_zero(list(fields.values()))
+    if zero is not None:
+        return zero
+    return Tangent(P, **{k: v for k, v in fields.items() if not isinstance(v, AbstractZero)})
 
 
 def _unbound(f: Any) -> Any | None:
@@ -426,9 +431,8 @@ class RRuleRegistry(RuleRegistry):
 
 
 def _zero_or_structural_tuple(elems: Sequence[Any]) -> Any:
-    if all(isinstance(e, AbstractZero) for e in elems):
-        return NoTangent() if all(isinstance(e, NoTangent) for e in elems) else ZeroTangent()
-    return Tangent(tuple, *elems)
+    zero = _all_zero(elems)
+    return zero if zero is not None else Tangent(tuple, *elems)
 
 
 class FRuleRegistry(RuleRegistry):
