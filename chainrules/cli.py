@@ -20,7 +20,6 @@ from typing import Any, TextIO
 
 import chainrules  # noqa: F401 - registers the rules and their cases
 from chainrules_core import RuleRecord, frule, function_name, rrule
-from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
 from chainrules_core.testing import Case, registered_cases
 
 _RULES_PACKAGE = "chainrules.rules."
@@ -79,9 +78,9 @@ class _PrimalRow:
 
 
 def _mode_label(mode: str, record: RuleRecord) -> str:
-    if record.rule in (_non_differentiable_rrule, _non_differentiable_frule):
+    if record.kind == "non_differentiable":
         return "non-differentiable"
-    if record.opt_out:
+    if record.kind == "opt_out":
         return f"{mode} opt-out"
     return f"{mode} (config)" if record.config else mode
 
@@ -100,7 +99,7 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
             if family not in row.families:
                 row.families.append(family)
             signature = "any" if record.arg_types is None else _type_names(record.arg_types)
-            if record.opt_out:
+            if record.kind == "opt_out":
                 signature = f"not {signature}"
             if signature not in row.signatures:
                 row.signatures.append(signature)

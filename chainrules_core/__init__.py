@@ -31,6 +31,9 @@ from .tangent_types import (
     ZeroTangent,
     backing,
     canonicalize,
+    construct,
+    field_names,
+    is_namedtuple,
     not_implemented,
     primal_type,
     unthunk,
@@ -39,7 +42,7 @@ from .tangent_types import (
 if TYPE_CHECKING:
     # Projection and rule-definition helpers: loaded on first use, as they import numpy.
     from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
-    from .rule_definition import non_differentiable, scalar_rule
+    from .rule_definition import cotangent_from_partial, non_differentiable, scalar_rule
 
 _LAZY = {
     "ProjectTo": "projection",
@@ -47,6 +50,7 @@ _LAZY = {
     "shape_of": "projection",
     "sum_to_shape": "projection",
     "unbroadcast": "projection",
+    "cotangent_from_partial": "rule_definition",
     "non_differentiable": "rule_definition",
     "scalar_rule": "rule_definition",
 }
@@ -80,10 +84,14 @@ __all__ = [
     "accumulate",
     "backing",
     "canonicalize",
+    "construct",
+    "cotangent_from_partial",
     "debug_mode",
+    "field_names",
     "frule",
     "function_name",
     "is_inplaceable_destination",
+    "is_namedtuple",
     "non_differentiable",
     "not_implemented",
     "primal_type",

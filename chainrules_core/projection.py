@@ -30,7 +30,7 @@ from .tangent_types import (
     backing,
     primal_type,
 )
-from .tangent_types.tangent import _is_namedtuple
+from .tangent_types.tangent import is_namedtuple
 
 _PASS_THROUGH = (AbstractZero, NotImplementedTangent)
 _REAL_SCALAR_TYPES = frozenset({float, np.float64, np.float32, np.float16, int})
@@ -301,7 +301,7 @@ def _make_generic(x: Any) -> Projector:
         return _make_array(x)
     if isinstance(x, np.generic):
         return _make_numpy_scalar(x)
-    if _is_namedtuple(type(x)):
+    if is_namedtuple(type(x)):
         return _make_fields(type(x), x._asdict())
     if isinstance(x, (tuple, list)):
         return _make_sequence(x)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,8 +27,22 @@ def _conj(p: Any) -> Any:
     return p
 
 
-def _pull(project: Projector, shape: tuple[int, ...], partial: Any, out_bar: Any) -> Any:
-    """One argument's cotangent: ``conj(partial) * out_bar``, unbroadcast and projected."""
+def cotangent_from_partial(project: Projector, shape: tuple[int, ...], partial: Any, out_bar: Any) -> Any:
+    """One argument's cotangent from its partial derivative: ``conj(partial) * out_bar``, unbroadcast and projected.
+
+    The step ``scalar_rule``'s pullbacks take for each argument of an
+    elementwise function: the product is summed back to the argument's
+    ``shape`` (``sum_to_shape``) and projected (``project``, built from the
+    argument by ``ProjectTo``); an argument without a tangent space gets
+    ``NoTangent()``.
+
+    >>> import numpy as np
+    >>> x = np.ones((1, 2), dtype=np.float32)
+    >>> cotangent_from_partial(ProjectTo(x), x.shape, 2j, np.ones((3, 2)))
+    array([[0., 0.]], dtype=float32)
+    >>> cotangent_from_partial(ProjectTo(1.5), (), np.float64(2.0), 0.5)
+    1.0
+    """
     if project.is_no_tangent:
         return NoTangent()
     return project(sum_to_shape(_conj(partial) * out_bar, shape))
@@ -84,7 +98,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                 out_bar = unthunk(out_bar)
                 if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
                     return NoTangent(), _zero_cotangent(project)
-                return NoTangent(), _pull(project, shape, partials(out, x), out_bar)
+                return NoTangent(), cotangent_from_partial(project, shape, partials(out, x), out_bar)
 
             return out, unary_pullback
 
@@ -93,7 +107,10 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
             if isinstance(out_bar, AbstractZero) or all(p.is_no_tangent for p in projects):
                 return (NoTangent(), *map(_zero_cotangent, projects))
             ps = partials(out, *args)
-            return (NoTangent(), *[_pull(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)])
+            return (
+                NoTangent(),
+                *[cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)],
+            )
 
         return out, scalar_pullback
 
@@ -117,11 +134,16 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         return out, project_out(out_dot)
 
 
-def non_differentiable(*fs: Callable[..., Any]) -> None:
+def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None = None) -> None:
     """Register rules saying that each of ``fs`` has no derivative.
 
     The output's tangent is ``NoTangent()`` and every input's cotangent is
     ``NoTangent()``: for functions with integer, boolean or index outputs.
+    ``arg_types`` restricts the declaration to calls with those argument
+    types (dispatched as ``rrule.register(f, *arg_types)``), so that other
+    arguments keep their rules: ``operator.or_`` is integer-valued on numbers
+    but merges dicts. ``rrule.records()`` lists these as ``kind ==
+    "non_differentiable"``.
 
     >>> def count_positive(xs):
     ...     return sum(x > 0 for x in xs)
@@ -130,10 +152,16 @@ def non_differentiable(*fs: Callable[..., Any]) -> None:
     (1, NoTangent())
     >>> rrule(count_positive, [2.5, -1.0])[1](1.0)
     (NoTangent(), NoTangent())
+    >>> def halve(x):
+    ...     return x // 2 if isinstance(x, int) else x / 2
+    >>> non_differentiable(halve, arg_types=(int,))
+    >>> rrule(halve, 3)[1](1.0), rrule(halve, 3.0)
+    ((NoTangent(), NoTangent()), None)
     """
+    types = tuple(arg_types or ())
     for f in fs:
-        rrule.register(f)(_non_differentiable_rrule)
-        frule.register(f)(_non_differentiable_frule)
+        rrule.register(f, *types, kind="non_differentiable")(_non_differentiable_rrule)
+        frule.register(f, *types, kind="non_differentiable")(_non_differentiable_frule)
 
 
 def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:

@@ -46,7 +46,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from multipledispatch import Dispatcher
 
@@ -55,6 +55,7 @@ from .naming import function_name
 from .tangent_types import AbstractZero, NoTangent, Tangent, ZeroTangent
 
 Rule = Callable[..., Any]
+RuleKind = Literal["rule", "non_differentiable", "opt_out"]
 
 _MISSING: Any = object()
 
@@ -76,10 +77,15 @@ class RuleRecord:
     """Whether the rule receives a ``RuleConfig`` first."""
     requires: tuple[type, ...]
     """Capability markers the config must have for the rule to apply."""
-    opt_out: bool
-    """Whether this signature declares that there is no rule."""
+    kind: RuleKind = "rule"
+    """``"rule"``; ``"non_differentiable"`` (registered by ``non_differentiable``); ``"opt_out"`` (no rule here)."""
     module: str = "?"
     """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
+
+    @property
+    def opt_out(self) -> bool:
+        """Whether this signature declares that there is no rule."""
+        return self.kind == "opt_out"
 
 
 def _registering_module() -> str:
@@ -223,12 +229,14 @@ class RuleRegistry:
         *arg_types: Any,
         config: bool = False,
         requires: Sequence[type] = (),
+        kind: RuleKind = "rule",
     ) -> Callable[[Rule], Rule]:
         """Decorator registering a rule for ``primal`` and, optionally, argument types.
 
         ``config=True`` registers a config-aware rule, which receives the
         engine's ``RuleConfig`` first and applies only when the config is an
         instance of every class in ``requires`` (e.g. ``HasReverseMode``).
+        ``kind`` is what listings call the rule; ``non_differentiable`` sets it.
         The decorated function is returned unchanged, so registrations stack.
         """
 
@@ -237,7 +245,7 @@ class RuleRegistry:
         def decorator(rule: Rule) -> Rule:
             if not callable(rule):
                 raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
-            record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), False, module)
+            record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), kind, module)
             self._add(record)
             return rule
 
@@ -252,8 +260,8 @@ class RuleRegistry:
         if not arg_types:
             raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
         module = _registering_module()
-        self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), True, module))
-        self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), True, module))
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
 
     def _add(self, record: RuleRecord) -> None:
         primal = record.primal

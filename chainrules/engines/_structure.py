@@ -10,9 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, primal_type, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    field_names,
+    is_namedtuple,
+    primal_type,
+    unthunk,
+)
 from chainrules_core.projection import NO_TANGENT_TYPES
-from chainrules_core.tangent_types.tangent import _field_names, _is_namedtuple
 
 Path = tuple[Any, ...]
 
@@ -27,7 +35,7 @@ def type_name(v: Any) -> str:
         return f"ndarray[{v.dtype}, {v.shape}]"
     if isinstance(v, np.generic):
         return f"np.{v.dtype}"
-    if isinstance(v, (list, tuple)) and not _is_namedtuple(type(v)):
+    if isinstance(v, (list, tuple)) and not is_namedtuple(type(v)):
         inner = ", ".join(type_name(x) for x in v[:3])
         return f"{type(v).__name__}[{inner}{', ...' if len(v) > 3 else ''}]"
     return type(v).__name__
@@ -42,7 +50,7 @@ def rebuild(x: list[Any] | tuple[Any, ...], elems: list[Any]) -> Any:
         return elems
     if type(x) is tuple:
         return tuple(elems)
-    if _is_namedtuple(type(x)):
+    if is_namedtuple(type(x)):
         return type(x)._make(elems)  # type: ignore[union-attr]
     return type(x)(elems)
 
@@ -53,7 +61,7 @@ def part(t: Any, path: Path) -> Any:
         t = unthunk(t)
         if isinstance(t, AbstractZero):
             return t
-        if isinstance(t, Tangent) and _is_namedtuple(primal_type(t)) and isinstance(key, int):
+        if isinstance(t, Tangent) and is_namedtuple(primal_type(t)) and isinstance(key, int):
             t = getattr(t, primal_type(t)._fields[key])  # type: ignore[attr-defined]
         else:
             t = t[key]
@@ -74,7 +82,7 @@ def structural(x: Any, leaf: Callable[[Any], Any]) -> Any:
         elems = [structural(v, leaf) for v in x]
         if type(x) is list:
             return _zero_or(elems, lambda: elems)
-        if _is_namedtuple(type(x)):
+        if is_namedtuple(type(x)):
             fields = dict(zip(type(x)._fields, elems))  # type: ignore[attr-defined]
             return _zero_or(elems, lambda: Tangent(type(x), **fields))
         return _zero_or(elems, lambda: Tangent(tuple, *elems))
@@ -117,7 +125,7 @@ def object_fields(x: Any) -> dict[str, Any] | None:
         return None
     if dataclasses.is_dataclass(x):
         return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
-    names = _field_names(type(x))
+    names = field_names(type(x))
     if names is not None:
         return {n: getattr(x, n) for n in names if hasattr(x, n)}
     if hasattr(x, "__dict__"):

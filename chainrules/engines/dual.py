@@ -26,10 +26,10 @@ from chainrules_core import (
     NoTangent,
     RuleConfig,
     ZeroTangent,
+    construct,
     frule,
     unthunk,
 )
-from chainrules_core.tangent_types.tangent import construct
 
 from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
 from ._calls import top_level_call

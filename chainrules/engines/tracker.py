@@ -38,11 +38,11 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     accumulate,
+    construct,
     function_name,
     rrule,
     unthunk,
 )
-from chainrules_core.tangent_types.tangent import construct
 
 from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
 from ._calls import top_level_call, unit_seed

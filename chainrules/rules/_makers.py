@@ -16,10 +16,10 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from chainrules_core.projection import Projector, ProjectTo, shape_of, sum_to_shape
+from chainrules_core.rule_definition import _zero_cotangent as zero_of
 
 # scalar_rule's own steps: conj(partial) * out_bar unbroadcast and projected; the zero cotangent of an argument
-from chainrules_core.rule_definition import _pull as pull
-from chainrules_core.rule_definition import _zero_cotangent as zero_of
+from chainrules_core.rule_definition import cotangent_from_partial as pull
 
 from ._derivatives import Elementwise, python_partials
 

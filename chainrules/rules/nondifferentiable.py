@@ -15,8 +15,7 @@ import operator
 
 import numpy as np
 
-from chainrules_core import frule, non_differentiable, rrule
-from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
+from chainrules_core import non_differentiable
 
 from ._makers import NUMERIC
 
@@ -136,6 +135,4 @@ OPERATOR_ON_NUMBERS = (
 non_differentiable(
     *NUMPY, *INDICES, *MATH, *OPERATOR, operator.invert, operator.inv, builtins.len, type[int], type[bool]
 )
-for _f in OPERATOR_ON_NUMBERS:
-    rrule.register(_f, NUMERIC, NUMERIC)(_non_differentiable_rrule)
-    frule.register(_f, NUMERIC, NUMERIC)(_non_differentiable_frule)
+non_differentiable(*OPERATOR_ON_NUMBERS, arg_types=(NUMERIC, NUMERIC))

@@ -21,10 +21,19 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    frule,
+    is_namedtuple,
+    non_differentiable,
+    rrule,
+    unthunk,
+)
 from chainrules_core.projection import ProjectTo
-from chainrules_core.rule_definition import _non_differentiable_frule, _non_differentiable_rrule
-from chainrules_core.tangent_types.tangent import _is_namedtuple
 from chainrules_core.testing import NONZERO, REALS, Arg, At, Case, Generated, register_cases
 
 from . import arithmetic, elementwise  # noqa: F401 - the numpy rules the entry points reuse
@@ -62,8 +71,7 @@ for _f, _ufunc in OPERATOR_UNARY.items():
     _numeric_rules(_f, _ufunc, UNARY[_ufunc])
 
 # pow(x, p, mod) is integer arithmetic
-rrule.register(builtins.pow, NUMERIC, NUMERIC, (numbers.Integral, np.integer))(_non_differentiable_rrule)
-frule.register(builtins.pow, NUMERIC, NUMERIC, (numbers.Integral, np.integer))(_non_differentiable_frule)
+non_differentiable(builtins.pow, arg_types=(NUMERIC, NUMERIC, (numbers.Integral, np.integer)))
 
 sum_rules(builtins.sum)
 extreme_rules(builtins.max, builtins.max)
@@ -123,7 +131,7 @@ def _scatter(xs: Any, index: Any, out_bar: Any) -> Any:
     entries: list[Any] = [ZeroTangent()] * len(xs)
     for position, value in zip(positions, values):
         entries[position] = value
-    if _is_namedtuple(type(xs)):
+    if is_namedtuple(type(xs)):
         return dict(zip(xs._fields, entries))
     return entries
 
@@ -149,7 +157,7 @@ def _frule_getitem(tangents: tuple[Any, ...], f: Any, xs: Any, index: Any) -> An
     project_out = ProjectTo(out)
     if isinstance(xs_dot, AbstractZero):
         return out, zero_of(project_out)
-    if isinstance(xs, dict) or _is_namedtuple(type(xs)):
+    if isinstance(xs, dict) or is_namedtuple(type(xs)):
         fields = dict(backing(xs_dot)) if isinstance(xs_dot, Tangent) else dict(xs_dot)
         key = index if isinstance(xs, dict) else xs._fields[index]
         return out, project_out(fields.get(key, ZeroTangent()))

@@ -3,7 +3,7 @@
 from .abstract_tangent import AbstractTangent
 from .abstract_zero import AbstractZero, NoTangent, ZeroTangent
 from .not_implemented import NotImplementedTangent, NotImplementedTangentError, not_implemented
-from .tangent import Tangent, backing, canonicalize, primal_type
+from .tangent import Tangent, backing, canonicalize, construct, field_names, is_namedtuple, primal_type
 from .thunks import AbstractThunk, InplaceableThunk, Thunk, unthunk
 
 __all__ = [
@@ -19,6 +19,9 @@ __all__ = [
     "ZeroTangent",
     "backing",
     "canonicalize",
+    "construct",
+    "field_names",
+    "is_namedtuple",
     "not_implemented",
     "primal_type",
     "unthunk",

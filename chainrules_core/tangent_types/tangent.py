@@ -19,15 +19,31 @@ from .thunks import AbstractThunk, Thunk, unthunk
 _POSITIONAL, _NAMED, _MAPPING = 0, 1, 2
 
 
-def _is_namedtuple(cls: type) -> bool:
+def is_namedtuple(cls: type) -> bool:
+    """Whether ``cls`` is a namedtuple class (a tuple subclass with ``_fields``).
+
+    >>> from collections import namedtuple
+    >>> is_namedtuple(namedtuple("Point", "x y")), is_namedtuple(tuple)
+    (True, False)
+    """
     return issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of ``cls`` when they can be known from the type, else ``None``."""
+def field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of instances of ``cls`` when the type alone tells them, else ``None``.
+
+    Dataclasses, namedtuples, classes with ``__slots__`` (and no ``__dict__``),
+    bound methods (``__func__``, ``__self__``) and ``functools.partial``
+    (``func``, ``args``, ``keywords``); ``None`` for classes whose instances
+    carry a ``__dict__``, whose fields only an instance knows.
+
+    >>> import functools
+    >>> field_names(functools.partial), field_names(dict)
+    (('func', 'args', 'keywords'), None)
+    """
     try:
         return _FIELD_NAMES[cls]
     except KeyError:
@@ -38,7 +54,7 @@ def _field_names(cls: type) -> tuple[str, ...] | None:
 def _find_field_names(cls: type) -> tuple[str, ...] | None:
     if dataclasses.is_dataclass(cls):
         return tuple(f.name for f in dataclasses.fields(cls))
-    if _is_namedtuple(cls):
+    if is_namedtuple(cls):
         return tuple(cls._fields)  # type: ignore[attr-defined]
     if cls is types.MethodType:
         return ("__func__", "__self__")
@@ -104,8 +120,8 @@ class Tangent(AbstractTangent):
         elif elems:
             if fields:
                 raise TypeError(f"Tangent({P.__name__}, ...) takes elements or fields, not both")
-            if _is_namedtuple(P):
-                positional_names = _field_names(P) or ()
+            if is_namedtuple(P):
+                positional_names = field_names(P) or ()
                 if len(elems) != len(positional_names):
                     raise TypeError(
                         f"Tangent({P.__name__}, ...): {len(elems)} elements for the "
@@ -116,10 +132,10 @@ class Tangent(AbstractTangent):
                 kind, data = _POSITIONAL, tuple(elems)
             else:
                 raise TypeError(f"Tangent({P.__name__}, ...): fields of a {P.__name__} are given by name")
-        elif issubclass(P, (tuple, list)) and not _is_namedtuple(P):
+        elif issubclass(P, (tuple, list)) and not is_namedtuple(P):
             kind, data = _POSITIONAL, ()
         else:
-            names = _field_names(P)
+            names = field_names(P)
             if names is not None:
                 unknown = [name for name in fields if name not in names]
                 if unknown:
@@ -148,7 +164,7 @@ class Tangent(AbstractTangent):
             data = self.__backing
             if name in data:
                 return unthunk(data[name])
-            names = _field_names(self.__primal)
+            names = field_names(self.__primal)
             if names is not None and name in names:
                 return ZeroTangent()
             if names is None and not (name.startswith("__") and name.endswith("__")):
@@ -166,7 +182,7 @@ class Tangent(AbstractTangent):
         if kind == _MAPPING:
             return unthunk(data[key]) if key in data else ZeroTangent()
         if isinstance(key, int):
-            names = _field_names(self.__primal)
+            names = field_names(self.__primal)
             if names is None:
                 raise TypeError(f"Tangent({self.__primal.__name__}) has no field order; index it by name")
             key = names[key]
@@ -174,7 +190,7 @@ class Tangent(AbstractTangent):
 
     def __len__(self) -> int:
         if self.__kind == _NAMED:
-            names = _field_names(self.__primal)
+            names = field_names(self.__primal)
             return len(names) if names is not None else len(self.__backing)
         return len(self.__backing)
 
@@ -184,8 +200,8 @@ class Tangent(AbstractTangent):
             return map(unthunk, self.__backing)
         if kind == _MAPPING:
             return iter(self.__backing)
-        if _is_namedtuple(self.__primal):
-            return (getattr(self, name) for name in _field_names(self.__primal) or ())
+        if is_namedtuple(self.__primal):
+            return (getattr(self, name) for name in field_names(self.__primal) or ())
         raise TypeError(f"Tangent({self.__primal.__name__}) is not iterable, as {self.__primal.__name__} is not")
 
     def __repr__(self) -> str:
@@ -319,7 +335,7 @@ def canonicalize(t: Tangent) -> Tangent:
     Tangent(Point, x=ZeroTangent(), y=1.0)
     """
     P, kind, data = primal_type(t), t._Tangent__kind, backing(t)
-    names = _field_names(P)
+    names = field_names(P)
     if kind != _NAMED or names is None:
         return t
     zero = ZeroTangent()
@@ -391,7 +407,7 @@ def construct(primal: Any, changes: dict[str, Any]) -> Any:
     """
     cls = type(primal)
     try:
-        if _is_namedtuple(cls):
+        if is_namedtuple(cls):
             return primal._replace(**changes)
         if cls is types.MethodType:
             return types.MethodType(changes.get("__func__", primal.__func__), changes.get("__self__", primal.__self__))

@@ -29,7 +29,7 @@ from ..tangent_types import (
     primal_type,
     unthunk,
 )
-from ..tangent_types.tangent import _field_names, _is_namedtuple, construct
+from ..tangent_types.tangent import construct, field_names, is_namedtuple
 
 Vector = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -500,7 +500,7 @@ def _field_names_of(x: Any) -> list[str] | None:
         return ["__self__"]
     if isinstance(x, functools.partial):
         return ["func", "args"]
-    names = _field_names(type(x))
+    names = field_names(type(x))
     if names is not None:
         return [name for name in names if hasattr(x, name)]
     if hasattr(x, "__dict__"):
@@ -518,7 +518,7 @@ def _layout(x: Any, seen: set[int]) -> Layout:
     if id(x) in seen:
         return _Opaque(x)
     seen = seen | {id(x)}
-    if isinstance(x, (tuple, list)) and not _is_namedtuple(type(x)):
+    if isinstance(x, (tuple, list)) and not is_namedtuple(type(x)):
         return _Sequence(x, seen)
     if isinstance(x, dict):
         return _Fields(x, list(x), seen)
