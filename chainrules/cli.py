@@ -16,11 +16,13 @@ import types
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import chainrules  # noqa: F401 - registers the rules and their cases
+import chainrules  # noqa: F401 - registers the rules
 from chainrules_core import RuleRecord, frule, function_name, rrule
-from chainrules_core.testing import Case, registered_cases
+
+if TYPE_CHECKING:
+    from chainrules_core.testing.cases import Case
 
 _RULES_PACKAGE = "chainrules.rules."
 
@@ -153,6 +155,9 @@ def planned_runs(
     pattern: str | None, dtypes: Sequence[str] | None = None, modes: Sequence[str] | None = None
 ) -> list[CheckRun]:
     """Every (case, dtype, mode) of the declared cases that matches the filters."""
+    import chainrules.checks  # noqa: F401 - registers the declared cases (and imports the harness)
+    from chainrules_core.testing import registered_cases
+
     runs = []
     for family, case in registered_cases():
         if not _matches(pattern, case.label, family, function_name(case.f)):

@@ -42,7 +42,7 @@ from .tangent_types import (
 if TYPE_CHECKING:
     # Projection and rule-definition helpers: loaded on first use, as they import numpy.
     from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
-    from .rule_definition import cotangent_from_partial, non_differentiable, scalar_rule
+    from .rule_definition import cotangent_from_partial, named_after, non_differentiable, scalar_rule
 
 _LAZY = {
     "ProjectTo": "projection",
@@ -51,6 +51,7 @@ _LAZY = {
     "sum_to_shape": "projection",
     "unbroadcast": "projection",
     "cotangent_from_partial": "rule_definition",
+    "named_after": "rule_definition",
     "non_differentiable": "rule_definition",
     "scalar_rule": "rule_definition",
 }
@@ -92,6 +93,7 @@ __all__ = [
     "function_name",
     "is_inplaceable_destination",
     "is_namedtuple",
+    "named_after",
     "non_differentiable",
     "not_implemented",
     "primal_type",

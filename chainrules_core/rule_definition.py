@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from .projection import Projector, ProjectTo, shape_of, sum_to_shape
+from .naming import function_name
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 Partials = Callable[..., Any]
+RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
 
 _REFUSED_KWARGS = ("out", "where")
 
@@ -48,8 +51,75 @@ def cotangent_from_partial(project: Projector, shape: tuple[int, ...], partial: 
     return project(sum_to_shape(_conj(partial) * out_bar, shape))
 
 
-def _zero_cotangent(project: Projector) -> AbstractZero:
-    return NoTangent() if project.is_no_tangent else ZeroTangent()
+def named_after(f: Any, rule: RuleFunction) -> RuleFunction:
+    """A copy of ``rule`` named after the primal ``f``, and so are the closures it defines.
+
+    For rule makers, which write one rule function for many primals: a
+    traceback through the pullback of ``np.sin`` then reads ``sin_pullback``
+    rather than the maker's generic name. ``rule`` is renamed ``_rrule_sin``
+    (``_frule_sin``) when its name starts with ``_rrule``/``_frule``, and each
+    function it defines whose name ends in ``_pullback`` or ``_pushforward``
+    gets ``sin`` before that suffix. Only names change: the copy shares the
+    code, defaults and closure cells, and costs nothing per call.
+
+    >>> def make_rule():
+    ...     def _rrule_any(f, x):
+    ...         def any_pullback(out_bar):
+    ...             return NoTangent(), out_bar
+    ...         return f(x), any_pullback
+    ...     return _rrule_any
+    >>> rule = named_after(np.negative, make_rule())
+    >>> rule.__name__, rule(np.negative, 1.0)[1].__name__
+    ('_rrule_negative', 'negative_pullback')
+    """
+    name = _identifier(function_name(f).rsplit(".", 1)[-1])
+    code = _renamed_code(rule.__code__, name)
+    renamed = types.FunctionType(code, rule.__globals__, code.co_name, rule.__defaults__, rule.__closure__)
+    renamed.__kwdefaults__ = rule.__kwdefaults__
+    renamed.__doc__ = rule.__doc__
+    renamed.__module__ = rule.__module__
+    renamed.__qualname__ = code.co_qualname if hasattr(code, "co_qualname") else code.co_name
+    return cast(RuleFunction, renamed)
+
+
+_SUFFIXES = ("_pullback", "_pushforward")
+
+
+def _renamed_code(code: types.CodeType, name: str) -> types.CodeType:
+    consts = tuple(_renamed_code(c, name) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    new_name = code.co_name
+    for prefix in ("_rrule", "_frule"):
+        if new_name.startswith(prefix):
+            new_name = f"{prefix}_{name}"
+    for suffix in _SUFFIXES:
+        if new_name.endswith(suffix):
+            new_name = f"{name}{suffix}"
+    if new_name == code.co_name and consts == code.co_consts:
+        return code
+    if hasattr(code, "co_qualname"):  # Python 3.11
+        return code.replace(co_name=new_name, co_qualname=new_name, co_consts=consts)
+    return code.replace(co_name=new_name, co_consts=consts)
+
+
+def _identifier(text: str) -> str:
+    """``text`` with every character that cannot stand in a Python name replaced by ``_``."""
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
+    return cleaned or "primal"
+
+
+def _python_numbers_as_numpy(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Python floats and complex numbers as numpy scalars: partials then follow numpy (``1 / 0.0`` is inf)."""
+    if all(type(a) not in _PYTHON_NUMBERS for a in args):
+        return args
+    return tuple(_PYTHON_NUMBERS[type(a)](a) if type(a) in _PYTHON_NUMBERS else a for a in args)
+
+
+_PYTHON_NUMBERS: dict[type, Any] = {float: np.float64, complex: np.complex128}
+
+
+def _writes_output(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """A call with ``out=``/``where=``, or a ufunc given its output buffers positionally: no rule."""
+    return (bool(kwargs) and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin)
 
 
 def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
@@ -58,12 +128,15 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     ``partials(out, *args)`` returns the partial derivative of ``f`` with
     respect to each positional argument (one value for a unary ``f``, a tuple
     otherwise), given the primal output ``out``. It is evaluated only when a
-    tangent or cotangent needs it. The rules work on Python numbers and
+    tangent or cotangent needs it, with Python floats and complex numbers
+    passed as numpy scalars (so ``1 / x`` at 0 is ``inf`` with numpy's
+    warning, as for arrays). The rules work on Python numbers and
     elementwise on arrays: the pushforward is ``sum(p_i * x_dot_i)``; the
     pullback gives ``conj(p_i) * out_bar`` summed back to each argument's
-    shape and projected onto it (so a real input gets a real cotangent, a
-    float32 input a float32 one, an int argument ``NoTangent()``). ``f`` is
-    taken to be holomorphic in complex arguments.
+    shape and projected onto it (``cotangent_from_partial``: a real input
+    gets a real cotangent, a float32 input a float32 one, an int argument
+    ``NoTangent()``). ``f`` is taken to be holomorphic in complex arguments.
+    The pullback is named after ``f`` (``hypot_pullback``).
 
     A call with ``out=`` or ``where=`` gets no rule (``None``): the engine
     must then differentiate the call another way or refuse it. So does a
@@ -74,49 +147,47 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     ...     return math.sqrt(x * x + y * y)
     >>> scalar_rule(hypot, lambda out, x, y: (x / out, y / out))
     >>> y, pullback = rrule(hypot, 3.0, 4.0)
-    >>> y, pullback(1.0)
-    (5.0, (NoTangent(), 0.6, 0.8))
+    >>> y, pullback(1.0), pullback.__name__
+    (5.0, (NoTangent(), 0.6, 0.8), 'hypot_pullback')
     >>> frule((NoTangent(), 1.0, 0.0), hypot, 3.0, 4.0)
     (5.0, 0.6)
     """
 
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
 
-    @rrule.register(f)
-    def _scalar_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
+    def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if _writes_output(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
         shapes = [shape_of(x) for x in args]
-        unary = len(args) == 1
 
-        if unary:
+        if len(args) == 1:
             (x,), (project,), (shape,) = args, projects, shapes
+            if project.is_no_tangent:
+                return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
                 out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
-                    return NoTangent(), _zero_cotangent(project)
-                return NoTangent(), cotangent_from_partial(project, shape, partials(out, x), out_bar)
+                if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                    return NoTangent(), project(ZeroTangent())
+                partial = partials(out, *_python_numbers_as_numpy(args))
+                return NoTangent(), cotangent_from_partial(project, shape, partial, out_bar)
 
             return out, unary_pullback
 
         def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or all(p.is_no_tangent for p in projects):
-                return (NoTangent(), *map(_zero_cotangent, projects))
-            ps = partials(out, *args)
-            return (
-                NoTangent(),
-                *[cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)],
-            )
+            if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                return (NoTangent(), *(p(ZeroTangent()) for p in projects))
+            ps = partials(out, *_python_numbers_as_numpy(args))
+            bars = [cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)]
+            return (NoTangent(), *bars)
 
         return out, scalar_pullback
 
-    @frule.register(f)
-    def _scalar_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if (kwargs and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin):
+    def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if _writes_output(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
         active = [
@@ -126,12 +197,26 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         ]
         project_out = ProjectTo(out)
         if not active:
-            return out, _zero_cotangent(project_out)
-        ps = (partials(out, *args),) if len(args) == 1 else partials(out, *args)
+            return out, project_out(ZeroTangent())
+        ps = partials(out, *_python_numbers_as_numpy(args))
+        ps = (ps,) if len(args) == 1 else ps
         out_dot = sum(ps[i] * unthunk(tangents[i + 1]) for i in active)
         if shape_of(out_dot) != shape_of(out):
             out_dot = np.broadcast_to(out_dot, shape_of(out))
         return out, project_out(out_dot)
+
+    rrule.register(f)(named_after(f, _rrule_scalar))
+    frule.register(f)(named_after(f, _frule_scalar))
+
+
+def _no_tangents(n: int) -> Callable[[Any], tuple[Any, ...]]:
+    """A pullback for a call none of whose ``n`` arguments has a tangent space."""
+    bars = (NoTangent(),) * (n + 1)
+
+    def no_tangent_pullback(out_bar: Any) -> tuple[Any, ...]:
+        return bars
+
+    return no_tangent_pullback
 
 
 def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None = None) -> None:
@@ -158,10 +243,10 @@ def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None 
     >>> rrule(halve, 3)[1](1.0), rrule(halve, 3.0)
     ((NoTangent(), NoTangent()), None)
     """
-    types = tuple(arg_types or ())
+    signature = tuple(arg_types or ())
     for f in fs:
-        rrule.register(f, *types, kind="non_differentiable")(_non_differentiable_rrule)
-        frule.register(f, *types, kind="non_differentiable")(_non_differentiable_frule)
+        rrule.register(f, *signature, kind="non_differentiable")(_non_differentiable_rrule)
+        frule.register(f, *signature, kind="non_differentiable")(_non_differentiable_frule)
 
 
 def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:

@@ -1,21 +1,17 @@
-"""Helpers shared by the array rule families: arguments, axes, zeros and linear rules."""
+"""Helpers shared by the array rule families: options, axes, dtypes, tuple tangents, scatters."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from chainrules_core import (
     AbstractZero,
-    NoTangent,
-    ProjectTo,
     Tangent,
     ZeroTangent,
     backing,
-    frule,
-    rrule,
     unthunk,
 )
 
@@ -23,7 +19,9 @@ NOVALUE: Any = getattr(np, "_NoValue", None)
 """numpy's marker for an argument that was not given (``initial``, ``prepend`` ...)."""
 
 
-def bind(names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, Any], **defaults: Any) -> dict[str, Any]:
+def bind_options(
+    names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, Any], **defaults: Any
+) -> dict[str, Any]:
     """The options of a call given positionally as ``args`` and by name as ``kwargs``; ``None`` if not given."""
     options = dict.fromkeys(names)
     options.update(defaults)
@@ -32,7 +30,7 @@ def bind(names: Sequence[str], args: tuple[Any, ...], kwargs: dict[str, Any], **
     return options
 
 
-def given(value: Any) -> bool:
+def is_given(value: Any) -> bool:
     """Whether an optional argument was passed: not ``None`` nor numpy's "no value"."""
     return value is not None and value is not NOVALUE
 
@@ -65,152 +63,44 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     return dx.astype(dtype, copy=False)
 
 
-def zero_tangent(x: Any) -> AbstractZero:
-    """The zero tangent of ``x``: ``NoTangent()`` where ``x`` has no tangent space."""
-    return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
-
-
-def dense(t: Any, x: Any) -> Any:
-    """The tangent ``t`` of ``x`` with its zeros made explicit, for rules that combine tangents."""
+def instantiate_zeros(t: Any, x: Any) -> Any:
+    """The tangent ``t`` of ``x`` with its zeros made explicit arrays, for rules that combine tangents."""
     t = unthunk(t)
     if isinstance(t, AbstractZero):
         if isinstance(x, (list, tuple)):
-            return [dense(t, v) for v in x]
+            return [instantiate_zeros(t, v) for v in x]
         return np.zeros(np.shape(x), dtype=real_dtype_of(x) or np.float64)
     if isinstance(x, (list, tuple)):
         items = backing(t) if isinstance(t, Tangent) else t
-        return [dense(ti, v) for ti, v in zip(items, x)]
+        return [instantiate_zeros(ti, v) for ti, v in zip(items, x)]
     return t
 
 
-def entries(t: Any, n: int) -> list[Any]:
-    """The entries of a cotangent of a list or tuple output: a zero gives ``n`` zeros."""
+def tuple_entries(t: Any, names: Sequence[str] | int) -> list[Any]:
+    """The entries of a (co)tangent of a tuple, list or namedtuple value, unthunked; zeros where absent.
+
+    Accepts ``Tangent(P, field=...)`` for a namedtuple ``P`` (missing fields
+    are zeros), ``Tangent(tuple, ...)``, a plain tuple or list, or a zero for
+    the whole value. ``names`` are the value's field names, or its length.
+    """
+    n = names if isinstance(names, int) else len(names)
     t = unthunk(t)
     if isinstance(t, AbstractZero):
-        return [t] * n
-    items = list(backing(t)) if isinstance(t, Tangent) else list(t)
-    return [unthunk(v) for v in items]
-
-
-Adjoint = Callable[..., Any]
-_NO_TANGENT = ProjectTo(None)
-
-
-def linear_rule(
-    f: Callable[..., Any],
-    adjoint: Adjoint,
-    *,
-    pushforward: Callable[..., Any] | None = None,
-    applies: Callable[..., bool] | None = None,
-    types: tuple[type, ...] = (),
-) -> None:
-    """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
-
-    Every other argument is non-differentiable. The pushforward is
-    ``f(x_dot, *args, **kwargs)`` unless ``pushforward`` says otherwise; the
-    pullback projects ``adjoint(out_bar, x, *args, **kwargs)`` onto ``x``.
-    ``applies(x, *args, **kwargs)`` returning false makes both rules answer
-    ``None`` (refused keywords such as ``out=``). An output without a tangent
-    space (a cast to an integer dtype) makes the call non-differentiable:
-    ``NoTangent()`` for the output and every argument. ``types`` registers
-    the rules for those argument types only.
-    """
-    push = pushforward or f
-
-    @rrule.register(f, *types)
-    def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if applies is not None and not applies(x, *args, **kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        project_x = _NO_TANGENT if ProjectTo(out).is_no_tangent else ProjectTo(x)
-        others = (NoTangent(),) * len(args)
-
-        def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            return (NoTangent(), project_x(adjoint(out_bar, x, *args, **kwargs)), *others)
-
-        return out, linear_pullback
-
-    @frule.register(f, *types)
-    def _frule_linear(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if applies is not None and not applies(x, *args, **kwargs):
-            return None
-        out = f(x, *args, **kwargs)
-        project_out = ProjectTo(out)
-        x_dot = unthunk(tangents[1])
-        if project_out.is_no_tangent:
-            return out, NoTangent()
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, ZeroTangent()
-        if isinstance(x, (list, tuple)):
-            x_dot = dense(x_dot, x)
-        return out, project_out(push(x_dot, *args, **kwargs))
-
-
-def unary_rule(
-    f: Callable[..., Any],
-    options: Callable[..., dict[str, Any] | None],
-    prepare: Callable[..., Any],
-    cotangent: Callable[..., Any],
-    pushforward: Callable[..., Any],
-    evaluate: Callable[..., Any] | None = None,
-) -> None:
-    """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
-
-    ``options(args, kwargs)`` parses the call (``None`` refuses it: both rules
-    answer ``None``); ``prepare(x, options, out)`` keeps what the derivative
-    needs; ``cotangent(state, out_bar)`` is ``x``'s cotangent before
-    projection (or a zero) and ``pushforward(state, x_dot)`` the output's
-    tangent. ``evaluate(f, x, args, kwargs, options)`` computes the primal
-    when the rule has a cheaper way than calling ``f``.
-    """
-
-    def primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], found: dict[str, Any]) -> Any:
-        return f(x, *args, **kwargs) if evaluate is None else evaluate(f, x, args, kwargs, found)
-
-    @rrule.register(f)
-    def _rrule_unary(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        found = options(args, kwargs)
-        if found is None:
-            return None
-        out = primal(f, x, args, kwargs, found)
-        state = prepare(x, found, out)
-        project_x = ProjectTo(x)
-        others = (NoTangent(),) * len(args)
-
-        def unary_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            x_bar = cotangent(state, out_bar)
-            if isinstance(x_bar, AbstractZero):
-                return (NoTangent(), zero_cotangent(project_x), *others)
-            return (NoTangent(), project_x(x_bar), *others)
-
-        return out, unary_pullback
-
-    @frule.register(f)
-    def _frule_unary(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        found = options(args, kwargs)
-        if found is None:
-            return None
-        out = primal(f, x, args, kwargs, found)
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-            return out, zero_tangent(out)
-        return out, ProjectTo(out)(pushforward(prepare(x, found, out), x_dot))
-
-
-def zero_cotangent(project: Any) -> AbstractZero:
-    """The zero cotangent an input with projector ``project`` gets from a zero seed."""
-    return NoTangent() if project.is_no_tangent else ZeroTangent()
-
-
-def no_out(x: Any, *args: Any, out: Any = None, **kwargs: Any) -> bool:
-    """``applies`` for functions whose only refused keyword is ``out=``: the primal would write a buffer."""
-    return out is None
+        return [ZeroTangent()] * n
+    if isinstance(t, Tangent):
+        data = backing(t)
+        if isinstance(data, dict):
+            if isinstance(names, int):
+                raise ValueError(f"a Tangent with named fields for a value of {n} unnamed entries")
+            values = [data.get(name, ZeroTangent()) for name in names]
+        else:
+            values = list(data)
+    else:
+        values = list(t)
+    if len(values) != n:
+        what = n if isinstance(names, int) else f"{n} ({', '.join(names)})"
+        raise ValueError(f"a tangent of {len(values)} entries for a value of {what}")
+    return [unthunk(v) for v in values]
 
 
 def scatter_add(size: int, index: Any, values: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:

@@ -6,17 +6,12 @@ take them; every helper here works on such stacks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
 from typing import Any
 
 import numpy as np
 
-try:  # scipy, when installed, solves triangular systems in O(n^2) per right-hand side
-    from scipy.linalg import solve_triangular as _solve_triangular
-except ImportError:
-    _solve_triangular = None
-
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, sum_to_shape, unthunk
+from chainrules_core import AbstractZero, Tangent, sum_to_shape
 
 
 def adjoint(x: np.ndarray) -> np.ndarray:
@@ -48,11 +43,6 @@ def diag_embed(d: np.ndarray) -> np.ndarray:
     out = np.zeros((*d.shape, n), dtype=d.dtype)
     np.einsum("...ii->...i", out)[...] = d
     return out
-
-
-def hermitian_part(x: np.ndarray) -> np.ndarray:
-    """``(x + x^H) / 2``."""
-    return (x + adjoint(x)) / 2
 
 
 def hermitian_from_triangle(x: np.ndarray, lower: bool) -> np.ndarray:
@@ -89,10 +79,21 @@ def solve_right(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     return mT(np.linalg.solve(mT(a), mT(x)))
 
 
+@functools.cache
+def _scipy_solve_triangular() -> Any:
+    """scipy's ``solve_triangular`` (O(n²) per right-hand side), imported on first use; ``None`` without scipy."""
+    try:
+        from scipy.linalg import solve_triangular
+    except ImportError:
+        return None
+    return solve_triangular
+
+
 def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
     """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
-    if _solve_triangular is not None:
-        return _solve_triangular(low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
+    solve_triangular = _scipy_solve_triangular()
+    if solve_triangular is not None:
+        return solve_triangular(low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
     return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
 
 
@@ -107,7 +108,7 @@ def solve_vectors(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
     """``x_bar`` in the leading corner of zeros of ``shape`` (a zero stays a zero)."""
-    if is_zero(x_bar) or x_bar.shape == shape:
+    if isinstance(x_bar, AbstractZero) or x_bar.shape == shape:
         return x_bar
     padded = np.zeros(shape, x_bar.dtype)
     padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
@@ -116,31 +117,8 @@ def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
 
 def require_zero(x_bar: Any, part: tuple[Any, ...], message: str) -> None:
     """Raise ``ValueError(message)`` unless ``x_bar`` is zero on ``part``: the output there is not unique."""
-    if not is_zero(x_bar) and np.any(x_bar[part] != 0):
+    if not isinstance(x_bar, AbstractZero) and np.any(x_bar[part] != 0):
         raise ValueError(message)
-
-
-def is_zero(x: Any) -> bool:
-    return isinstance(x, AbstractZero)
-
-
-def tuple_cotangents(out_bar: Any, names: Sequence[str]) -> list[Any]:
-    """The entries of a cotangent of a tuple or namedtuple output, unthunked; zeros where absent.
-
-    Accepts ``Tangent(P, field=...)`` for a namedtuple ``P``, ``Tangent(tuple, ...)``,
-    a plain tuple or list, or a zero for the whole output.
-    """
-    out_bar = unthunk(out_bar)
-    if isinstance(out_bar, AbstractZero):
-        return [ZeroTangent()] * len(names)
-    if isinstance(out_bar, Tangent):
-        data = backing(out_bar)
-        values = [data.get(name, ZeroTangent()) for name in names] if isinstance(data, dict) else list(data)
-    else:
-        values = list(out_bar)
-    if len(values) != len(names):
-        raise ValueError(f"a cotangent of {len(values)} entries for an output of {len(names)} ({', '.join(names)})")
-    return [unthunk(v) for v in values]
 
 
 def tuple_tangent(out: Any, *values: Any) -> Any:
@@ -149,33 +127,5 @@ def tuple_tangent(out: Any, *values: Any) -> Any:
     return Tangent(type(out), **dict(zip(fields, values)))
 
 
-def zero_like(project: Any) -> Any:
-    """``NoTangent()`` for an argument without a tangent space, else ``ZeroTangent()``."""
-    return NoTangent() if project.is_no_tangent else ZeroTangent()
-
-
 def as_array(x: Any) -> np.ndarray:
     return x if type(x) is np.ndarray else np.asarray(x)
-
-
-# ----- inputs for the declared checks -----
-
-
-def random_matrix(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
-    """Standard normal entries, complex ones for a complex ``dtype``."""
-    x = rng.normal(size=shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.normal(size=shape)
-    return x
-
-
-def well_conditioned(shape: tuple[int, ...]) -> Any:
-    """A ``Generated`` stack of square matrices ``N + 2 sqrt(n) I``: condition numbers of a few units."""
-    from chainrules_core.testing import Generated
-
-    n = shape[-1]
-
-    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
-        return (random_matrix(rng, shape, dtype) + 2 * np.sqrt(n) * np.eye(n)).astype(dtype)
-
-    return Generated(make, f"well-conditioned{shape}".replace(" ", ""))

@@ -1,50 +1,161 @@
 """Rules for numpy's elementwise functions of two arguments, with broadcasting, and ``clip``.
 
-* The table ``BINARY`` in ``_derivatives``: ``multiply``, ``divide``,
+* ``BINARY``, the table of derivatives below: ``multiply``, ``divide``,
   ``maximum``, ``minimum``, ``arctan2``, ``hypot``, ``logaddexp``,
-  ``remainder`` through ``scalar_rule``; ``add`` and ``subtract`` pass the
-  cotangent on (read-only) or negate it.
-* ``power``: both arguments; the exponent's cotangent is a thunk, as it
-  needs a logarithm and the exponent is usually a constant.
+  ``remainder`` ... through ``scalar_rule``; ``LINEAR_BINARY``: ``add`` and
+  ``subtract`` pass the cotangent on (read-only) or negate it.
+* ``power`` and ``float_power``: both arguments; the exponent's cotangent is
+  a thunk, as it needs a logarithm and the exponent is usually a constant.
 * ``clip(x, lo, hi)``, bounds scalars, arrays or None.
 
 Each cotangent is summed back to its argument's shape and projected onto
 it. Calls with ``out=`` or ``where=`` (or positional output buffers) get no
-rule: ``frule`` and ``rrule`` return ``None``.
+rule: ``frule`` and ``rrule`` return ``None``. ``operator`` and builtins
+share these tables (``python_operators``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Thunk, frule, rrule, scalar_rule, unthunk
-from chainrules_core.projection import ProjectTo, shape_of
-from chainrules_core.testing import (
-    NONZERO,
-    REAL_ONLY,
-    REALS,
-    Arg,
-    At,
-    Case,
-    Domain,
-    register_cases,
-    with_tangent,
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Thunk,
+    cotangent_from_partial,
+    frule,
+    rrule,
+    scalar_rule,
+    shape_of,
+    unthunk,
 )
 
-from ._cases import REAL_DTYPES, away_from_multiples, table_cases
-from ._derivatives import BINARY, power_dp, power_dx
-from ._makers import linear_rule, pull, push, refused, zero_of
+from ._makers import elementwise_linear_rule, output_tangent, refused
 
-for _f, _entry in BINARY.items():
-    if _f in (np.power, np.float_power):
-        continue  # below
-    if _entry.constant:
-        linear_rule(_f, _entry, nin=2)
-    else:
-        scalar_rule(_f, _entry.bind_numpy())
+NAN = math.nan
+
+
+def _divide(m: Any, out: Any, x: Any, y: Any) -> Any:
+    inv = 1 / y
+    return inv, -out * inv
+
+
+def _arctan2(m: Any, out: Any, y: Any, x: Any) -> Any:
+    # numpy's argument order: arctan2(y, x). At the origin, where the angle jumps, 0 (ChainRules.jl).
+    r2 = x * x + y * y
+    r2 = m.where(r2 == 0, 1, r2)
+    return x / r2, -y / r2
+
+
+def hypot_partial(m: Any, out: Any, x: Any) -> Any:
+    """d hypot(..., x, ...)/dx = x / out; 0 at the origin, where it is the central difference."""
+    return x / m.where(out == 0, 1, out)
+
+
+def _hypot(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return hypot_partial(m, out, x), hypot_partial(m, out, y)
+
+
+def _shares(m: Any, px: Any, py: Any, x: Any, y: Any) -> Any:
+    # b**(x - out) is nan where x and out are the same infinity: the limit is 1, or 1/2 when x == y too.
+    tie = m.where(m.equal(x, y), 0.5, 1.0)
+    return m.where(m.isnan(px), tie, px), m.where(m.isnan(py), tie, py)
+
+
+def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return _shares(m, m.exp(x - out), m.exp(y - out), x, y)
+
+
+def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return _shares(m, 2.0 ** (x - out), 2.0 ** (y - out), x, y)
+
+
+def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # numpy's floored remainder x - y floor(x / y). It jumps where x / y is an integer; there the rule keeps
+    # the one-sided values 1 and -floor(x / y) (autograd and PyTorch do too; ChainRules.jl returns nan).
+    return 1, -m.floor(x / y)
+
+
+def _fmod(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # C's truncated remainder x - y trunc(x / y); jumps where x / y is an integer, as remainder.
+    return 1, -m.trunc(x / y)
+
+
+def _selection(wins: str, nan_taker: int) -> Callable[..., Any]:
+    """Partials of maximum, minimum, fmax, fmin: 1 for the argument the output is, 0 for the other.
+
+    ``wins`` names the comparison under which x is selected (``greater`` for
+    a maximum; complex numbers compare lexicographically, as numpy orders
+    them). Ties split evenly: the central difference (autograd and PyTorch;
+    ChainRules.jl gives all to one). Where an argument is nan, argument
+    ``nan_taker`` takes the whole cotangent: maximum and minimum return the
+    nan (``nan_taker`` 0: a nan x), fmax and fmin the other argument (1: a nan y).
+    """
+
+    def partials(m: Any, out: Any, x: Any, y: Any) -> Any:
+        px = (getattr(m, wins)(x, y) | m.isnan((x, y)[nan_taker])) + 0.5 * m.equal(x, y)
+        return px, 1 - px
+
+    return partials
+
+
+def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
+    """d x**p / dx = p x**(p-1).
+
+    At x == 0 this is the limit: 0 for p > 1, 1 for p == 1, +-inf for
+    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (the
+    exponent p - 1 is replaced by 1 so that 0 * 0**-1 does not make nan, as
+    autograd does). Negative x with an integer-valued p is exact.
+    """
+    return p * x ** m.where(p == 0, 1, p - 1)
+
+
+def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
+    """d x**p / dp = x**p log(x).
+
+    At x == 0: 0 when Re(p) > 0 (0**p is 0 nearby), nan otherwise (0**p
+    jumps from 0 to inf at p == 0), as ChainRules.jl. For real x < 0 the
+    real power has no derivative in p: nan with numpy's warning for the log
+    of a negative number (as numpy, JAX and PyTorch; ChainRules.jl takes the
+    real part of the complex derivative).
+    """
+    at_zero = m.where(m.real(p) > 0, 0.0, NAN)
+    return m.where(x == 0, at_zero, out * m.log(m.where(x == 0, 1, x)))
+
+
+# ----- d(out)/dx and d(out)/dy given the output and both inputs; `m` is numpy, or math kernels for floats -----
+# scalar_rule unbroadcasts each partial to its argument's shape.
+BINARY: dict[Any, Callable[..., Any]] = {
+    np.multiply: lambda m, out, x, y: (y, x),
+    np.divide: _divide,
+    np.maximum: _selection("greater", 0),
+    np.minimum: _selection("less", 0),
+    np.fmax: _selection("greater", 1),
+    np.fmin: _selection("less", 1),
+    np.arctan2: _arctan2,
+    np.hypot: _hypot,
+    np.logaddexp: _logaddexp,
+    np.logaddexp2: _logaddexp2,
+    np.remainder: _remainder,
+    np.fmod: _fmod,
+}
+
+# d(out)/dx and d(out)/dy of the linear functions: constants.
+LINEAR_BINARY: dict[Any, tuple[float, float]] = {np.add: (1.0, 1.0), np.subtract: (1.0, -1.0)}
+
+POWER = (power_dx, power_dp)
+"""The partials of ``power`` and ``float_power``, one function per argument: the exponent's needs a log."""
+
+for _f, _partials in BINARY.items():
+    scalar_rule(_f, functools.partial(_partials, np))
+for _f, _constants in LINEAR_BINARY.items():
+    elementwise_linear_rule(_f, _constants, nin=2)
 
 
 # ----- power -----
@@ -69,13 +180,11 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return NoTangent(), zero_of(project_x), zero_of(project_p)
         xc, pc = _power_args(x, p, out)
-        x_bar = NoTangent() if project_x.is_no_tangent else pull(project_x, shape_x, power_dx(np, out, xc, pc), out_bar)
+        x_bar = cotangent_from_partial(project_x, shape_x, power_dx(np, out, xc, pc), out_bar)
         if project_p.is_no_tangent:
             return NoTangent(), x_bar, NoTangent()
-        p_bar = Thunk(lambda: pull(project_p, shape_p, power_dp(np, out, xc, pc), out_bar))
+        p_bar = Thunk(lambda: cotangent_from_partial(project_p, shape_p, power_dp(np, out, xc, pc), out_bar))
         return NoTangent(), x_bar, p_bar
 
     return out, power_pullback
@@ -95,7 +204,7 @@ def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -
         terms.append(power_dx(np, out, xc, pc) * unthunk(x_dot))
     if not isinstance(p_dot, AbstractZero) and not ProjectTo(p).is_no_tangent:
         terms.append(power_dp(np, out, xc, pc) * unthunk(p_dot))
-    return out, push(out, terms)
+    return out, output_tangent(out, terms)
 
 
 # ----- clip -----
@@ -138,10 +247,9 @@ def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
 
     def clip_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return (NoTangent(), *map(zero_of, projects))
         masks = _clip_masks(x, lo, hi)
-        return (NoTangent(), *(pull(pr, sh, m, out_bar) for pr, sh, m in zip(projects, shapes, masks)))
+        bars = [cotangent_from_partial(pr, sh, m, out_bar) for pr, sh, m in zip(projects, shapes, masks)]
+        return (NoTangent(), *bars)
 
     return out, clip_pullback
 
@@ -158,65 +266,4 @@ def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwarg
         for a, t, m in zip((x, *bounds), tangents[1:], masks)
         if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
-    return out, push(out, terms)
-
-
-# ----- declared checks -----
-
-NEGATIVE = Domain(-math.inf, 0.0, name="negative")
-
-
-def _cases() -> list[Case]:
-    cases = []
-    for f, entry in BINARY.items():
-        if f not in (np.remainder, np.fmod):
-            cases += table_cases(f, entry)
-    for f in (np.maximum, np.minimum):
-        cases.append(Case(f, (At([1.0, -0.5, 2.0]), At([1.0, 0.3, -2.0])), name="ties"))
-    # remainder: inputs a quarter period from the jumps, where x / y is an integer
-    divisors = [1.5, -2.0, 0.7]
-    cases += [
-        Case(np.remainder, (away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
-        Case(np.remainder, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
-        Case(np.remainder, (away_from_multiples(-0.8, ()), At(-0.8)), dtypes=REAL_DTYPES),
-        Case(np.remainder, (At([[0.4, 2.6, -3.3]]), At([[1.5], [-2.0]])), name="broadcast", dtypes=REAL_DTYPES),
-        Case(np.fmod, (away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
-        Case(np.fmod, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
-    ]
-    # power: negative bases with integer exponents; the base 0 with exponents 0, 1, 2, 3
-    for p in (2, 3, -1, np.array([2, 3, -2])):
-        cases.append(Case(np.power, (Arg(NEGATIVE, (2, 3)), p), name="negative base"))
-    cases.append(Case(np.power, (Arg(NEGATIVE, None), 3), name="negative base"))
-    for p in (0, 1, 2, 3):
-        cases.append(Case(np.power, (At([0.0, 0.5, -1.5]), p), name="base 0"))
-        cases.append(Case(np.power, (At(0.0), p), name="base 0"))
-    # clip: inside and outside, array bounds, keyword bounds, and at each bound with one-sided differences
-    cases += [
-        Case(np.clip, (Arg(REAL_ONLY, shape), At(-0.5), At(0.6)), dtypes=REAL_DTYPES)
-        for shape in ((), (3,), (2, 3), None)
-    ]
-    cases += [
-        Case(np.clip, (Arg(REAL_ONLY, (2, 3)), Arg(Domain(-1.5, -0.4, complex=False), (3,)), At(0.7))),
-        Case(np.clip, (Arg(REAL_ONLY, (4,)), None, Arg(Domain(-0.2, 0.4, complex=False), (2, 1))), name="one bound"),
-        Case(np.clip, (Arg(REAL_ONLY, (3,)), Arg(Domain(0.6, 0.9), ()), Arg(Domain(-0.9, -0.6), ())), name="lo > hi"),
-        Case(np.clip, (Arg(REAL_ONLY, (2, 3)),), kwargs={"a_min": -0.5, "a_max": 0.4}, name="keyword bounds"),
-    ]
-    up, down = np.ones(()), -np.ones(())
-    for options, x, lo, hi in (
-        ({"fdm": "forward"}, [-0.5, 0.2], -0.5, 1.0),
-        ({"fdm": "backward"}, [0.5, 0.2], -1.0, 0.5),
-    ):
-        at_lo = x[0] == lo
-        args = (
-            with_tangent(At(x), np.ones(2)),
-            with_tangent(At(lo), down if at_lo else up),
-            with_tangent(At(hi), up if at_lo else down),
-        )
-        cases.append(Case(np.clip, args, name="at a bound", dtypes=REAL_DTYPES, options=options))
-    return [
-        *cases,
-        Case(np.multiply, (Arg(REALS, (2, 3)), Arg(NONZERO, (3,))), kwargs={"dtype": np.float32}, dtypes=REAL_DTYPES),
-    ]
-
-
-register_cases("arithmetic", *_cases())
+    return out, output_tangent(out, terms)

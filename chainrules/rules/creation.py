@@ -25,9 +25,9 @@ from chainrules_core import (
     sum_to_shape,
     unthunk,
 )
-from chainrules_core.testing import REALS, Arg, Case, Generated, register_cases
 
-from ._arrays import cast_to, linear_rule, zero_cotangent, zero_tangent
+from ._arrays import cast_to
+from ._makers import linear_in_first_rule
 
 
 def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -36,7 +36,7 @@ def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 for _f in (np.array, np.asarray, np.copy, np.ndarray.copy):
-    linear_rule(_f, _same_layout)
+    linear_in_first_rule(_f, _same_layout)
 
 
 # ----- full and full_like: the fill value is differentiable -----
@@ -48,7 +48,7 @@ def _register_full(f: Any, prototype: bool) -> None:
     @rrule.register(f)
     def _rrule_full(f: Any, first: Any, *args: Any, **kwargs: Any) -> Any:
         out = f(first, *args, **kwargs)
-        first_bar = zero_tangent(first) if prototype else NoTangent()
+        first_bar = ProjectTo(first)(ZeroTangent()) if prototype else NoTangent()
         differentiable = bool(args) and not ProjectTo(out).is_no_tangent
         project_fill = ProjectTo(args[0]) if differentiable else ProjectTo(None)
         fill_shape = np.shape(args[0]) if args else ()
@@ -59,7 +59,7 @@ def _register_full(f: Any, prototype: bool) -> None:
             if not args:  # the fill value came by keyword: no tangent
                 return NoTangent(), first_bar
             if isinstance(out_bar, AbstractZero) or project_fill.is_no_tangent:
-                return NoTangent(), first_bar, zero_cotangent(project_fill), *rest
+                return NoTangent(), first_bar, project_fill(ZeroTangent()), *rest
             return NoTangent(), first_bar, project_fill(sum_to_shape(np.asarray(out_bar), fill_shape)), *rest
 
         return out, full_pullback
@@ -84,38 +84,3 @@ non_differentiable(
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye, np.identity, np.tri, np.indices
 )
 non_differentiable(np.arange)  # float bounds change the length, not smoothly
-
-
-# ----- declared checks -----
-
-
-def _nested(rng: np.random.Generator, dtype: str) -> list[Any]:
-    """A list mixing arrays and Python scalars, as users write them."""
-    scalar = complex(rng.normal(), rng.normal()) if dtype == "complex128" else float(rng.normal())
-    return [np.asarray(rng.standard_normal(2), dtype=dtype), [scalar, 1.5]]
-
-
-def _rows(rng: np.random.Generator, dtype: str) -> tuple[Any, ...]:
-    return tuple(np.asarray(rng.standard_normal(3), dtype=dtype) for _ in range(2))
-
-
-register_cases(
-    "creation",
-    Case(np.array, (Arg(REALS, (2, 3)),)),
-    Case(np.array, (Arg(REALS, (2, 3)),), kwargs={"ndmin": 4}),
-    Case(np.array, (Arg(REALS, (2, 3)), np.complex128), name="to complex"),
-    Case(np.array, (Arg(REALS, (2, 3)),), kwargs={"dtype": np.float64}, dtypes=("float32",), name="to float64"),
-    Case(np.array, (Generated(_nested, "nested list"),)),
-    Case(np.array, (Generated(_rows, "tuple of rows"),)),
-    Case(np.asarray, (Arg(REALS, (3,)),)),
-    Case(np.asarray, (Generated(_rows, "tuple of rows"),)),
-    Case(np.asarray, (Arg(REALS, None),), name="python scalar"),
-    Case(np.copy, (Arg(REALS, (2, 3)),)),
-    Case(np.ndarray.copy, (Arg(REALS, (2, 3)), "F"), name="method"),
-    Case(np.full, ((2, 3), Arg(REALS, None)), name="python scalar"),
-    Case(np.full, ((2, 3), Arg(REALS, ()))),
-    Case(np.full, ((2, 3), Arg(REALS, (3,)))),
-    Case(np.full, ((2, 3), Arg(REALS, (2, 1)), np.complex128), name="to complex"),
-    Case(np.full_like, (Arg(REALS, (2, 3)), Arg(REALS, ()))),
-    Case(np.full_like, (Arg(REALS, (2, 3)), Arg(REALS, (3,)))),
-)

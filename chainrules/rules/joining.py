@@ -17,20 +17,9 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
-from chainrules_core.testing import REALS, Arg, Case, Generated, register_cases
 
-from ._arrays import (
-    bind,
-    cast_to,
-    dense,
-    entries,
-    given,
-    linear_rule,
-    real_dtype_of,
-    scatter_add,
-    unary_rule,
-    zero_cotangent,
-)
+from ._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
+from ._makers import linear_in_first_rule, rule_in_first
 
 # ----- joins: the pullback splits the seed back into views -----
 
@@ -41,8 +30,8 @@ input's shape as laid out (flattened, with an axis inserted, made at least 1-d o
 
 
 def _concatenate(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    options = bind(("axis", "out"), args, kwargs, axis=0)
-    if given(options["out"]):
+    options = bind_options(("axis", "out"), args, kwargs, axis=0)
+    if is_given(options["out"]):
         return None
     if options["axis"] is None:
         return 0, [(math.prod(np.shape(a)),) for a in arrays]
@@ -51,8 +40,8 @@ def _concatenate(arrays: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _stack(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    options = bind(("axis", "out"), args, kwargs, axis=0)
-    if given(options["out"]):
+    options = bind_options(("axis", "out"), args, kwargs, axis=0)
+    if is_given(options["out"]):
         return None
     shapes = [np.shape(a) for a in arrays]
     axis = int(options["axis"]) % (len(shapes[0]) + 1)
@@ -85,7 +74,7 @@ def _register_join(f: Any, arrangement: Arrangement) -> None:
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
-                return (NoTangent(), zero_cotangent(project), *others)
+                return (NoTangent(), project(ZeroTangent()), *others)
             seed = np.asarray(out_bar)
             x_bars = [seed[where] for where, _ in pieces]
             x_bars = [bar if bar.shape == shape else bar.reshape(shape) for bar, (_, shape) in zip(x_bars, pieces)]
@@ -103,7 +92,7 @@ def _register_join(f: Any, arrangement: Arrangement) -> None:
             return out, NoTangent()
         if isinstance(unthunk(tangents[1]), AbstractZero):
             return out, ZeroTangent()
-        dots = [cast_to(d, out.dtype) for d in dense(tangents[1], arrays)]
+        dots = [cast_to(d, out.dtype) for d in instantiate_zeros(tangents[1], arrays)]
         return out, project_out(f(dots, *args, **kwargs))
 
 
@@ -117,7 +106,7 @@ _register_join(np.hstack, _hstack)
 
 
 def _split_axis(x: Any, *args: Any, **kwargs: Any) -> int:
-    return int(bind(("indices_or_sections", "axis"), args, kwargs, axis=0)["axis"]) % max(np.ndim(x), 1)
+    return int(bind_options(("indices_or_sections", "axis"), args, kwargs, axis=0)["axis"]) % max(np.ndim(x), 1)
 
 
 _SPLIT_AXIS: dict[Any, Callable[..., int]] = {
@@ -147,7 +136,9 @@ def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, l
 def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> Any:
     x, axis, bounds, _ = state
     dtype = real_dtype_of(x)
-    given_pieces = [(k, p) for k, p in enumerate(entries(out_bar, len(bounds) - 1)) if not isinstance(p, AbstractZero)]
+    given_pieces = [
+        (k, p) for k, p in enumerate(tuple_entries(out_bar, len(bounds) - 1)) if not isinstance(p, AbstractZero)
+    ]
     if not given_pieces or dtype is None:
         return ZeroTangent()
     x_bar = np.zeros(np.shape(x), dtype=dtype)
@@ -163,7 +154,13 @@ def _split_pushforward(state: tuple[Any, int, list[int], Any], x_dot: Any) -> An
 
 
 for _f, _axis in _SPLIT_AXIS.items():
-    unary_rule(_f, _split_options(_f, _axis), _split_state, _split_cotangent, _split_pushforward)
+    rule_in_first(
+        _f,
+        parse=_split_options(_f, _axis),
+        prepare=_split_state,
+        pullback=_split_cotangent,
+        pushforward=_split_pushforward,
+    )
 
 
 # ----- tile and repeat: the pullback sums the copies -----
@@ -180,7 +177,7 @@ def _tile_adjoint(out_bar: Any, x: Any, reps: Any) -> Any:
 
 
 def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
-    axis = bind(("axis",), args, kwargs).get("axis")
+    axis = bind_options(("axis",), args, kwargs).get("axis")
     shape = np.shape(x)
     seed = np.asarray(out_bar).reshape(-1) if axis is None else np.asarray(out_bar)
     axis = 0 if axis is None else int(axis) % len(shape)
@@ -198,9 +195,9 @@ def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: An
     return x_bar.reshape(shape)
 
 
-linear_rule(np.tile, _tile_adjoint)
+linear_in_first_rule(np.tile, _tile_adjoint)
 for _f in (np.repeat, np.ndarray.repeat):
-    linear_rule(_f, _repeat_adjoint)
+    linear_in_first_rule(_f, _repeat_adjoint)
 
 
 # ----- pad -----
@@ -240,52 +237,6 @@ def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> A
     return np.pad(x_dot, pad_width, *args, **kwargs)
 
 
-linear_rule(np.pad, _pad_adjoint, pushforward=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None)
-
-
-# ----- declared checks -----
-
-
-def _arrays(*shapes: tuple[int, ...], container: type = list) -> Generated:
-    def make(rng: np.random.Generator, dtype: str) -> Any:
-        return container(REALS.sample(rng, s).astype(dtype) for s in shapes)
-
-    kind = container.__name__
-    return Generated(make, f"{kind} of {', '.join(str(s).replace(' ', '') for s in shapes)}")
-
-
-register_cases(
-    "joining",
-    Case(np.concatenate, (_arrays((2, 3), (4, 3)),)),
-    Case(np.concatenate, (_arrays((2, 3), (2, 1), (2, 2), container=tuple), 1)),
-    Case(np.concatenate, (_arrays((2, 3), (2, 2)),), kwargs={"axis": -1}),
-    Case(np.concatenate, (_arrays((2, 3), (4,)),), kwargs={"axis": None}),
-    Case(np.concatenate, (_arrays((2,), (3,)),), kwargs={"dtype": np.complex128}, name="to complex"),
-    Case(np.stack, (_arrays((2, 3), (2, 3), (2, 3)),)),
-    Case(np.stack, (_arrays((2, 3), (2, 3), container=tuple), -1)),
-    Case(np.stack, (_arrays((2, 3), (2, 3)),), kwargs={"axis": 1}),
-    Case(np.vstack, (_arrays((3,), (2, 3)),)),
-    Case(np.vstack, (_arrays((1, 2, 2), (3, 2, 2), container=tuple),)),
-    Case(np.hstack, (_arrays((3,), (2,), ()),)),
-    Case(np.hstack, (_arrays((2, 3), (2, 1)),)),
-    Case(np.split, (Arg(REALS, (6, 2)), 3)),
-    Case(np.split, (Arg(REALS, (2, 6)), [1, 4], 1)),
-    Case(np.split, (Arg(REALS, (2, 6)), [2, 2, 5]), kwargs={"axis": -1}, name="an empty piece"),
-    Case(np.array_split, (Arg(REALS, (7, 2)), 3)),
-    Case(np.hsplit, (Arg(REALS, (2, 4)), 2)),
-    Case(np.vsplit, (Arg(REALS, (4, 2)), [1])),
-    Case(np.dsplit, (Arg(REALS, (2, 2, 4)), 2)),
-    Case(np.tile, (Arg(REALS, (2, 3)), 2)),
-    Case(np.tile, (Arg(REALS, (2, 3)), (3, 1, 2))),
-    Case(np.tile, (Arg(REALS, (3,)), (2, 2))),
-    Case(np.tile, (Arg(REALS, None), 3), name="python scalar"),
-    Case(np.repeat, (Arg(REALS, (2, 3)), 2)),
-    Case(np.repeat, (Arg(REALS, (2, 3)), 3, 1)),
-    Case(np.repeat, (Arg(REALS, (2, 3)), [2, 0, 3]), kwargs={"axis": -1}, name="uneven"),
-    Case(np.repeat, (Arg(REALS, (2, 3)), [1, 0, 2, 0, 0, 3]), name="uneven, flat"),
-    Case(np.ndarray.repeat, (Arg(REALS, (2, 3)), 2, 0), name="method"),
-    Case(np.pad, (Arg(REALS, (2, 3)), 1)),
-    Case(np.pad, (Arg(REALS, (2, 3)), ((1, 0), (2, 3))), kwargs={"constant_values": 4.0}),
-    *(Case(np.pad, (Arg(REALS, (3, 4)), ((2, 1), (3, 2)), mode)) for mode in _GATHER_MODES),
-    Case(np.pad, (Arg(REALS, (4,)), (3, 5)), kwargs={"mode": "wrap"}),
+linear_in_first_rule(
+    np.pad, _pad_adjoint, pushforward=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
 )

@@ -8,7 +8,7 @@ the rule raises the same, as it calls the function; where ``math`` returns a
 value but the derivative is infinite or undefined (``sqrt`` at 0), the
 partial is numpy's ``inf`` or ``nan``. ``int`` arguments get
 ``NoTangent()``. ``floor``, ``ceil`` and ``trunc`` return ints: see
-``nondifferentiable``.
+``nondifferentiable``; ``fsum`` and ``prod``: see ``python_sequences``.
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, frule, rrule, unthunk
-from chainrules_core.projection import ProjectTo
-from chainrules_core.testing import ABOVE_ONE, POSITIVE_REAL_ONLY, At, Case, Generated, register_cases
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
 
-from ._cases import away_from_multiples, table_cases
-from ._derivatives import BINARY, UNARY, Elementwise, hypot_partial, python_partials
-from ._makers import push, python_rule, zero_of
-from ._sequences import prod_rules, sum_rules
+from ._makers import constant_partials, output_tangent, python_partials, python_rule
+from .arithmetic import BINARY, POWER, hypot_partial
+from .elementwise import LINEAR_UNARY, UNARY
 
 MATH_UNARY = {
     math.sin: np.sin,
@@ -55,28 +52,29 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
     if hasattr(math, _name):
         MATH_UNARY[getattr(math, _name)] = _ufunc
 
-MATH_BINARY = {math.atan2: np.arctan2, math.pow: np.power, math.fmod: np.fmod}
+MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod}
 
 for _f, _ufunc in MATH_UNARY.items():
-    python_rule(_f, UNARY[_ufunc])
+    if _ufunc in LINEAR_UNARY:
+        python_rule(_f, constant_partials((LINEAR_UNARY[_ufunc],)))
+    else:
+        python_rule(_f, UNARY[_ufunc])
 for _f, _ufunc in MATH_BINARY.items():
     python_rule(_f, BINARY[_ufunc])
+python_rule(math.pow, POWER, lazy=(1,))
 
 
-def _log_base(m: Any, out: Any, x: Any, base: Any) -> Any:
-    # log(x, b) = log(x) / log(b)
+def log_base(m: Any, out: Any, x: Any, base: Any) -> Any:
+    """The partials of ``math.log(x, base) = log(x) / log(base)``."""
     ln_base = m.log(base)
     return 1 / (x * ln_base), -out / (base * ln_base)
 
 
-LOG_BASE = Elementwise(_log_base, (POSITIVE_REAL_ONLY, ABOVE_ONE))
-"""``math.log(x, base)``: both arguments differentiable; ``math.log(x)`` is numpy's ``log``."""
-
 python_rule(math.log, UNARY[np.log], object)
-python_rule(math.log, LOG_BASE, object, object)
+python_rule(math.log, log_base, object, object)
 
 
-# ----- hypot of any number of coordinates, fsum, prod -----
+# ----- hypot of any number of coordinates -----
 
 
 @rrule.register(math.hypot)
@@ -86,8 +84,6 @@ def _rrule_hypot(f: Any, *coordinates: Any) -> Any:
 
     def hypot_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return (NoTangent(), *map(zero_of, projects))
         partials = [python_partials(hypot_partial, out, (x,)) for x in coordinates]
         return (NoTangent(), *(project(p * out_bar) for project, p in zip(projects, partials)))
 
@@ -102,49 +98,4 @@ def _frule_hypot(tangents: tuple[Any, ...], f: Any, *coordinates: Any) -> Any:
         for x, x_dot in zip(coordinates, tangents[1:])
         if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
     ]
-    return out, push(out, terms)
-
-
-sum_rules(math.fsum)
-prod_rules(math.prod)
-
-
-# ----- declared checks -----
-
-
-def _floats(n: int, low: float = -2.0, high: float = 2.0) -> Generated:
-    return Generated(lambda rng, dtype: [float(v) for v in rng.uniform(low, high, n)], f"{n} floats")
-
-
-def _cases() -> list[Case]:
-    cases = []
-    for f, ufunc in MATH_UNARY.items():
-        cases += table_cases(f, UNARY[ufunc], python_floats_only=True)
-    for f, ufunc in MATH_BINARY.items():
-        if f is not math.fmod:
-            cases += table_cases(f, BINARY[ufunc], python_floats_only=True)
-    cases += table_cases(math.log, LOG_BASE, python_floats_only=True)
-    real = ("float64",)
-    cases += [
-        Case(math.pow, (At(-1.5), 3), name="negative base", dtypes=real),
-        Case(math.hypot, (At(3.0), At(-4.0), At(1.5)), dtypes=real),
-        Case(math.hypot, (At(0.0), At(0.0)), name="origin", dtypes=real),
-        Case(math.hypot, (At(2.5),), dtypes=real),
-        Case(math.fsum, (_floats(5),), dtypes=real),
-        Case(math.fsum, ((1.5, 2, -0.25),), name="tuple with an int", dtypes=real),
-        Case(math.fsum, (At([0.5, -1.5, 2.0]),), name="array", dtypes=("float64", "float32")),
-        Case(math.prod, (_floats(4),), dtypes=real),
-        Case(math.prod, ([0.0, 1.5, -2.0],), name="a zero", dtypes=real),
-        Case(math.prod, ((1.5, 3, -0.5),), name="tuple with an int", dtypes=real),
-        Case(math.prod, (_floats(3),), kwargs={"start": 2.5}, name="start", dtypes=real),
-        Case(math.prod, (At([[0.5, 2.0], [-1.0, 0.0], [1.5, 3.0]]),), name="array rows", dtypes=("float64", "float32")),
-        Case(math.log, (At(2.5), At(10.0)), name="base 10", dtypes=real),
-        Case(math.log, (At(2.5), 2), name="int base", dtypes=real),
-        Case(math.sqrt, (4,), name="int", dtypes=real),
-        Case(math.atan2, (At(0.5), At(-1.5)), dtypes=real),
-        Case(math.fmod, (away_from_multiples(-1.3, None), At(-1.3)), dtypes=real),
-    ]
-    return cases
-
-
-register_cases("python_math", *_cases())
+    return out, output_tangent(out, terms)

@@ -34,13 +34,11 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.projection import ProjectTo
-from chainrules_core.testing import NONZERO, REALS, Arg, At, Case, Generated, register_cases
 
-from . import arithmetic, elementwise  # noqa: F401 - the numpy rules the entry points reuse
-from ._cases import REAL_DTYPES, away_from_multiples, table_cases
-from ._derivatives import BINARY, UNARY
-from ._makers import NUMERIC, python_rule, readonly, zero_of, zero_rule
-from ._sequences import extreme_rules, sum_rules
+from ._arrays import tuple_entries
+from ._makers import NUMERIC, constant_partials, python_rule, readonly, zero_derivative_rule
+from .arithmetic import BINARY, LINEAR_BINARY, POWER
+from .elementwise import LINEAR_UNARY, UNARY
 
 OPERATOR_BINARY = {
     operator.add: np.add,
@@ -59,24 +57,35 @@ OPERATOR_UNARY = {
 }
 
 
-def _numeric_rules(f: Any, ufunc: Any, entry: Any) -> None:
-    types = (NUMERIC,) * entry.arity
-    numpy_rrule, numpy_frule = rrule.find(ufunc, *([1.0] * entry.arity)), frule.find(ufunc, *([1.0] * entry.arity))
-    python_rule(f, entry, *types, numpy_rrule=numpy_rrule, numpy_frule=numpy_frule)
+def _partials(ufunc: Any) -> tuple[Any, tuple[int, ...]]:
+    """The table entry of a numpy function, and the arguments whose cotangents are lazy."""
+    if ufunc is np.power:
+        return POWER, (1,)
+    for table in (UNARY, BINARY):
+        if ufunc in table:
+            return table[ufunc], ()
+    constants = LINEAR_BINARY.get(ufunc) or (LINEAR_UNARY[ufunc],)
+    return constant_partials(constants), ()
+
+
+def _numeric_rules(f: Any, ufunc: Any, arity: int) -> None:
+    """``f`` on numbers and arrays: Python floats in Python arithmetic, anything else through ``ufunc``'s rules."""
+    types, ones = (NUMERIC,) * arity, [1.0] * arity
+    partials, lazy = _partials(ufunc)
+    numpy_rrule, numpy_frule = rrule.find(ufunc, *ones), frule.find(ufunc, *ones)
+    python_rule(f, partials, *types, lazy=lazy, numpy_rrule=numpy_rrule, numpy_frule=numpy_frule)
 
 
 for _f, _ufunc in OPERATOR_BINARY.items():
-    _numeric_rules(_f, _ufunc, BINARY[_ufunc])
+    _numeric_rules(_f, _ufunc, 2)
 for _f, _ufunc in OPERATOR_UNARY.items():
-    _numeric_rules(_f, _ufunc, UNARY[_ufunc])
+    _numeric_rules(_f, _ufunc, 1)
 
 # pow(x, p, mod) is integer arithmetic
 non_differentiable(builtins.pow, arg_types=(NUMERIC, NUMERIC, (numbers.Integral, np.integer)))
 
-sum_rules(builtins.sum)
-extreme_rules(builtins.max, builtins.max)
-extreme_rules(builtins.min, builtins.min)
-zero_rule(builtins.round, nin=2)  # round(x) returns an int (no tangent), round(x, n) a float (zero derivative)
+# round(x) returns an int (no tangent), round(x, n) a float (zero derivative)
+zero_derivative_rule(builtins.round, nin=2)
 
 
 @rrule.register(type[float])
@@ -89,10 +98,7 @@ def _rrule_float(f: Any, *args: Any) -> Any:
     project_out = ProjectTo(out)
 
     def float_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return NoTangent(), zero_of(project_x)
-        return NoTangent(), project_x(project_out(out_bar))
+        return NoTangent(), project_x(project_out(unthunk(out_bar)))
 
     return out, float_pullback
 
@@ -109,14 +115,6 @@ def _frule_float(tangents: tuple[Any, ...], f: Any, *args: Any) -> Any:
 # ----- tuples, lists, dicts: indexing, concatenation, repetition -----
 
 
-def _entries(t: Any, n: int) -> list[Any]:
-    """The entry tangents of a tuple or list tangent of length ``n``."""
-    if isinstance(t, AbstractZero):
-        return [ZeroTangent()] * n
-    t = unthunk(t)
-    return list(backing(t)) if isinstance(t, Tangent) else list(t)
-
-
 def _positions(xs: Any, index: Any) -> list[int]:
     return list(range(len(xs))[index]) if isinstance(index, slice) else [range(len(xs))[index]]
 
@@ -127,7 +125,7 @@ def _scatter(xs: Any, index: Any, out_bar: Any) -> Any:
     if isinstance(xs, dict):
         return {index: out_bar}
     positions = _positions(xs, index)
-    values = _entries(out_bar, len(positions)) if isinstance(index, slice) else [out_bar]
+    values = tuple_entries(out_bar, len(positions)) if isinstance(index, slice) else [out_bar]
     entries: list[Any] = [ZeroTangent()] * len(xs)
     for position, value in zip(positions, values):
         entries[position] = value
@@ -143,8 +141,8 @@ def _rrule_getitem(f: Any, xs: Any, index: Any) -> Any:
 
     def getitem_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or project_xs.is_no_tangent:
-            return NoTangent(), zero_of(project_xs), NoTangent()
+        if project_xs.is_no_tangent:
+            return NoTangent(), NoTangent(), NoTangent()
         return NoTangent(), project_xs(_scatter(xs, index, out_bar)), NoTangent()
 
     return out, getitem_pullback
@@ -156,12 +154,12 @@ def _frule_getitem(tangents: tuple[Any, ...], f: Any, xs: Any, index: Any) -> An
     xs_dot = unthunk(tangents[1])
     project_out = ProjectTo(out)
     if isinstance(xs_dot, AbstractZero):
-        return out, zero_of(project_out)
+        return out, project_out(ZeroTangent())
     if isinstance(xs, dict) or is_namedtuple(type(xs)):
         fields = dict(backing(xs_dot)) if isinstance(xs_dot, Tangent) else dict(xs_dot)
         key = index if isinstance(xs, dict) else xs._fields[index]
         return out, project_out(fields.get(key, ZeroTangent()))
-    entries = _entries(xs_dot, len(xs))
+    entries = tuple_entries(xs_dot, len(xs))
     return out, project_out(entries[index])
 
 
@@ -173,9 +171,7 @@ def _rrule_concatenate(f: Any, a: Any, b: Any) -> Any:
 
     def concatenate_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return NoTangent(), zero_of(project_a), zero_of(project_b)
-        entries = [readonly(e) for e in _entries(out_bar, len(out))]
+        entries = [readonly(e) for e in tuple_entries(out_bar, len(out))]
         return NoTangent(), project_a(entries[: len(a)]), project_b(entries[len(a) :])
 
     return out, concatenate_pullback
@@ -187,8 +183,8 @@ def _frule_concatenate(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any
     out = f(a, b)
     _, a_dot, b_dot = tangents
     if isinstance(a_dot, AbstractZero) and isinstance(b_dot, AbstractZero):
-        return out, zero_of(ProjectTo(out))
-    return out, ProjectTo(out)(_entries(a_dot, len(a)) + _entries(b_dot, len(b)))
+        return out, ProjectTo(out)(ZeroTangent())
+    return out, ProjectTo(out)(tuple_entries(a_dot, len(a)) + tuple_entries(b_dot, len(b)))
 
 
 def _repeated(seq: Any, n: Any) -> bool:
@@ -205,10 +201,10 @@ def _rrule_repeat(f: Any, a: Any, b: Any) -> Any:
 
     def repeat_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or project_seq.is_no_tangent:
-            seq_bar: Any = zero_of(project_seq)
+        if project_seq.is_no_tangent:
+            seq_bar: Any = NoTangent()
         else:
-            entries = _entries(out_bar, len(out))
+            entries = tuple_entries(out_bar, len(out))
             seq_bar = project_seq([sum(entries[i::k], ZeroTangent()) for i in range(k)])
         return (NoTangent(), seq_bar, NoTangent()) if seq_first else (NoTangent(), NoTangent(), seq_bar)
 
@@ -221,63 +217,5 @@ def _frule_repeat(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
     out = f(a, b)
     (seq, n, seq_dot) = (a, b, tangents[1]) if _repeated(a, b) else (b, a, tangents[2])
     if isinstance(seq_dot, AbstractZero):
-        return out, zero_of(ProjectTo(out))
-    return out, ProjectTo(out)(_entries(seq_dot, len(seq)) * n)
-
-
-# ----- declared checks -----
-
-
-def _floats(n: int) -> Generated:
-    return Generated(lambda rng, dtype: [float(v) for v in rng.uniform(-2.0, 2.0, n)], f"{n} floats")
-
-
-def _numpy_scalar(value: float) -> Generated:
-    return Generated(lambda rng, dtype: np.dtype(dtype).type(value), "numpy scalar")
-
-
-def _cases() -> list[Case]:
-    cases = []
-    for f, ufunc in OPERATOR_BINARY.items():
-        if ufunc is not np.remainder:
-            cases += table_cases(f, BINARY[ufunc])
-    for f, ufunc in OPERATOR_UNARY.items():
-        cases += table_cases(f, UNARY[ufunc])
-    for f in (operator.abs, builtins.abs):
-        cases += [Case(f, (Arg(NONZERO, shape),), name="complex", dtypes=("complex128",)) for shape in (None, (3,))]
-    cases += [
-        Case(operator.mod, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
-        Case(operator.mod, (away_from_multiples([1.5, -2.0, 0.7], (2, 3)), At([1.5, -2.0, 0.7])), dtypes=REAL_DTYPES),
-        Case(operator.pow, (At(-1.5), 3), name="negative base"),
-        Case(builtins.pow, (At(-1.5), 2), name="negative base", dtypes=("float64",)),
-        Case(operator.pow, (At(-4.0), At(0.5)), name="complex result", dtypes=("float64",)),
-        Case(builtins.sum, (_floats(4),), dtypes=("float64",)),
-        Case(builtins.sum, (_floats(3), At(0.5)), name="start", dtypes=("float64",)),
-        Case(builtins.sum, ((1.5, 2, -0.5),), name="tuple with an int", dtypes=("float64",)),
-        Case(builtins.sum, (At([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]),), name="array rows"),
-        Case(builtins.sum, ([np.array([1.0, 2.0, 3.0]), np.array([[0.5], [1.5]]), 2.5],), name="broadcasting"),
-        Case(builtins.max, (_floats(4),), dtypes=("float64",)),
-        Case(builtins.min, (_floats(4),), dtypes=("float64",)),
-        Case(builtins.max, (At(0.5), At(-1.5), At(2.0)), name="arguments", dtypes=("float64",)),
-        Case(builtins.min, (At(0.5), 3, At(2.0)), name="an int argument", dtypes=("float64",)),
-        Case(builtins.max, ([1.0, 2.0, 2.0, -3.0],), name="ties", dtypes=("float64",)),
-        Case(builtins.min, ((0.5, -1.5, -1.5),), name="ties", dtypes=("float64",)),
-        Case(builtins.max, ([1.0, -2.5, 2.0],), kwargs={"key": abs}, name="key", dtypes=("float64",)),
-        Case(builtins.max, (At([0.5, 2.0, -1.0]),), name="array", dtypes=("float64", "float32")),
-        Case(builtins.round, (At(1.2345), 2), name="digits", dtypes=("float64",)),
-        Case(builtins.round, (_numpy_scalar(1.2345), 2), name="numpy scalar", dtypes=("float64", "float32")),
-        Case(float, (Arg(REALS, None),), dtypes=("float64",)),
-        Case(float, (At(np.asarray(0.25)),), name="0-d array", dtypes=("float64", "float32")),
-        Case(operator.getitem, ((1.5, 2.5, -1.0), 1), dtypes=("float64",)),
-        Case(operator.getitem, ((1.5, 2, np.array([1.0, -1.0])), slice(0, 3, 2)), name="slice", dtypes=("float64",)),
-        Case(operator.getitem, ([1.5, 2.5, -1.0], -1), name="list", dtypes=("float64",)),
-        Case(operator.getitem, ({"a": 1.5, "b": np.array([2.0, 3.0])}, "b"), name="dict", dtypes=("float64",)),
-        Case(operator.add, ((1.5, 2.0), (3.0, np.array([1.0, 2.0]))), name="tuples", dtypes=("float64",)),
-        Case(operator.add, ([1.5], [2.0, -3.0]), name="lists", dtypes=("float64",)),
-        Case(operator.mul, ((1.5, -2.0), 3), name="repeated", dtypes=("float64",)),
-        Case(operator.mul, (2, [1.5, 0.5]), name="repeated", dtypes=("float64",)),
-    ]
-    return cases
-
-
-register_cases("python_operators", *_cases())
+        return out, ProjectTo(out)(ZeroTangent())
+    return out, ProjectTo(out)(tuple_entries(seq_dot, len(seq)) * n)

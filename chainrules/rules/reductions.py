@@ -21,19 +21,9 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import non_differentiable
-from chainrules_core.testing import REALS, Arg, At, Case, register_cases
 
-from ._arrays import (
-    bind,
-    cast_to,
-    diagonal_adjoint,
-    given,
-    kept_shape,
-    linear_rule,
-    real_dtype_of,
-    reduced_axes,
-    unary_rule,
-)
+from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, real_dtype_of, reduced_axes
+from ._makers import linear_in_first_rule, rule_in_first
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
@@ -84,8 +74,8 @@ def _options(names: tuple[str, ...]) -> Any:
     """The option parser for a reduction with these positional names; ``None`` for ``out=`` (refused)."""
 
     def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        found = bind(names, args, kwargs, **_DEFAULTS)
-        return None if given(found["out"]) else found
+        found = bind_options(names, args, kwargs, **_DEFAULTS)
+        return None if is_given(found["out"]) else found
 
     return options
 
@@ -119,9 +109,21 @@ def _linear_pushforward(push: Any) -> Any:
 
 
 for _f in (np.sum, np.ndarray.sum):
-    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _sum_cotangent, _linear_pushforward(np.sum))
+    rule_in_first(
+        _f,
+        parse=_options(_REDUCE_ARGS),
+        prepare=_Reduction,
+        pullback=_sum_cotangent,
+        pushforward=_linear_pushforward(np.sum),
+    )
 for _f in (np.mean, np.ndarray.mean):
-    unary_rule(_f, _options(_MEAN_ARGS), _Reduction, _mean_cotangent, _linear_pushforward(np.mean))
+    rule_in_first(
+        _f,
+        parse=_options(_MEAN_ARGS),
+        prepare=_Reduction,
+        pullback=_mean_cotangent,
+        pushforward=_linear_pushforward(np.mean),
+    )
 
 
 # ----- prod: exact with zeros -----
@@ -151,7 +153,7 @@ def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
     if r.masked:
         values = np.where(r.where, values, np.ones((), dtype=r.dtype))
     partials = _others_product(values, r.axes)
-    if given(r.initial):
+    if is_given(r.initial):
         partials *= r.initial
     return r.mask(partials)
 
@@ -165,7 +167,9 @@ def _prod_pushforward(r: _Reduction, x_dot: Any) -> Any:
 
 
 for _f in (np.prod, np.ndarray.prod):
-    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _prod_cotangent, _prod_pushforward)
+    rule_in_first(
+        _f, parse=_options(_REDUCE_ARGS), prepare=_Reduction, pullback=_prod_cotangent, pushforward=_prod_pushforward
+    )
 
 
 # ----- max and min: ties split evenly -----
@@ -189,7 +193,7 @@ def _extremum_weights(r: _Reduction) -> np.ndarray[Any, Any]:
     if r.masked:
         hit &= np.asarray(r.where, dtype=bool)
     count = np.sum(hit, axis=r.axes, keepdims=True)
-    if given(r.initial):
+    if is_given(r.initial):
         count = count + (extremum == r.initial)
     assert r.dtype is not None
     return np.divide(hit, np.maximum(count, 1), dtype=r.dtype)
@@ -204,7 +208,13 @@ def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
 
 
 for _f in (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min):
-    unary_rule(_f, _options(_REDUCE_ARGS), _Reduction, _extremum_cotangent, _extremum_pushforward)
+    rule_in_first(
+        _f,
+        parse=_options(_REDUCE_ARGS),
+        prepare=_Reduction,
+        pullback=_extremum_cotangent,
+        pushforward=_extremum_pushforward,
+    )
 
 
 # ----- trace -----
@@ -219,68 +229,10 @@ def _trace_adjoint(
 
 
 def _trace_applies(x: Any, *args: Any, **kwargs: Any) -> bool:
-    return not given(bind(("offset", "axis1", "axis2", "dtype", "out"), args, kwargs).get("out"))
+    return not is_given(bind_options(("offset", "axis1", "axis2", "dtype", "out"), args, kwargs).get("out"))
 
 
 for _f in (np.trace, np.ndarray.trace):
-    linear_rule(_f, _trace_adjoint, applies=_trace_applies)
+    linear_in_first_rule(_f, _trace_adjoint, applies=_trace_applies)
 
 non_differentiable(np.count_nonzero)
-
-
-# ----- declared checks -----
-
-SHAPE = (2, 3, 4)
-AXES = (None, 0, 1, 2, -1, (0, 2))
-AXIS_GRID = tuple({"axis": axis, "keepdims": keepdims} for axis in AXES for keepdims in (False, True))
-"""Every axis of a 3-d input (negative and tuple too), with ``keepdims`` both ways."""
-
-REDUCTIONS = (np.sum, np.prod, np.mean, np.max, np.amax, np.min, np.amin)
-
-_ZEROS = At([[0.0, 2.0, 3.0], [0.0, 0.0, 5.0], [4.0, 0.0, 1.5], [1.0, 2.0, -1.0]])
-_ONE_ZERO = At([[0.5, 2.0, 3.0], [1.5, 0.0, -5.0]])
-_TIES = At([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0], [-1.0, 0.5, -1.0], [0.0, 7.0, 6.0]])
-
-register_cases(
-    "reductions",
-    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in REDUCTIONS for kw in AXIS_GRID),
-    *(
-        Case(method, (Arg(REALS, SHAPE), *args), name="method")
-        for method, args in (
-            (np.ndarray.sum, (1,)),
-            (np.ndarray.prod, ((0, 2),)),
-            (np.ndarray.mean, (-1,)),
-            (np.ndarray.max, (0,)),
-            (np.ndarray.min, (None,)),
-            (np.ndarray.trace, (1, 1, 2)),
-        )
-    ),
-    Case(np.sum, (Arg(REALS, (3, 4)), 1), name="positional axis"),
-    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
-    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"dtype": np.complex128}, dtypes=("float32",), name="to complex"),
-    Case(np.mean, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
-    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
-    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "where": np.array([True, False, True, True])}),
-    Case(np.mean, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "where": np.array([True, False, True, True])}),
-    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "where": np.array([True, False, True, True])}),
-    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"initial": 2.5}, name="initial"),
-    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "initial": 2.5}, name="initial"),
-    Case(np.max, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "initial": -10.0}, name="initial"),
-    Case(np.sum, (Arg(REALS, None),), name="python scalar"),
-    Case(np.prod, (Arg(REALS, ()),), name="0-d"),
-    # A full product with several zeros has a zero gradient that finite differences cannot
-    # settle (the product vanishes to high order); tests/rules/test_reductions.py checks it exactly.
-    Case(np.prod, (_ONE_ZERO,), name="a zero"),
-    *(Case(np.prod, (_ZEROS,), kwargs=kw, name="zeros") for kw in ({"axis": 0}, {"axis": 1}, {"axis": -1})),
-    *(Case(f, (_TIES,), kwargs=kw, name="ties") for f in (np.max, np.min) for kw in ({"axis": 1}, {"axis": 0}, {})),
-    *(
-        Case(np.trace, (Arg(REALS, shape), *args))
-        for shape, args in (
-            ((3, 3), ()),
-            ((3, 4), (1,)),
-            ((4, 3), (-2,)),
-            ((2, 3, 4), (0, 2, 0)),
-            ((2, 3, 4), (1, -1, 1)),
-        )
-    ),
-)

@@ -16,7 +16,6 @@ inverses have no tangent.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import numpy as np
@@ -30,16 +29,16 @@ from chainrules_core import (
     non_differentiable,
     unthunk,
 )
-from chainrules_core.testing import DTYPES, REALS, Arg, Case, register_cases
 
-from ._arrays import bind, cast_to, real_dtype_of, unary_rule
+from ._arrays import bind_options, cast_to, real_dtype_of
+from ._makers import rule_in_first
 
 # ----- sort -----
 
 
 def _sort_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
     """The options of a sort, or ``None`` for ``order=`` (fields of structured arrays)."""
-    options = bind(("axis", "kind", "order"), args, kwargs, axis=-1)
+    options = bind_options(("axis", "kind", "order"), args, kwargs, axis=-1)
     return None if options["order"] is not None else options
 
 
@@ -76,7 +75,14 @@ def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
     return _gather(x_dot, perm, axis)
 
 
-unary_rule(np.sort, _sort_options, _sort_state, _sort_cotangent, _sort_pushforward, evaluate=_sorted)
+rule_in_first(
+    np.sort,
+    parse=_sort_options,
+    prepare=_sort_state,
+    pullback=_sort_cotangent,
+    pushforward=_sort_pushforward,
+    primal=_sorted,
+)
 
 
 # ----- unique -----
@@ -117,7 +123,7 @@ def _values_tangent(out: Any, values_dot: Any) -> Any:
 
 def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
     """The options of a call of the unique family; ``None`` for ``axis=`` (unique rows or columns)."""
-    options = bind(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
+    options = bind_options(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
     return None if options["axis"] is not None else options
 
 
@@ -148,7 +154,9 @@ _UNIQUE = [np.unique] + [
     if hasattr(np, name)
 ]
 for _f in _UNIQUE:
-    unary_rule(_f, _unique_options, _unique_state, _unique_cotangent, _unique_pushforward)
+    rule_in_first(
+        _f, parse=_unique_options, prepare=_unique_state, pullback=_unique_cotangent, pushforward=_unique_pushforward
+    )
 
 
 # ----- index-valued: no derivative -----
@@ -167,33 +175,3 @@ non_differentiable(
     np.ndarray.searchsorted,
     np.ndarray.nonzero,
 )
-
-
-# ----- declared checks -----
-
-# Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
-# difference could confirm; tests/rules/test_sorting.py checks the conventions there exactly.
-register_cases(
-    "sorting",
-    *(
-        Case(np.sort, (Arg(REALS, (3, 4)), *args), kwargs=kw)
-        for args, kw in (((), {}), ((0,), {}), ((), {"axis": None}))
-    ),
-    Case(np.sort, (Arg(REALS, (2, 3, 4)),), kwargs={"axis": 1, "kind": "mergesort"}),
-    Case(np.sort, (Arg(REALS, (5,)),), kwargs={"stable": True}),
-    Case(np.unique, (Arg(REALS, (3, 4)),)),
-    Case(np.unique, (Arg(REALS, (3, 4)), True, True, True), name="every output"),
-    # unique_values (and unique with sorted=False) may return complex values in hash order, which
-    # jumps as the values move: the rule follows whatever order comes back, finite differences cannot.
-    *(
-        Case(f, (Arg(REALS, (3, 4)),), dtypes=("float64", "float32") if f.__name__ == "unique_values" else DTYPES)
-        for f in _UNIQUE[1:]
-    ),
-)
-if "sorted" in inspect.signature(np.unique).parameters:
-    register_cases(
-        "sorting",
-        Case(
-            np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"
-        ),
-    )

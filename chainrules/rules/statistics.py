@@ -19,10 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core.testing import REALS, Arg, At, Case, register_cases
-
-from ._arrays import bind, given, kept_shape, reduced_axes, unary_rule
-from .reductions import AXIS_GRID, SHAPE
+from ._arrays import bind_options, is_given, kept_shape, reduced_axes
+from ._makers import rule_in_first
 
 _ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
@@ -38,7 +36,7 @@ class _Spread:
         self.axes = reduced_axes(options["axis"], len(shape))
         self.kept = kept_shape(shape, self.axes)
         self.keepdims = bool(options["keepdims"])
-        ddof = options["correction"] if given(options.get("correction")) else options["ddof"]
+        ddof = options["correction"] if is_given(options.get("correction")) else options["ddof"]
         n = math.prod(shape[a] for a in self.axes)
         self.divisor = np.float64(max(n - ddof, 0))  # numpy clips the degrees of freedom at 0
         self.out_shape = np.shape(out)
@@ -62,8 +60,8 @@ class _Deviation(_Spread):
 
 
 def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    options = bind(_ARGS, args, kwargs, axis=None, dtype=None, out=None, ddof=0, keepdims=False)
-    refused = given(options["out"]) or given(options.get("mean")) or options.get("where", True) is not True
+    options = bind_options(_ARGS, args, kwargs, axis=None, dtype=None, out=None, ddof=0, keepdims=False)
+    refused = is_given(options["out"]) or is_given(options.get("mean")) or options.get("where", True) is not True
     return None if refused else options
 
 
@@ -79,21 +77,6 @@ def _spread_pushforward(s: _Spread, x_dot: Any) -> Any:
 
 
 for _f in (np.var, np.ndarray.var):
-    unary_rule(_f, _options, _Spread, _spread_cotangent, _spread_pushforward)
+    rule_in_first(_f, parse=_options, prepare=_Spread, pullback=_spread_cotangent, pushforward=_spread_pushforward)
 for _f in (np.std, np.ndarray.std):
-    unary_rule(_f, _options, _Deviation, _spread_cotangent, _spread_pushforward)
-
-
-# ----- declared checks -----
-
-register_cases(
-    "statistics",
-    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
-    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),
-    *(Case(f, (Arg(REALS, (3, 4)), 0, None, None, 2), name="positional ddof") for f in (np.var, np.std)),
-    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"correction": 1}, name="correction") for f in (np.var, np.std)),
-    Case(np.var, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
-    Case(np.ndarray.var, (Arg(REALS, SHAPE), (0, 2)), name="method"),
-    Case(np.ndarray.std, (Arg(REALS, SHAPE), -1), name="method"),
-    Case(np.std, (At([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]]),), kwargs={"axis": 1}, name="fixed point"),
-)
+    rule_in_first(_f, parse=_options, prepare=_Deviation, pullback=_spread_cotangent, pushforward=_spread_pushforward)

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+import chainrules_core.testing
 from chainrules import cli
 from chainrules_core import NoTangent, rrule
-from chainrules_core.testing import REALS, Arg, Case
+from chainrules_core.testing.cases import REALS, Arg, Case
 
 HEADERS = ["rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"]
 
@@ -76,7 +77,7 @@ def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
 
     rrule.register(wrong)(lambda f, x: (x * x, lambda y_bar: (NoTangent(), 3 * x * y_bar)))
     cases = [("mine", Case(wrong, (Arg(REALS, (3,)),), dtypes=("float64",), modes=("rrule",)))]
-    monkeypatch.setattr(cli, "registered_cases", lambda: cases)
+    monkeypatch.setattr(chainrules_core.testing, "registered_cases", lambda: cases)
     status, out, _ = run("check", "--no-progress")
     assert status == 1
     assert "| FAIL " in out and "[pullback]" in out

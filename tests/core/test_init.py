@@ -36,6 +36,7 @@ EXPECTED = [
     "function_name",
     "is_inplaceable_destination",
     "is_namedtuple",
+    "named_after",
     "non_differentiable",
     "not_implemented",
     "primal_type",

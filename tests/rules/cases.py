@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import chainrules  # noqa: F401 - registers the rules and their cases
+import chainrules.checks  # noqa: F401 - registers the rules and their declared cases
 from chainrules_core.testing import registered_cases
 
 

@@ -17,10 +17,10 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from chainrules.rules._derivatives import BINARY  # noqa: E402
+from chainrules.checks.arithmetic import BINARY_CHECKS  # noqa: E402
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk  # noqa: E402
 
-LIMITS = [(f, point, partials) for f, entry in BINARY.items() for point, partials in entry.limits]
+LIMITS = [(f, point, partials) for f, check in BINARY_CHECKS.items() for point, partials in check.limits.items()]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "python"])

@@ -17,10 +17,10 @@ import math  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from chainrules.rules._derivatives import UNARY  # noqa: E402
+from chainrules.checks.elementwise import UNARY_CHECKS  # noqa: E402
 from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule  # noqa: E402
 
-LIMITS = [(f, point, partials) for f, entry in UNARY.items() for point, partials in entry.limits]
+LIMITS = [(f, point, partials) for f, check in UNARY_CHECKS.items() for point, partials in check.limits.items()]
 
 
 def _name(f):

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from chainrules.rules.reductions import REDUCTIONS
+from chainrules.checks.reductions import REDUCTIONS
 from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from chainrules_core.testing import REALS, Arg, Case
 from tests.rules.cases import case_params

@@ -1,15 +1,65 @@
-"""Declared checks generated from the derivative tables: each domain over shapes, each non-smooth point."""
+"""Declared checks generated from the derivative tables: each domain over shapes, each non-smooth point.
+
+The rules modules hold the formulas (``elementwise.UNARY``,
+``arithmetic.BINARY`` ...); the check modules say, for each entry, where
+its inputs live with a ``TableCheck``: one ``Domain`` per argument, the
+non-smooth points where the rule's value is the central finite difference
+(the harness confirms it there), and ``limits``, points where the
+derivative is a limit that finite differences cannot reach, with the
+partials the rule returns there (tested exactly).
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from chainrules_core.testing import DTYPES, Arg, At, Case, Generated
+from chainrules_core.testing.cases import DTYPES, Arg, At, Case, Domain, Generated
 
-from ._derivatives import Elementwise
+INF = math.inf
+NAN = math.nan
+
+Point = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """Where the arguments of one table entry live: domains, non-smooth points, limits."""
+
+    domains: tuple[Domain, ...]
+    points: tuple[Point, ...] = ()
+    limits: Mapping[Point, Point] = field(default_factory=dict)
+
+    @property
+    def arity(self) -> int:
+        return len(self.domains)
+
+
+def unary(domain: Domain, *, points: Sequence[float] = (), limits: Mapping[float, float] | None = None) -> TableCheck:
+    """The check of a one-argument entry, its points and limits written as numbers: ``limits={0.0: INF}``."""
+    return TableCheck((domain,), tuple((p,) for p in points), {(x,): (d,) for x, d in (limits or {}).items()})
+
+
+def binary(
+    x: Domain, y: Domain, *, points: Sequence[Point] = (), limits: Mapping[Point, Point] | None = None
+) -> TableCheck:
+    """The check of a two-argument entry: ``limits={(1.0, 0.0): (INF, -INF)}``."""
+    return TableCheck((x, y), tuple(points), dict(limits or {}))
+
+
+@dataclass(frozen=True)
+class Band(Domain):
+    """A domain whose complex samples stay within ``imag`` of the real axis (off cuts along the imaginary axis)."""
+
+    imag: float = 0.2
+
+    def sample_complex(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        return np.asarray(self.sample(rng, shape) + 1j * rng.uniform(-self.imag, self.imag, size=shape))
+
 
 Shapes = tuple[tuple[int, ...] | None, ...]
 
@@ -29,14 +79,14 @@ BINARY_SHAPES: tuple[Shapes, ...] = (
 REAL_DTYPES = ("float64", "float32")
 
 
-def dtypes_of(entry: Elementwise) -> tuple[str, ...]:
+def dtypes_of(entry: TableCheck) -> tuple[str, ...]:
     """The dtypes an entry is checked in: complex only where every domain allows it."""
     return DTYPES if all(d.complex for d in entry.domains) else REAL_DTYPES
 
 
 def table_cases(
     f: Callable[..., Any],
-    entry: Elementwise,
+    entry: TableCheck,
     *,
     shapes: Sequence[Shapes] | None = None,
     kwargs: Mapping[str, Any] | None = None,

@@ -7,7 +7,7 @@ pytest.importorskip("scipy.special")
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("special"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special"))
 def test_rule(case, dtype, mode):
     """Every declared case of the scipy.special family passes the harness."""
     case.run(dtype, mode)

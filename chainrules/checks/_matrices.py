@@ -1,0 +1,27 @@
+"""Matrix inputs for the declared checks of the linear-algebra rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core.testing.cases import Generated
+
+
+def random_matrix(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Standard normal entries, complex ones for a complex ``dtype``."""
+    x = rng.normal(size=shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.normal(size=shape)
+    return x
+
+
+def well_conditioned(shape: tuple[int, ...]) -> Any:
+    """A ``Generated`` stack of square matrices ``N + 2 sqrt(n) I``: condition numbers of a few units."""
+    n = shape[-1]
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        return (random_matrix(rng, shape, dtype) + 2 * np.sqrt(n) * np.eye(n)).astype(dtype)
+
+    return Generated(make, f"well-conditioned{shape}".replace(" ", ""))

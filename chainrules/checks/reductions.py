@@ -1,0 +1,62 @@
+"""Declared checks of the reductions rules (``chainrules.rules.reductions``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+
+SHAPE = (2, 3, 4)
+AXES = (None, 0, 1, 2, -1, (0, 2))
+AXIS_GRID = tuple({"axis": axis, "keepdims": keepdims} for axis in AXES for keepdims in (False, True))
+"""Every axis of a 3-d input (negative and tuple too), with ``keepdims`` both ways."""
+
+REDUCTIONS = (np.sum, np.prod, np.mean, np.max, np.amax, np.min, np.amin)
+
+_ZEROS = At([[0.0, 2.0, 3.0], [0.0, 0.0, 5.0], [4.0, 0.0, 1.5], [1.0, 2.0, -1.0]])
+_ONE_ZERO = At([[0.5, 2.0, 3.0], [1.5, 0.0, -5.0]])
+_TIES = At([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0], [-1.0, 0.5, -1.0], [0.0, 7.0, 6.0]])
+
+register_cases(
+    "reductions",
+    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in REDUCTIONS for kw in AXIS_GRID),
+    *(
+        Case(method, (Arg(REALS, SHAPE), *args), name="method")
+        for method, args in (
+            (np.ndarray.sum, (1,)),
+            (np.ndarray.prod, ((0, 2),)),
+            (np.ndarray.mean, (-1,)),
+            (np.ndarray.max, (0,)),
+            (np.ndarray.min, (None,)),
+            (np.ndarray.trace, (1, 1, 2)),
+        )
+    ),
+    Case(np.sum, (Arg(REALS, (3, 4)), 1), name="positional axis"),
+    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"dtype": np.complex128}, dtypes=("float32",), name="to complex"),
+    Case(np.mean, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "where": np.array([True, False, True, True])}),
+    Case(np.mean, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "where": np.array([True, False, True, True])}),
+    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "where": np.array([True, False, True, True])}),
+    Case(np.sum, (Arg(REALS, (3, 4)),), kwargs={"initial": 2.5}, name="initial"),
+    Case(np.prod, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "initial": 2.5}, name="initial"),
+    Case(np.max, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "initial": -10.0}, name="initial"),
+    Case(np.sum, (Arg(REALS, None),), name="python scalar"),
+    Case(np.prod, (Arg(REALS, ()),), name="0-d"),
+    # A full product with several zeros has a zero gradient that finite differences cannot
+    # settle (the product vanishes to high order); tests/rules/test_reductions.py checks it exactly.
+    Case(np.prod, (_ONE_ZERO,), name="a zero"),
+    *(Case(np.prod, (_ZEROS,), kwargs=kw, name="zeros") for kw in ({"axis": 0}, {"axis": 1}, {"axis": -1})),
+    *(Case(f, (_TIES,), kwargs=kw, name="ties") for f in (np.max, np.min) for kw in ({"axis": 1}, {"axis": 0}, {})),
+    *(
+        Case(np.trace, (Arg(REALS, shape), *args))
+        for shape, args in (
+            ((3, 3), ()),
+            ((3, 4), (1,)),
+            ((4, 3), (-2,)),
+            ((2, 3, 4), (0, 2, 0)),
+            ((2, 3, 4), (1, -1, 1)),
+        )
+    ),
+)

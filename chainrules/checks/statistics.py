@@ -1,0 +1,20 @@
+"""Declared checks of the statistics rules (``chainrules.rules.statistics``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chainrules.checks.reductions import AXIS_GRID, SHAPE
+from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+
+register_cases(
+    "statistics",
+    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)), 0, None, None, 2), name="positional ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"correction": 1}, name="correction") for f in (np.var, np.std)),
+    Case(np.var, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.ndarray.var, (Arg(REALS, SHAPE), (0, 2)), name="method"),
+    Case(np.ndarray.std, (Arg(REALS, SHAPE), -1), name="method"),
+    Case(np.std, (At([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]]),), kwargs={"axis": 1}, name="fixed point"),
+)

@@ -1,0 +1,40 @@
+"""Rules for Python functions of a sequence: sum, math.fsum, math.prod, max, min."""
+
+import builtins
+import math
+
+import pytest
+
+from chainrules_core import NoTangent, Tangent, ZeroTangent, rrule
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("python_sequences"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the sequence family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_prod_is_exact_with_zeros():
+    _, pullback = rrule(math.prod, [0.0, 1.5, 0.0])
+    assert pullback(1.0)[1] == Tangent(list, 0.0, 0.0, 0.0)
+    _, pullback = rrule(math.prod, [0.0, 1.5, -2.0], start=2.0)
+    assert pullback(1.0)[1] == Tangent(list, -6.0, 0.0, 0.0)
+
+
+def test_generators_get_no_rule():
+    """A generator is used up by the call: there is nothing to hand its cotangent to."""
+    assert rrule(math.fsum, (x for x in [1.0, 2.0])) is None
+    assert rrule(math.prod, iter([1.0, 2.0])) is None
+
+
+def test_max_with_key_and_default():
+    _, pullback = rrule(builtins.max, [1.0, -3.0, 2.0], key=abs)
+    assert pullback(1.0)[1] == Tangent(list, ZeroTangent(), 1.0, ZeroTangent())
+    out, pullback = rrule(builtins.max, [], default=0.0)
+    assert out == 0.0 and pullback(1.0) == (NoTangent(), NoTangent())
+
+
+def test_max_ties_split_evenly():
+    _, pullback = rrule(builtins.max, 1.0, 2.0, 2.0)
+    assert pullback(1.0) == (NoTangent(), ZeroTangent(), 0.5, 0.5)
