@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
 
 from ._arrays import NOVALUE, bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of
 from ._makers import linear_in_first_rule, rule_in_first
@@ -161,18 +161,12 @@ def _rrule_diff(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(a, *args, **kwargs)
     layout = _Diff(a, args, kwargs)
     project_a = ProjectTo(a)
-    positional = {2: 0, 3: 1}  # argument index -> which of prepend, append
     projects = [ProjectTo(v) if is_given(v) else None for v, _ in layout.parts]
     zeros = tuple(NoTangent() for _ in args)
 
     def diff_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
         arg_bars = list(zeros)
-        if isinstance(out_bar, AbstractZero):
-            for i, j in positional.items():
-                if i < len(args) and projects[j] is not None:
-                    arg_bars[i] = projects[j](ZeroTangent())
-            return (NoTangent(), project_a(ZeroTangent()), *arg_bars)
         head, middle, tail = layout.adjoint(out_bar)
         for i, (j, piece) in zip((2, 3), ((0, head), (1, tail))):
             project = projects[j]

@@ -137,7 +137,7 @@ def _operand_cotangent(spec: _Spec, k: int, g: np.ndarray, optimize: Any) -> np.
 
 
 @rrule.register(np.einsum)
-def _einsum_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
     if not kwargs.keys() <= _ALLOWED_KWARGS:
         return None
     optimize = kwargs.get("optimize", False)
@@ -173,7 +173,7 @@ def _operand_positions(args: tuple[Any, ...]) -> list[int]:
 
 
 @frule.register(np.einsum)
-def _einsum_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_einsum(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if not kwargs.keys() <= _ALLOWED_KWARGS:
         return None
     out = f(*args, **kwargs)

@@ -41,7 +41,7 @@ from ._linalg_common import (
 
 
 @rrule.register(np.linalg.cholesky)
-def _cholesky_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
+def _rrule_cholesky(f: Any, a: Any, **kwargs: Any) -> Any:
     if not kwargs.keys() <= {"upper"}:
         return None
     upper = bool(kwargs.get("upper", False))
@@ -51,8 +51,6 @@ def _cholesky_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
 
     def cholesky_pullback(out_bar: Any) -> tuple[Any, Any]:
         out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return NoTangent(), project_a(ZeroTangent())
         low_bar = adjoint(out_bar) if upper else out_bar
         x = solve_lower(low, phi_lower(adjoint(low) @ low_bar), conjugate_transpose=True)
         s = adjoint(solve_lower(low, adjoint(x), conjugate_transpose=True))  # L^-H Phi(L^H L_bar) L^-1
@@ -62,7 +60,7 @@ def _cholesky_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.linalg.cholesky)
-def _cholesky_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) -> Any:
+def _frule_cholesky(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) -> Any:
     if not kwargs.keys() <= {"upper"}:
         return None
     upper = bool(kwargs.get("upper", False))
@@ -158,7 +156,7 @@ _NOT_UNIQUE = (
 
 
 @rrule.register(np.linalg.qr)
-def _qr_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     mode = _qr_mode(args, kwargs)
     if mode is None:
         return None
@@ -193,7 +191,7 @@ def _qr_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.linalg.qr)
-def _qr_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     mode = _qr_mode(args, kwargs)
     if mode is None:
         return None

@@ -145,12 +145,12 @@ def _linalg_norm(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 
 @rrule.register(np.linalg.norm)
-def _linalg_norm_rrule(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_linalg_norm(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     return _linalg_norm(f, x, args, kwargs).rrule()
 
 
 @frule.register(np.linalg.norm)
-def _linalg_norm_frule(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_linalg_norm(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     return _linalg_norm(f, x, args, kwargs).frule(tangents)
 
 
@@ -159,12 +159,12 @@ def _vector_norm(f: Any, x: Any, kwargs: dict[str, Any]) -> _Norm:
 
 
 @rrule.register(np.linalg.vector_norm)
-def _vector_norm_rrule(f: Any, x: Any, **kwargs: Any) -> Any:
+def _rrule_vector_norm(f: Any, x: Any, **kwargs: Any) -> Any:
     return _vector_norm(f, x, kwargs).rrule()
 
 
 @frule.register(np.linalg.vector_norm)
-def _vector_norm_frule(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
+def _frule_vector_norm(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
     return _vector_norm(f, x, kwargs).frule(tangents)
 
 
@@ -173,10 +173,10 @@ def _matrix_norm(f: Any, x: Any, kwargs: dict[str, Any]) -> _Norm:
 
 
 @rrule.register(np.linalg.matrix_norm)
-def _matrix_norm_rrule(f: Any, x: Any, **kwargs: Any) -> Any:
+def _rrule_matrix_norm(f: Any, x: Any, **kwargs: Any) -> Any:
     return _matrix_norm(f, x, kwargs).rrule()
 
 
 @frule.register(np.linalg.matrix_norm)
-def _matrix_norm_frule(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
+def _frule_matrix_norm(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
     return _matrix_norm(f, x, kwargs).frule(tangents)

@@ -16,14 +16,16 @@ gufunc keywords of matmul are left to the engine.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, frule, named_after, rrule, unthunk
 
 from ._arrays import instantiate_zeros
 from ._linalg_common import adjoint, as_array, matmul_summed
+from ._makers import output_tangent
 
 # ----- matmul -----
 
@@ -48,76 +50,79 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any,
     return a_bar, b_bar
 
 
-def _matmul_rrule(f: Any, a: Any, b: Any, **kwargs: Any) -> Any:
-    if kwargs:
-        return None
-    return _bilinear_rrule(f, a, b, (), _matmul_pullbacks)
+# ----- the maker: a product linear in each of its two operands -----
+
+Pullbacks = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
 
 
-def _bilinear_rrule(f: Any, a: Any, b: Any, rest: tuple[Any, ...], pullbacks: Any, **kwargs: Any) -> Any:
-    """The rrule of a product linear in ``a`` and in ``b``.
+def _bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
+    """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
-    ``pullbacks(a, b, out_bar)`` returns two functions computing the
-    unprojected cotangents of ``a`` and ``b``; they run only when the
-    thunks holding them are forced. ``rest`` are trailing non-differentiable
-    positional arguments (tensordot's ``axes``).
+    ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
+    function ``(a, b, out_bar) -> (a_bar, b_bar)`` of two functions computing
+    the unprojected cotangents, which run only when the thunks holding them
+    are forced; ``None`` refuses the call. ``rest`` are trailing
+    non-differentiable arguments (tensordot's ``axes``). The pushforward is
+    ``f(a_dot, b) + f(a, b_dot)``.
     """
-    out = f(a, b, *rest, **kwargs)
-    project_a, project_b = ProjectTo(a), ProjectTo(b)
-    a_arr, b_arr = as_array(a), as_array(b)
-    no_tangents = (NoTangent(),) * len(rest)
 
-    def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):
-            return NoTangent(), project_a(ZeroTangent()), project_b(ZeroTangent()), *no_tangents
-        a_bar, b_bar = pullbacks(a_arr, b_arr, as_array(out_bar))
-        return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
+    def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        pullbacks = pullbacks_of(a, b, *rest, **kwargs)
+        if pullbacks is None:
+            return None
+        out = f(a, b, *rest, **kwargs)
+        project_a, project_b = ProjectTo(a), ProjectTo(b)
+        a_arr, b_arr = as_array(a), as_array(b)
+        no_tangents = (NoTangent(),) * len(rest)
 
-    return out, product_pullback
+        def product_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero):  # no product to compute
+                return NoTangent(), project_a(out_bar), project_b(out_bar), *no_tangents
+            a_bar, b_bar = pullbacks(a_arr, b_arr, as_array(out_bar))
+            return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
+
+        return out, product_pullback
+
+    def _frule_product(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if pullbacks_of(a, b, *rest, **kwargs) is None:
+            return None
+        out = f(a, b, *rest, **kwargs)
+        a_dot, b_dot = (_dense_if_sequence(unthunk(t), x) for t, x in zip(tangents[1:3], (a, b)))
+        terms = []
+        if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
+            terms.append(f(a_dot, b, *rest, **kwargs))
+        if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+            terms.append(f(a, b_dot, *rest, **kwargs))
+        return out, output_tangent(out, terms)
+
+    rrule.register(f, *types)(named_after(f, _rrule_product))
+    frule.register(f, *types)(named_after(f, _frule_product))
 
 
-def _lazy(project: Any, compute: Any) -> Any:
+def _lazy(project: Any, compute: Callable[[], Any]) -> Any:
     if project.is_no_tangent:
         return NoTangent()
     return Thunk(lambda: project(compute()))
 
 
-def _bilinear_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-    """The pushforward of a product linear in ``a`` and in ``b``: ``f(a_dot, b) + f(a, b_dot)``."""
-    out = f(a, b, *rest, **kwargs)
-    _, a_dot, b_dot = (unthunk(t) for t in tangents)
-    a_dot = (
-        instantiate_zeros(a_dot, a) if isinstance(a, (list, tuple)) else a_dot
-    )  # Tangent(list, ...) of an array-like
-    b_dot = instantiate_zeros(b_dot, b) if isinstance(b, (list, tuple)) else b_dot
-    project_out = ProjectTo(out)
-    terms = []
-    if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
-        terms.append(f(a_dot, b, *rest, **kwargs))
-    if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
-        terms.append(f(a, b_dot, *rest, **kwargs))
-    if not terms:
-        return out, project_out(ZeroTangent())
-    return out, project_out(terms[0] + terms[1] if len(terms) == 2 else terms[0])
+def _dense_if_sequence(t: Any, x: Any) -> Any:
+    """The tangent of an array-like list or tuple (a ``Tangent(list, ...)``) as an array; others as they are."""
+    return instantiate_zeros(t, x) if isinstance(x, (list, tuple)) else t
 
 
-def _matmul_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, **kwargs: Any) -> Any:
-    if kwargs:
-        return None
-    return _bilinear_frule(tangents, f, a, b)
+def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
+    return None if kwargs else _matmul_pullbacks
 
 
 for _f in (np.matmul, np.linalg.matmul):
-    rrule.register(_f)(_matmul_rrule)
-    frule.register(_f)(_matmul_frule)
+    _bilinear_rule(_f, _matmul_pullbacks_of)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
 _MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
 for _types in _MATMUL_OPERANDS:
-    rrule.register(operator.matmul, *_types)(_matmul_rrule)
-    frule.register(operator.matmul, *_types)(_matmul_frule)
+    _bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
 
 
 # ----- tensordot, dot, inner, outer -----
@@ -159,30 +164,17 @@ def _tensordot_pullbacks(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: li
     return a_bar, b_bar
 
 
-def _contraction_rrule(axes_of: Any) -> Any:
-    """An rrule for a product that is a ``tensordot`` with axes ``axes_of(a, b, **kwargs)``."""
+def _contraction(axes_of: Callable[..., Any]) -> Callable[..., Pullbacks | None]:
+    """``pullbacks_of`` for a product that is a ``tensordot`` with axes ``axes_of(a, b, *rest, **kwargs)``."""
 
-    def contraction_rrule(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    def pullbacks_of(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Pullbacks | None:
         axes = axes_of(a, b, *rest, **kwargs)
         if axes is None:
             return None
         ax_a, ax_b = _normalize_axes(axes, np.ndim(a), np.ndim(b))
+        return lambda a_arr, b_arr, g: _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, g)
 
-        def pullbacks(a_arr: np.ndarray, b_arr: np.ndarray, g: np.ndarray) -> Any:
-            return _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, g)
-
-        return _bilinear_rrule(f, a, b, rest, pullbacks, **kwargs)
-
-    return contraction_rrule
-
-
-def _contraction_frule(axes_of: Any) -> Any:
-    def contraction_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        if axes_of(a, b, *rest, **kwargs) is None:
-            return None
-        return _bilinear_frule(tangents[:3], f, a, b, *rest, **kwargs)
-
-    return contraction_frule
+    return pullbacks_of
 
 
 def _tensordot_axes(a: Any, b: Any, axes: Any = 2, *rest: Any, **kwargs: Any) -> Any:
@@ -210,20 +202,7 @@ for _f, _axes_of in [
     (np.dot, _dot_axes),
     (np.inner, _inner_axes),
 ]:
-    rrule.register(_f)(_contraction_rrule(_axes_of))
-    frule.register(_f)(_contraction_frule(_axes_of))
-
-
-def _outer_axes(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-    return None if rest or kwargs else 0
-
-
-@rrule.register(np.outer)
-@rrule.register(np.linalg.outer)
-def _outer_rrule(f: Any, a: Any, b: Any, **kwargs: Any) -> Any:
-    if kwargs:
-        return None
-    return _bilinear_rrule(f, a, b, (), _outer_pullbacks)
+    _bilinear_rule(_f, _contraction(_axes_of))
 
 
 def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
@@ -231,23 +210,15 @@ def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     return (lambda: (g @ b_flat.conj()).reshape(a.shape)), (lambda: (a_flat.conj() @ g).reshape(b.shape))
 
 
-frule.register(np.outer)(_contraction_frule(_outer_axes))
-frule.register(np.linalg.outer)(_contraction_frule(_outer_axes))
-
-
-# ----- vdot -----
-
-
-@rrule.register(np.vdot)
-def _vdot_rrule(f: Any, a: Any, b: Any) -> Any:
-    return _bilinear_rrule(f, a, b, (), _vdot_pullbacks)
-
-
 def _vdot_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
     return (lambda: (g.conj() * b).reshape(a.shape)), (lambda: (g * a).reshape(b.shape))
 
 
-@frule.register(np.vdot)
-def _vdot_frule(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
-    return _bilinear_frule(tangents, f, a, b)
+def _without_keywords(pullbacks: Pullbacks) -> Callable[..., Pullbacks | None]:
+    return lambda a, b, *rest, **kwargs: None if rest or kwargs else pullbacks
+
+
+for _f in (np.outer, np.linalg.outer):
+    _bilinear_rule(_f, _without_keywords(_outer_pullbacks))
+_bilinear_rule(np.vdot, _without_keywords(_vdot_pullbacks))

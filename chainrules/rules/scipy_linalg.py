@@ -70,14 +70,11 @@ def _rrule_solve_triangular(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -
         return None
     x = f(a, b, *args, **kwargs)
     project_a = ProjectTo(a)
-    project_b = ProjectTo(b)
     vector = np.ndim(b) == 1
     extra = (NoTangent(),) * len(args)
 
     def solve_triangular_pullback(x_bar: Any) -> tuple[Any, ...]:
         x_bar = unthunk(x_bar)
-        if isinstance(x_bar, AbstractZero):
-            return NoTangent(), project_a(ZeroTangent()), project_b(ZeroTangent()), *extra
         b_bar = _solve_adjoint(f, a, np.asarray(x_bar), vector, options)
         op_bar = -(b_bar[..., :, None] * x.conj()[..., None, :] if vector else b_bar @ adjoint(x))
         t_bar = _op(op_bar, options["trans"])  # the adjoint of op is op again

@@ -74,7 +74,7 @@ def _eigh_pullback(w: np.ndarray, v: np.ndarray, w_bar: Any, v_bar: Any, lower: 
 
 
 @rrule.register(np.linalg.eigh)
-def _eigh_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     lower = _uplo(args, kwargs)
     if lower is None:
         return None
@@ -93,7 +93,7 @@ def _eigh_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.linalg.eigh)
-def _eigh_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_eigh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     lower = _uplo(args, kwargs)
     if lower is None:
         return None
@@ -109,7 +109,7 @@ def _eigh_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
 
 
 @rrule.register(np.linalg.eigvalsh)
-def _eigvalsh_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_eigvalsh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     lower = _uplo(args, kwargs)
     if lower is None:
         return None
@@ -127,7 +127,7 @@ def _eigvalsh_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.linalg.eigvalsh)
-def _eigvalsh_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_eigvalsh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     lower = _uplo(args, kwargs)
     if lower is None:
         return None
@@ -214,7 +214,7 @@ _NOT_UNIQUE = (
 
 
 @rrule.register(np.linalg.svd)
-def _svd_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _rrule_svd(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _svd_options(args, kwargs)
     if options is None:
         return None
@@ -247,7 +247,7 @@ def _svd_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.linalg.svd)
-def _svd_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+def _frule_svd(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _svd_options(args, kwargs)
     if options is None:
         return None
@@ -269,7 +269,7 @@ def _svd_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
 
 
 @rrule.register(np.linalg.svdvals)
-def _svdvals_rrule(f: Any, x: Any) -> Any:
+def _rrule_svdvals(f: Any, x: Any) -> Any:
     u, s, vh = np.linalg.svd(x, full_matrices=False)  # one decomposition: its singular values are the primal
     project_x = ProjectTo(x)
 
@@ -283,7 +283,7 @@ def _svdvals_rrule(f: Any, x: Any) -> Any:
 
 
 @frule.register(np.linalg.svdvals)
-def _svdvals_frule(tangents: tuple[Any, ...], f: Any, x: Any) -> Any:
+def _frule_svdvals(tangents: tuple[Any, ...], f: Any, x: Any) -> Any:
     u, s, vh = np.linalg.svd(x, full_matrices=False)
     x_dot = unthunk(tangents[1])
     if isinstance(x_dot, AbstractZero):
