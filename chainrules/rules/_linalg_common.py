@@ -115,10 +115,20 @@ def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
     return padded
 
 
-def require_zero(x_bar: Any, part: tuple[Any, ...], message: str) -> None:
-    """Raise ``ValueError(message)`` unless ``x_bar`` is zero on ``part``: the output there is not unique."""
-    if not isinstance(x_bar, AbstractZero) and np.any(x_bar[part] != 0):
+def unique_part(x_bar: Any, k: int, axis: int, message: str) -> Any:
+    """The cotangent of the first ``k`` columns (``axis=-1``) or rows (``-2``) of an output not unique past them.
+
+    The extra columns of a complete QR's Q or of a full SVD's U are any
+    orthonormal basis of a complement: a result that depends on them has no
+    derivative, so ``ValueError(message)`` unless ``x_bar`` is zero there.
+    """
+    if isinstance(x_bar, AbstractZero):
+        return x_bar
+    kept, rest = (slice(None, k), slice(k, None))
+    index = (Ellipsis, rest) if axis == -1 else (Ellipsis, rest, slice(None))
+    if np.any(x_bar[index] != 0):
         raise ValueError(message)
+    return x_bar[..., kept] if axis == -1 else x_bar[..., kept, :]
 
 
 def tuple_tangent(out: Any, *values: Any) -> Any:

@@ -28,10 +28,10 @@ from ._linalg_common import (
     fold_to_triangle,
     hermitian_from_triangle,
     phi_lower,
-    require_zero,
     solve_lower,
     solve_right,
     tuple_tangent,
+    unique_part,
 )
 
 # ----- cholesky -----
@@ -179,10 +179,9 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), project_a(ZeroTangent()), *(NoTangent(),) * n_extra_args
         q_k, r_k = q, r
         if extra:
-            require_zero(q_bar, (..., slice(-extra, None)), _NOT_UNIQUE.format(extra))
             k = r.shape[-1]
             q_k, r_k = q[..., :k], r[..., :k, :]
-            q_bar = q_bar if isinstance(q_bar, AbstractZero) else q_bar[..., :k]
+            q_bar = unique_part(q_bar, k, -1, _NOT_UNIQUE.format(extra))
             r_bar = r_bar if isinstance(r_bar, AbstractZero) else r_bar[..., :k, :]
         a_bar = _qr_pullback(q_k, r_k, a_arr, q_bar, r_bar)
         return NoTangent(), project_a(a_bar), *(NoTangent(),) * n_extra_args

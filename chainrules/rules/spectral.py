@@ -40,8 +40,8 @@ from ._linalg_common import (
     diagonal,
     fold_to_triangle,
     hermitian_from_triangle,
-    require_zero,
     tuple_tangent,
+    unique_part,
 )
 
 
@@ -232,10 +232,8 @@ def _rrule_svd(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     def svd_pullback(out_bar: Any) -> tuple[Any, ...]:
         if options["compute_uv"]:
             u_bar, s_bar, vh_bar = tuple_entries(out_bar, ("U", "S", "Vh"))
-            require_zero(u_bar, (..., slice(k, None)), _NOT_UNIQUE.format("columns of U"))
-            require_zero(vh_bar, (..., slice(k, None), slice(None)), _NOT_UNIQUE.format("rows of Vh"))
-            u_bar = u_bar if isinstance(u_bar, AbstractZero) else u_bar[..., :k]
-            vh_bar = vh_bar if isinstance(vh_bar, AbstractZero) else vh_bar[..., :k, :]
+            u_bar = unique_part(u_bar, k, -1, _NOT_UNIQUE.format("columns of U"))
+            vh_bar = unique_part(vh_bar, k, -2, _NOT_UNIQUE.format("rows of Vh"))
         else:
             u_bar, s_bar, vh_bar = ZeroTangent(), unthunk(out_bar), ZeroTangent()
         if isinstance(u_bar, AbstractZero) and isinstance(s_bar, AbstractZero) and isinstance(vh_bar, AbstractZero):
