@@ -12,13 +12,14 @@ against the bare arithmetic ``math.cos(x) * g``.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
 import numpy as np
 
 import chainrules  # noqa: F401 - registers the rules
-from chainrules.rules._derivatives import UNARY
+from chainrules.rules.elementwise import UNARY
 from chainrules_core import rrule, scalar_rule, unthunk
 
 from timing import best_time, format_time, table
@@ -83,7 +84,7 @@ def _numpy_sin(x: float) -> float:
     return math.sin(x)
 
 
-scalar_rule(_numpy_sin, UNARY[np.sin].bind_numpy())
+scalar_rule(_numpy_sin, functools.partial(UNARY[np.sin], np))
 
 
 def python_float_table() -> str:

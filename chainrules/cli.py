@@ -9,6 +9,7 @@ exits non-zero if any check fails.
 from __future__ import annotations
 
 import argparse
+import importlib
 import fnmatch
 import sys
 import time
@@ -25,6 +26,17 @@ if TYPE_CHECKING:
     from chainrules_core.testing.cases import Case
 
 _RULES_PACKAGE = "chainrules.rules."
+
+OPTIONAL_LIBRARIES = ("scipy.special", "scipy.linalg")
+"""Libraries whose rules register when they are imported: the commands import those that are installed."""
+
+
+def _import_optional_libraries() -> None:
+    for name in OPTIONAL_LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
 
 
 # ----- names, families, patterns -----
@@ -116,6 +128,7 @@ def _modes_text(modes: dict[str, set[str]]) -> str:
 
 
 def list_rules(pattern: str | None, out: TextIO) -> int:
+    _import_optional_libraries()
     rows = primal_rows(pattern)
     if not rows:
         print(f"no registered primal matches {pattern!r}" if pattern else "no rules are registered", file=out)
@@ -155,6 +168,7 @@ def planned_runs(
     pattern: str | None, dtypes: Sequence[str] | None = None, modes: Sequence[str] | None = None
 ) -> list[CheckRun]:
     """Every (case, dtype, mode) of the declared cases that matches the filters."""
+    _import_optional_libraries()
     import chainrules.checks  # noqa: F401 - registers the declared cases (and imports the harness)
     from chainrules_core.testing import registered_cases
 

@@ -1,7 +1,12 @@
 """Rules for numpy's elementwise functions of two arguments and clip."""
 
+import warnings
+
+import numpy as np
 import pytest
 
+from chainrules.checks.arithmetic import BINARY_CHECKS
+from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
@@ -13,12 +18,6 @@ def test_rule(case, dtype, mode):
 
 # ----- points the harness cannot reach, conventions, keywords -----
 
-import warnings  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from chainrules.checks.arithmetic import BINARY_CHECKS  # noqa: E402
-from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk  # noqa: E402
 
 LIMITS = [(f, point, partials) for f, check in BINARY_CHECKS.items() for point, partials in check.limits.items()]
 

@@ -1,7 +1,12 @@
 """Rules for numpy's elementwise functions of one argument."""
 
+import math
+
+import numpy as np
 import pytest
 
+from chainrules.checks.elementwise import UNARY_CHECKS
+from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule
 from tests.rules.cases import case_params
 
 
@@ -13,12 +18,6 @@ def test_rule(case, dtype, mode):
 
 # ----- points the harness cannot reach, conventions, keywords -----
 
-import math  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from chainrules.checks.elementwise import UNARY_CHECKS  # noqa: E402
-from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule  # noqa: E402
 
 LIMITS = [(f, point, partials) for f, check in UNARY_CHECKS.items() for point, partials in check.limits.items()]
 

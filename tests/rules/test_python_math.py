@@ -1,7 +1,19 @@
 """Rules for the math module."""
 
-import pytest
+import math
 
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chainrules.checks.arithmetic import BINARY_CHECKS
+from chainrules.checks.elementwise import UNARY_CHECKS
+from chainrules.rules._makers import PY
+from chainrules.rules.arithmetic import BINARY
+from chainrules.rules.elementwise import UNARY
+from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY
+from chainrules_core import NoTangent, Thunk, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
@@ -13,17 +25,6 @@ def test_rule(case, dtype, mode):
 
 # ----- the Python path against the table, types, errors -----
 
-import math  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from chainrules.checks.arithmetic import BINARY_CHECKS  # noqa: E402
-from chainrules.checks.elementwise import UNARY_CHECKS  # noqa: E402
-from chainrules.rules._makers import PY  # noqa: E402
-from chainrules.rules.arithmetic import BINARY  # noqa: E402
-from chainrules.rules.elementwise import UNARY  # noqa: E402
-from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY  # noqa: E402
-from chainrules_core import NoTangent, Thunk, frule, rrule, unthunk  # noqa: E402
 
 TABLED = {**{f: (UNARY[u], UNARY_CHECKS[u]) for f, u in MATH_UNARY.items() if u in UNARY}}
 TABLED.update({f: (BINARY[u], BINARY_CHECKS[u]) for f, u in MATH_BINARY.items()})
@@ -107,9 +108,6 @@ def test_log_with_a_base():
     assert x_bar == pytest.approx(1 / (8 * math.log(2)))
     assert b_bar == pytest.approx(-3.0 / (2 * math.log(2)))
 
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 UNARY_ENTRIES = [(f, u) for f, u in MATH_UNARY.items()]
 

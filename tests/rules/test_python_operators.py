@@ -1,7 +1,12 @@
 """Rules for the operator module and the builtins."""
 
+import builtins
+import operator
+
+import numpy as np
 import pytest
 
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
@@ -12,13 +17,6 @@ def test_rule(case, dtype, mode):
 
 
 # ----- types, fallbacks, containers -----
-
-import builtins  # noqa: E402
-import operator  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule, unthunk  # noqa: E402
 
 
 class Opaque:

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-scipy_linalg = pytest.importorskip("scipy.linalg", reason="scipy is an optional dependency")
+from chainrules_core import NoTangent, frule, rrule
+from tests.rules.cases import case_params
 
-from chainrules_core import NoTangent, frule, rrule  # noqa: E402 - after the optional import
-from tests.rules.cases import case_params  # noqa: E402
+scipy_linalg = pytest.importorskip("scipy.linalg", reason="scipy is an optional dependency")
 
 
 @pytest.mark.parametrize("case, dtype, mode", case_params("scipy_linalg"))

@@ -1,22 +1,18 @@
 """Rules for scipy.special (optional: run when scipy is installed)."""
 
+import numpy as np
 import pytest
 
-pytest.importorskip("scipy.special")
-
+from chainrules_core import NoTangent, rrule
 from tests.rules.cases import case_params
+
+special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
 
 
 @pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special"))
 def test_rule(case, dtype, mode):
     """Every declared case of the scipy.special family passes the harness."""
     case.run(dtype, mode)
-
-
-import numpy as np  # noqa: E402
-from scipy import special  # noqa: E402
-
-from chainrules_core import NoTangent, rrule  # noqa: E402
 
 
 def test_return_sign_gets_no_rule():
