@@ -9,8 +9,8 @@ exits non-zero if any check fails.
 from __future__ import annotations
 
 import argparse
-import importlib
 import fnmatch
+import importlib
 import sys
 import time
 import types

@@ -8,8 +8,8 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from .projection import Projector, ProjectTo, shape_of, sum_to_shape
 from .naming import function_name
+from .projection import Projector, ProjectTo, shape_of, sum_to_shape
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -163,7 +163,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         shapes = [shape_of(x) for x in args]
 
         if len(args) == 1:
-            (x,), (project,), (shape,) = args, projects, shapes
+            (project,), (shape,) = projects, shapes
             if project.is_no_tangent:
                 return out, _no_tangents(1)
 
