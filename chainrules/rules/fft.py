@@ -88,14 +88,22 @@ def ifft_pullback(out_bar: Any, step: Step) -> np.ndarray:
 
 
 def rfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
-    """``x_bar = Re(F^H pad(out_bar))``: an ``irfft`` of the seed with its mirrored bins halved."""
+    """``x_bar = Re(F^H pad(out_bar))``: an ``irfft`` of the seed with its mirrored bins halved.
+
+    >>> rfft_pullback(np.array([0.0, 1.0, 0.0]), Step("rfft", n=4, axis=0, m=4, norm="backward"))
+    array([ 1.,  0., -1.,  0.])
+    """
     halved = np.array(out_bar, copy=True)
     halved[_mirrored(step.n, step.axis, halved.ndim)] /= 2
     return _fit(np.fft.irfft(halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
 def irfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
-    """``a_bar = F out_bar`` on the half spectrum with its mirrored bins doubled; real at bins 0 and ``n / 2``."""
+    """``a_bar = F out_bar`` on the half spectrum with its mirrored bins doubled; real at bins 0 and ``n / 2``.
+
+    >>> irfft_pullback(np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
+    array([0.25+0.j, 0.5 +0.j, 0.25+0.j])
+    """
     a_bar = np.fft.rfft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm])
     a_bar[_mirrored(step.n, step.axis, a_bar.ndim)] *= 2
     return _fit(a_bar, step.m, step.axis)
@@ -111,7 +119,7 @@ def ihfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
     return rfft_pullback(np.conj(out_bar), step._replace(norm=_OPPOSITE[step.norm]))
 
 
-PULLBACKS: dict[str, Callable[[Any, Step], np.ndarray]] = {
+_PULLBACKS: dict[str, Callable[[Any, Step], np.ndarray]] = {
     "fft": fft_pullback,
     "ifft": ifft_pullback,
     "rfft": rfft_pullback,
@@ -147,7 +155,7 @@ def steps(shape: Sequence[int], calls: Sequence[tuple[str, int | None, int]], no
 
 def _pull_back(out_bar: Any, plan: list[Step]) -> Any:
     for step in reversed(plan):
-        out_bar = PULLBACKS[step.kind](out_bar, step)
+        out_bar = _PULLBACKS[step.kind](out_bar, step)
     return out_bar
 
 
