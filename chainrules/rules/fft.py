@@ -104,7 +104,7 @@ def irfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
     >>> irfft_pullback(np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
     array([0.25+0.j, 0.5 +0.j, 0.25+0.j])
     """
-    a_bar = np.fft.rfft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm])
+    a_bar = np.fft.rfft(np.real(out_bar), axis=step.axis, norm=_OPPOSITE[step.norm])  # the output is real
     a_bar[_mirrored(step.n, step.axis, a_bar.ndim)] *= 2
     return _fit(a_bar, step.m, step.axis)
 
