@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core.testing import DTYPES, REALS, Arg, Case, register_cases
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, register_cases
 
 NORMS = ("backward", "ortho", "forward", None)
 

@@ -34,7 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._arrays import bind, linear_rule
+from ._arrays import bind_options
+from ._makers import linear_in_first_rule
 
 
 class Step(NamedTuple):
@@ -71,26 +72,26 @@ def _mirrored(n: int, axis: int, ndim: int) -> tuple[slice, ...]:
     return _along(axis, ndim, slice(1, (n + 1) // 2))
 
 
-# ----- the pullbacks of numpy's 1-d transforms -----
+# ----- the adjoints of numpy's 1-d transforms -----
 # The real ones after JAX, jax/_src/lax/fft.py (_rfft_transpose, _irfft_transpose:
 # a mask of 1 at the zero and Nyquist bins, 2 elsewhere) and PyTorch,
 # FunctionsManual.cpp (fft_r2c_backward, fft_c2r_backward: bins 1 .. n - (n // 2 + 1)
 # counted twice).
 
 
-def fft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _fft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     """``x_bar = F^H out_bar``, scaled per norm: an unnormalized ``ifft`` for ``"backward"``."""
     return _fit(np.fft.ifft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def ifft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _ifft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     return _fit(np.fft.fft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def rfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _rfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     """``x_bar = Re(F^H pad(out_bar))``: an ``irfft`` of the seed with its mirrored bins halved.
 
-    >>> rfft_pullback(np.array([0.0, 1.0, 0.0]), Step("rfft", n=4, axis=0, m=4, norm="backward"))
+    >>> _rfft_adjoint(np.array([0.0, 1.0, 0.0]), Step("rfft", n=4, axis=0, m=4, norm="backward"))
     array([ 1.,  0., -1.,  0.])
     """
     halved = np.array(out_bar, copy=True)
@@ -98,10 +99,10 @@ def rfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
     return _fit(np.fft.irfft(halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def irfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _irfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     """``a_bar = F out_bar`` on the half spectrum with its mirrored bins doubled; real at bins 0 and ``n / 2``.
 
-    >>> irfft_pullback(np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
+    >>> _irfft_adjoint(np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
     array([0.25+0.j, 0.5 +0.j, 0.25+0.j])
     """
     a_bar = np.fft.rfft(np.real(out_bar), axis=step.axis, norm=_OPPOSITE[step.norm])  # the output is real
@@ -109,36 +110,36 @@ def irfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
     return _fit(a_bar, step.m, step.axis)
 
 
-def hfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _hfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     """``hfft(a) = irfft(conj(a))`` with the norm swapped; ``conj`` is its own adjoint."""
-    return np.conj(irfft_pullback(out_bar, step._replace(norm=_OPPOSITE[step.norm])))
+    return np.conj(_irfft_adjoint(out_bar, step._replace(norm=_OPPOSITE[step.norm])))
 
 
-def ihfft_pullback(out_bar: Any, step: Step) -> np.ndarray:
+def _ihfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
     """``ihfft(x) = conj(rfft(x))`` with the norm swapped."""
-    return rfft_pullback(np.conj(out_bar), step._replace(norm=_OPPOSITE[step.norm]))
+    return _rfft_adjoint(np.conj(out_bar), step._replace(norm=_OPPOSITE[step.norm]))
 
 
-_PULLBACKS: dict[str, Callable[[Any, Step], np.ndarray]] = {
-    "fft": fft_pullback,
-    "ifft": ifft_pullback,
-    "rfft": rfft_pullback,
-    "irfft": irfft_pullback,
-    "hfft": hfft_pullback,
-    "ihfft": ihfft_pullback,
+_ADJOINTS: dict[str, Callable[[Any, Step], np.ndarray]] = {
+    "fft": _fft_adjoint,
+    "ifft": _ifft_adjoint,
+    "rfft": _rfft_adjoint,
+    "irfft": _irfft_adjoint,
+    "hfft": _hfft_adjoint,
+    "ihfft": _ihfft_adjoint,
 }
 
 _HALF_OUTPUT = ("rfft", "ihfft")
 _HALF_INPUT = ("irfft", "hfft")
 
 
-def steps(shape: Sequence[int], calls: Sequence[tuple[str, int | None, int]], norm: str | None) -> list[Step]:
+def _steps(shape: Sequence[int], calls: Sequence[tuple[str, int | None, int]], norm: str | None) -> list[Step]:
     """The 1-d transforms ``(kind, n, axis)`` that numpy applies in order, with each one's lengths resolved.
 
     An ``n`` of None is the transform's default for the length it meets:
     that length, or ``2 (m - 1)`` for a half-spectrum input.
 
-    >>> steps((3, 5), [("rfft", None, -1), ("fft", 4, 0)], None)
+    >>> _steps((3, 5), [("rfft", None, -1), ("fft", 4, 0)], None)
     [Step(kind='rfft', n=5, axis=1, m=5, norm='backward'), Step(kind='fft', n=4, axis=0, m=3, norm='backward')]
     """
     current = list(shape)
@@ -155,7 +156,7 @@ def steps(shape: Sequence[int], calls: Sequence[tuple[str, int | None, int]], no
 
 def _pull_back(out_bar: Any, plan: list[Step]) -> Any:
     for step in reversed(plan):
-        out_bar = _PULLBACKS[step.kind](out_bar, step)
+        out_bar = _ADJOINTS[step.kind](out_bar, step)
     return out_bar
 
 
@@ -170,8 +171,8 @@ _N_D = ("s", "axes", "norm", "out")
 
 def _one_d(kind: str) -> Callable[..., Any]:
     def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = bind(_ONE_D, args, kwargs, axis=-1)
-        return _pull_back(out_bar, steps(np.shape(x), [(kind, options["n"], options["axis"])], options["norm"]))
+        options = bind_options(_ONE_D, args, kwargs, axis=-1)
+        return _pull_back(out_bar, _steps(np.shape(x), [(kind, options["n"], options["axis"])], options["norm"]))
 
     return adjoint
 
@@ -197,10 +198,10 @@ def _nd_calls(kind: str, shape: Sequence[int], s: Any, axes: Any) -> list[tuple[
 
 def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> Callable[..., Any]:
     def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = bind(_N_D, args, kwargs, axes=default_axes)
+        options = bind_options(_N_D, args, kwargs, axes=default_axes)
         shape = np.shape(x)
         calls = _nd_calls(kind, shape, options["s"], options["axes"])
-        return _pull_back(out_bar, steps(shape, calls, options["norm"]))
+        return _pull_back(out_bar, _steps(shape, calls, options["norm"]))
 
     return adjoint
 
@@ -213,7 +214,7 @@ for _f, _kind in [
     (np.fft.hfft, "hfft"),
     (np.fft.ihfft, "ihfft"),
 ]:
-    linear_rule(_f, _one_d(_kind), applies=_writes_no_output)
+    linear_in_first_rule(_f, _one_d(_kind), applies=_writes_no_output)
 
 for _f, _kind, _axes in [
     (np.fft.fftn, "fft", None),
@@ -225,19 +226,19 @@ for _f, _kind, _axes in [
     (np.fft.rfft2, "rfft", (-2, -1)),
     (np.fft.irfft2, "irfft", (-2, -1)),
 ]:
-    linear_rule(_f, _n_d(_kind, _axes), applies=_writes_no_output)
+    linear_in_first_rule(_f, _n_d(_kind, _axes), applies=_writes_no_output)
 
 
 # ----- fftshift, ifftshift: rolls by n // 2, each the other's adjoint -----
 
 
 def _fftshift_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.fft.ifftshift(out_bar, bind(("axes",), args, kwargs)["axes"])
+    return np.fft.ifftshift(out_bar, bind_options(("axes",), args, kwargs)["axes"])
 
 
 def _ifftshift_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.fft.fftshift(out_bar, bind(("axes",), args, kwargs)["axes"])
+    return np.fft.fftshift(out_bar, bind_options(("axes",), args, kwargs)["axes"])
 
 
-linear_rule(np.fft.fftshift, _fftshift_adjoint)
-linear_rule(np.fft.ifftshift, _ifftshift_adjoint)
+linear_in_first_rule(np.fft.fftshift, _fftshift_adjoint)
+linear_in_first_rule(np.fft.ifftshift, _ifftshift_adjoint)
