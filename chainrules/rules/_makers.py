@@ -200,39 +200,40 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
 # ----- zero derivatives: floor, ceil, trunc, rint, round, sign of a real -----
 
 
-def zero_derivative_rule(f: Callable[..., Any], *, nin: int | None = None) -> None:
+def zero_derivative_rule(
+    f: Callable[..., Any], *, nin: int | None = None, register: bool = True
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """Register rules with a zero derivative: zeros of each input's type and dtype (not ``NoTangent()``).
 
     For piecewise-constant functions with real outputs (rounding), as
     ChainRules.jl does, so that numeric code downstream keeps numeric
     cotangents. Integer arguments (``decimals``) get ``NoTangent()``.
+    Returns the rrule and the frule; ``register=False`` only makes them, for
+    a rule that is zero on some inputs only (``sign`` of a real number).
     """
 
     def _rrule_zero(f: Any, *args: Any, **kwargs: Any) -> Any:
-        return None if refused(nin, args, kwargs) else zero_derivative_rrule(f, args, kwargs)
+        if refused(nin, args, kwargs):
+            return None
+        out = f(*args, **kwargs)
+        projects = [ProjectTo(x) for x in args]
+
+        def zero_pullback(out_bar: Any) -> tuple[Any, ...]:
+            return (NoTangent(), *(p(np.zeros(shape_of(x))) for p, x in zip(projects, args)))
+
+        return out, zero_pullback
 
     def _frule_zero(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        return None if refused(nin, args, kwargs) else zero_derivative_frule(f, args, kwargs)
+        if refused(nin, args, kwargs):
+            return None
+        out = f(*args, **kwargs)
+        return out, ProjectTo(out)(np.zeros(shape_of(out)))
 
-    rrule.register(f)(named_after(f, _rrule_zero))
-    frule.register(f)(named_after(f, _frule_zero))
-
-
-def zero_derivative_rrule(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The rrule of a function with a zero derivative."""
-    out = f(*args, **kwargs)
-    projects = [ProjectTo(x) for x in args]
-
-    def zero_pullback(out_bar: Any) -> tuple[Any, ...]:
-        return (NoTangent(), *(p(np.zeros(shape_of(x))) for p, x in zip(projects, args)))
-
-    return out, zero_pullback
-
-
-def zero_derivative_frule(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The frule of a function with a zero derivative: a zero tangent of the output's type and dtype."""
-    out = f(*args, **kwargs)
-    return out, ProjectTo(out)(np.zeros(shape_of(out)))
+    rules = named_after(f, _rrule_zero), named_after(f, _frule_zero)
+    if register:
+        rrule.register(f)(rules[0])
+        frule.register(f)(rules[1])
+    return rules
 
 
 # ----- Python numbers: math, operator and builtins entry points -----

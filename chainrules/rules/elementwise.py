@@ -32,8 +32,6 @@ from ._makers import (
     positional_options,
     refused,
     rule_in_first,
-    zero_derivative_frule,
-    zero_derivative_rrule,
     zero_derivative_rule,
 )
 
@@ -183,6 +181,7 @@ zero_derivative_rule(np.round, nin=2)  # round(a, decimals): decimals is an int,
 zero_derivative_rule(np.around, nin=2)
 
 _NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+_rrule_real_sign, _frule_real_sign = zero_derivative_rule(np.sign, nin=1, register=False)
 
 
 def _sign_tangent(z: Any, out: Any, t: Any) -> Any:
@@ -197,7 +196,7 @@ def _rrule_sign(f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(1, args, kwargs):
         return None
     if not (_NUMPY2 and _is_complex(args[0])):
-        return zero_derivative_rrule(f, args, kwargs)
+        return _rrule_real_sign(f, *args, **kwargs)
     (z,) = args
     out = f(z, **kwargs)
     project_z = ProjectTo(z)
@@ -213,7 +212,7 @@ def _frule_sign(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) ->
     if refused(1, args, kwargs):
         return None
     if not (_NUMPY2 and _is_complex(args[0])):
-        return zero_derivative_frule(f, args, kwargs)
+        return _frule_real_sign(tangents, f, *args, **kwargs)
     (z,), (_, z_dot) = args, tangents
     out = f(z, **kwargs)
     return out, ProjectTo(out)(_sign_tangent(z, out, unthunk(z_dot)))
