@@ -11,7 +11,7 @@ import numpy as np
 from .naming import function_name
 from .projection import Projector, ProjectTo, shape_of, sum_to_shape
 from .rules import frule, rrule
-from .tangent_types import AbstractZero, NoTangent, ZeroTangent, unthunk
+from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
 Partials = Callable[..., Any]
 RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
@@ -136,6 +136,9 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     shape and projected onto it (``cotangent_from_partial``: a real input
     gets a real cotangent, a float32 input a float32 one, an int argument
     ``NoTangent()``). ``f`` is taken to be holomorphic in complex arguments.
+    A partial may be ``not_implemented(info)``: that argument's cotangent is
+    then the ``NotImplementedTangent``, and so is the output's tangent when
+    that argument's tangent is not zero.
     The pullback is named after ``f`` (``hypot_pullback``).
 
     A call with ``out=`` or ``where=`` gets no rule (``None``): the engine
@@ -201,6 +204,8 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         ps = partials(out, *_python_numbers_as_numpy(args))
         ps = (ps,) if len(args) == 1 else ps
         out_dot = sum(ps[i] * unthunk(tangents[i + 1]) for i in active)
+        if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
+            return out, out_dot
         if shape_of(out_dot) != shape_of(out):
             out_dot = np.broadcast_to(out_dot, shape_of(out))
         return out, project_out(out_dot)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
-from chainrules.checks._tables import INF, table_cases, unary
+from chainrules.checks._tables import INF, REAL_DTYPES, TableCheck, table_cases, unary
+from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import POSITIVE, REAL_ONLY, REALS, Arg, At, Case, Domain, register_cases
 
 try:
@@ -13,17 +17,28 @@ except ImportError:  # scipy is optional: without it there is nothing to check
     special = None
 
 
-def _cases() -> list[Case]:
+def _table_checks() -> dict[object, TableCheck]:
+    """Where the inputs of each entry of ``SPECIAL`` live."""
     assert special is not None
     from chainrules.rules.scipy_special import SPECIAL
 
     checks = {
         special.expit: unary(REAL_ONLY),
         special.logit: unary(Domain(0.0, 1.0, complex=False, name="(0, 1), real only"), limits={0.0: INF, 1.0: INF}),
+        special.log_expit: unary(REAL_ONLY),
+        special.softplus: unary(REAL_ONLY),
     }
     assert checks.keys() == SPECIAL.keys()
+    return checks
+
+
+TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
+
+
+def _cases() -> list[Case]:
+    assert special is not None
     cases = []
-    for f, check in checks.items():
+    for f, check in TABLE_CHECKS.items():
         cases += table_cases(f, check)
     for f in (special.softmax, special.log_softmax):
         cases += [
@@ -44,7 +59,39 @@ def _cases() -> list[Case]:
         Case(lse, (Arg(REALS, (2, 3)),), kwargs={"b": np.array([0.5, 1.0, 2.0])}, name="keyword weights"),
         Case(special.logit, (At([0.01, 0.5, 0.99]),), name="near the ends", dtypes=("float64",)),
         Case(special.expit, (At([-30.0, 0.0, 30.0]),), name="saturated", dtypes=("float64", "float32")),
+        *point_cases(special.log_expit, (-800.0, 40.0), name="saturated"),
+        *point_cases(special.softplus, (-40.0, 800.0), name="saturated"),
     ]
+    return cases
+
+
+def point_cases(
+    f: Callable[..., Any],
+    points: Sequence[Any],
+    *,
+    name: str,
+    before: tuple[Any, ...] = (),
+    after: tuple[Any, ...] = (),
+    dtypes: tuple[str, ...] = REAL_DTYPES,
+) -> list[Case]:
+    """One case per point, between the arguments ``before`` and ``after``: in one array, an error at one point
+    would hide behind a much larger derivative at another."""
+    return [Case(f, (*before, At(np.array(p)), *after), name=name, dtypes=dtypes) for p in points]
+
+
+def order_cases(f: Callable[..., Any], domain: Domain, *, real_order: bool = False) -> list[Case]:
+    """Cases of ``f(order, x)`` with ``x`` in ``domain``: integer orders (``NoTangent()``) over the usual shapes and
+    broadcast against ``x``; with ``real_order``, real orders too, whose cotangent is not implemented, so they get
+    no tangent (and ``x`` stays positive, where every real order is defined)."""
+    cases = [
+        Case(f, (1, Arg(domain, None))),
+        Case(f, (0, Arg(domain, ()))),
+        Case(f, (2, Arg(domain, (3,)))),
+        Case(f, (np.array([[0], [1], [3]]), Arg(domain, (3,))), name="integer orders"),
+    ]
+    if real_order:
+        cases.append(Case(f, (no_tangent(2.5), Arg(POSITIVE, ())), name="real order"))
+        cases.append(Case(f, (no_tangent(np.array([0.5, 1.5, 2.25])), Arg(POSITIVE, (2, 3))), name="real orders"))
     return cases
 
 

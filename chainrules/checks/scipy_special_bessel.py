@@ -1,0 +1,53 @@
+"""Declared checks of the Bessel-function rules (``chainrules.rules.scipy_special_bessel``), when scipy is installed."""
+
+from __future__ import annotations
+
+from chainrules.checks._tables import TableCheck, table_cases, unary
+from chainrules.checks.scipy_special import order_cases, point_cases
+from chainrules_core.testing.cases import POSITIVE, POSITIVE_REAL_ONLY, REAL_ONLY, REALS, Case, register_cases
+
+try:
+    from scipy import special
+except ImportError:  # scipy is optional: without it there is nothing to check
+    special = None
+
+
+def _table_checks() -> dict[object, TableCheck]:
+    """Where the inputs of each entry of ``BESSEL`` live (scipy takes real arguments only)."""
+    assert special is not None
+    from chainrules.rules.scipy_special_bessel import BESSEL
+
+    checks = {
+        special.j0: unary(REAL_ONLY),
+        special.j1: unary(REAL_ONLY, points=(0.0,)),
+        special.y0: unary(POSITIVE_REAL_ONLY),
+        special.y1: unary(POSITIVE_REAL_ONLY),
+        special.i0: unary(REAL_ONLY),
+        special.i1: unary(REAL_ONLY, points=(0.0,)),
+        special.i0e: unary(REAL_ONLY, points=(0.0,)),  # the kink of exp(-|x|): the central difference, 0
+        special.i1e: unary(REAL_ONLY, points=(0.0,)),
+    }
+    assert checks.keys() == BESSEL.keys()
+    return checks
+
+
+TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
+
+
+def _cases() -> list[Case]:
+    assert special is not None
+    cases = []
+    for f, check in TABLE_CHECKS.items():
+        cases += table_cases(f, check)
+    # integer orders on the whole real line where the function is real there; real orders on x > 0
+    for f in (special.jv, special.iv, special.ive):
+        cases += order_cases(f, REALS, real_order=True)
+    for f in (special.yv, special.kv, special.kve):
+        cases += order_cases(f, POSITIVE, real_order=True)
+    cases += order_cases(special.yn, POSITIVE_REAL_ONLY)
+    cases += point_cases(special.ive, (-2.0, 0.0, 3.0), before=(1,), name="through 0")
+    return cases
+
+
+if special is not None:
+    register_cases("scipy_special_bessel", *_cases())
