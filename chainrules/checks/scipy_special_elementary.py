@@ -73,7 +73,7 @@ def _cases() -> list[Case]:
     return [
         *cases,
         *[Case(lambertw, (Arg(ABOVE_BRANCH_POINT, s),)) for (s,) in UNARY_SHAPES],
-        *point_cases(lambertw, (-0.3, 1e-8, 50.0), name="real"),
+        *point_cases(lambertw, (-0.3, 0.0, 1e-8, 50.0), name="real"),
         *point_cases(lambertw, (1.0 + 1.0j, -0.2 + 0.5j, 3.0 - 2.0j), after=(-1,), name="branch -1", dtypes=COMPLEX),
         Case(lambertw, (Arg(POSITIVE, (3,)), 1, no_tangent(1e-10)), name="branch 1, tol", dtypes=COMPLEX),
     ]

@@ -11,6 +11,9 @@
 * ``rule_in_first(f, parse=..., prepare=..., pullback=..., pushforward=...)``:
   differentiable in the first argument only, with options (``sum``,
   ``sort``, ``abs``, ``softmax``).
+* ``bound_rule(f, partials, parameters)``: elementwise with a partial per
+  argument, like ``scalar_rule``, for Python functions whose parameters may
+  come by keyword (``scipy.special.zeta(x, q=...)``).
 
 Every closure a maker defines is named after its primal (``named_after``):
 a traceback through ``np.sum``'s pullback reads ``sum_pullback``.
@@ -30,10 +33,12 @@ import numpy as np
 from chainrules_core import (
     AbstractZero,
     NoTangent,
+    NotImplementedTangent,
     Projector,
     ProjectTo,
     Thunk,
     ZeroTangent,
+    cotangent_from_partial,
     frule,
     named_after,
     rrule,
@@ -486,3 +491,58 @@ def rule_in_first(
 
     rrule.register(f)(named_after(f, _rrule_in_first))
     frule.register(f)(named_after(f, _frule_in_first))
+
+
+# ----- functions whose parameters may come by keyword: scipy.special.polygamma, zeta, lambertw ... -----
+
+
+def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: tuple[str, ...]) -> None:
+    """Register ``frule`` and ``rrule`` for an elementwise ``f`` from its partials, its parameters given either way.
+
+    ``partials(out, *values)`` gets the values of ``parameters`` in order, up
+    to the last one the call gives, positionally or by keyword, and returns
+    one partial per value (``NoTangent()`` for an integer parameter,
+    ``not_implemented(...)`` for a missing derivative). As with every rule,
+    only the positional arguments get cotangents; the pullback conjugates the
+    partials and sums them back to each argument's shape, as ``scalar_rule``
+    does. A call with ``out=`` gets no rule.
+    """
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        values = list(args)
+        for name in parameters[len(args) :]:
+            if name not in kwargs:
+                break
+            values.append(kwargs[name])
+        return values
+
+    def _rrule_bound(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            return None
+        out = f(*args, **kwargs)
+        projects = [ProjectTo(x) for x in args]
+
+        def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = unthunk(out_bar)
+            ps = partials(out, *bind(args, kwargs))
+            bars = (cotangent_from_partial(pr, shape_of(x), p, out_bar) for pr, x, p in zip(projects, args, ps))
+            return (NoTangent(), *bars)
+
+        return out, bound_pullback
+
+    def _frule_bound(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            return None
+        out = f(*args, **kwargs)
+        moving = [
+            i
+            for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
+            if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
+        ]
+        ps = partials(out, *bind(args, kwargs)) if moving else ()
+        terms = [ps[i] * unthunk(tangents[i + 1]) for i in moving if not isinstance(ps[i], AbstractZero)]
+        missing = [t for t in terms if isinstance(t, NotImplementedTangent)]
+        return out, missing[0] if missing else output_tangent(out, terms)
+
+    rrule.register(f)(named_after(f, _rrule_bound))
+    frule.register(f)(named_after(f, _frule_bound))

@@ -1,14 +1,10 @@
-"""Rules for ``scipy.special``: the logistic family and the maker the other ``scipy_special_*`` modules share.
+"""Rules for ``scipy.special``: the logistic functions, ``logsumexp``, ``softmax`` and ``log_softmax``.
 
 * ``SPECIAL``: ``expit``, ``logit``, ``log_expit``, ``softplus``.
 * ``logsumexp``, ``softmax`` and ``log_softmax`` reduce or normalise along
   ``axis`` (all axes by default); their pullbacks broadcast the cotangent
   back and never form the Jacobian. ``logsumexp(..., return_sign=True)``
   gets no rule (``None``).
-* ``bound_rule``: rules from a table entry for the functions of
-  ``scipy.special`` that are Python functions rather than ufuncs and take
-  their parameters by keyword too (``polygamma``, ``multigammaln``,
-  ``zeta``).
 
 The other families live in ``scipy_special_erf``, ``scipy_special_gamma``,
 ``scipy_special_bessel``, ``scipy_special_integrals`` and
@@ -28,19 +24,17 @@ from scipy import special
 from chainrules_core import (
     AbstractZero,
     NoTangent,
-    NotImplementedTangent,
     ProjectTo,
     ZeroTangent,
     cotangent_from_partial,
     frule,
-    named_after,
     rrule,
     scalar_rule,
     shape_of,
     unthunk,
 )
 
-from ._makers import Call, output_tangent, positional_options, rule_in_first
+from ._makers import Call, positional_options, rule_in_first
 
 # ----- d(out)/dx given the output and the input; `m` is numpy -----
 SPECIAL: dict[Any, Callable[..., Any]] = {
@@ -150,58 +144,3 @@ for _f, _push, _pull in (
     rule_in_first(_f, parse=positional_options(), pullback=_along_axis(_pull), pushforward=_along_axis(_push))
 rrule.register(special.logsumexp)(_rrule_logsumexp)
 frule.register(special.logsumexp)(_frule_logsumexp)
-
-
-# ----- Python functions whose parameters may come by keyword: polygamma, multigammaln, zeta -----
-
-
-def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: tuple[str, ...]) -> None:
-    """Register ``frule`` and ``rrule`` for ``f`` from its partials, with ``f``'s parameters given either way.
-
-    ``partials(out, *values)`` gets the values of ``parameters`` in order, up
-    to the last one the call gives, positionally or by keyword, and returns
-    one partial per value (``NoTangent()`` for an integer parameter,
-    ``not_implemented(...)`` for a missing derivative). As with every rule,
-    only the positional arguments get cotangents; the pullback conjugates the
-    partials and sums them back to each argument's shape, as ``scalar_rule``
-    does. A call with ``out=`` gets no rule.
-    """
-
-    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        values = list(args)
-        for name in parameters[len(args) :]:
-            if name not in kwargs:
-                break
-            values.append(kwargs[name])
-        return values
-
-    def _rrule_bound(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if "out" in kwargs:
-            return None
-        out = f(*args, **kwargs)
-        projects = [ProjectTo(x) for x in args]
-
-        def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            ps = partials(out, *bind(args, kwargs))
-            bars = (cotangent_from_partial(pr, shape_of(x), p, out_bar) for pr, x, p in zip(projects, args, ps))
-            return (NoTangent(), *bars)
-
-        return out, bound_pullback
-
-    def _frule_bound(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if "out" in kwargs:
-            return None
-        out = f(*args, **kwargs)
-        moving = [
-            i
-            for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
-            if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
-        ]
-        ps = partials(out, *bind(args, kwargs)) if moving else ()
-        terms = [ps[i] * unthunk(tangents[i + 1]) for i in moving if not isinstance(ps[i], AbstractZero)]
-        missing = [t for t in terms if isinstance(t, NotImplementedTangent)]
-        return out, missing[0] if missing else output_tangent(out, terms)
-
-    rrule.register(f)(named_after(f, _rrule_bound))
-    frule.register(f)(named_after(f, _frule_bound))

@@ -20,8 +20,8 @@ from scipy import special
 
 from chainrules_core import NoTangent, scalar_rule
 
+from ._makers import bound_rule
 from .elementwise import LN10, UNARY
-from .scipy_special import bound_rule
 
 
 def _x_log_partials(x: Any, y: Any, edge: float, log: Callable[[Any], Any]) -> tuple[Any, Any]:

@@ -25,7 +25,7 @@ from scipy import special
 
 from chainrules_core import NoTangent, NotImplementedTangent, not_implemented, scalar_rule
 
-from .scipy_special import bound_rule
+from ._makers import bound_rule
 
 # B_2, B_4, ..., B_16
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, rrule
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
@@ -38,3 +38,48 @@ def test_logit_limits():
         _, pullback = rrule(special.logit, np.array([0.0, 1.0]))
         assert np.all(pullback(np.ones(2))[1] == np.inf)
     assert rrule(special.logit, 0.5)[1](1.0) == (NoTangent(), 4.0)
+
+
+# ----- limits: the edges of a domain and the conventions finite differences cannot reach -----
+
+
+def _limits():
+    from chainrules.checks import (
+        scipy_special,
+        scipy_special_bessel,
+        scipy_special_elementary,
+        scipy_special_erf,
+        scipy_special_gamma,
+        scipy_special_integrals,
+    )
+
+    tables = (
+        scipy_special,
+        scipy_special_erf,
+        scipy_special_gamma,
+        scipy_special_bessel,
+        scipy_special_integrals,
+        scipy_special_elementary,
+    )
+    return [(f, p, d) for t in tables for f, check in t.TABLE_CHECKS.items() for p, d in check.limits.items()]
+
+
+LIMITS = _limits()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "python"])
+@pytest.mark.parametrize("f, point, partials", LIMITS, ids=[f"{f.__name__}{p}" for f, p, _ in LIMITS])
+def test_limit_points(f, point, partials, dtype):
+    """Both rules return the declared partial in each argument, in the argument's type (inf with numpy's warning)."""
+    args = list(point) if dtype == "python" else [np.asarray(x, dtype=dtype) for x in point]
+    seed = 1.0 if dtype == "python" else np.ones((), dtype=dtype)
+    with np.errstate(all="ignore"):
+        _, pullback = rrule(f, *args)
+        bars = pullback(seed)[1:]
+        dots = []
+        for i in range(len(args)):
+            tangents = [seed if j == i else ZeroTangent() for j in range(len(args))]
+            dots.append(frule((NoTangent(), *tangents), f, *args)[1])
+    for bar, dot, expected in zip(bars, dots, partials):
+        assert type(bar) is float if dtype == "python" else bar.dtype == np.dtype(dtype)
+        np.testing.assert_allclose([float(bar), float(dot)], expected, rtol=1e-6)

@@ -1,0 +1,48 @@
+"""Rules for the elementary functions of scipy.special (optional: run when scipy is installed)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, frule, rrule
+from tests.rules.cases import case_params
+
+special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_elementary"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the elementary family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_xlogy_at_x_zero():
+    """0 log y = 0 for every y: d/dy is 0; d/dx is log y where that is finite (complex y < 0 too), else 0."""
+    x, y = np.zeros(4), np.array([2.0, 0.0, -1.0, 0.5])
+    _, x_bar, y_bar = rrule(special.xlogy, x, y)[1](np.ones(4))
+    np.testing.assert_array_equal(x_bar, [math.log(2.0), 0.0, 0.0, math.log(0.5)])
+    np.testing.assert_array_equal(y_bar, np.zeros(4))
+    _, x_bar, _ = rrule(special.xlogy, 0j, -1.0 + 0j)[1](1.0)
+    assert x_bar == pytest.approx(-1j * math.pi)  # conj(log(-1)) = conj(i pi)
+
+
+def test_boxcox_at_lambda_zero():
+    """boxcox(x, 0) = log x: d/dx = 1/x and d/dlambda = log(x)²/2, the limit of the direct formula."""
+    _, x_bar, lmbda_bar = rrule(special.boxcox, 2.0, 0.0)[1](1.0)
+    assert x_bar == 0.5 and lmbda_bar == pytest.approx(math.log(2.0) ** 2 / 2, rel=1e-15)
+    _, x_bar, lmbda_bar = rrule(special.boxcox1p, 1.0, 0.0)[1](1.0)
+    assert x_bar == 0.5 and lmbda_bar == pytest.approx(math.log(2.0) ** 2 / 2, rel=1e-15)
+
+
+def test_lambertw():
+    """W'(0) = 1 on the principal branch; a real input gets the real part of the complex cotangent; k and tol,
+    by position or keyword, get no tangent."""
+    _, pullback = rrule(special.lambertw, 0.0)
+    assert pullback(1.0 + 0j) == (NoTangent(), 1.0)
+    w = special.lambertw(1.0 + 1.0j, k=-1)
+    _, z_bar = rrule(special.lambertw, 1.0 + 1.0j, k=-1)[1](1.0)
+    assert z_bar == pytest.approx(np.conj(w / ((1.0 + 1.0j) * (1 + w))))
+    assert rrule(special.lambertw, 1.0, -1, 1e-10)[1](1.0)[2:] == (NoTangent(), NoTangent())
+    _, w_dot = frule((NoTangent(), 1.0), special.lambertw, 1.0)
+    assert w_dot == pytest.approx(special.lambertw(1.0) / (1 + special.lambertw(1.0)))

@@ -1,0 +1,103 @@
+"""Rules for the gamma and zeta functions of scipy.special (optional: run when scipy is installed)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, NotImplementedTangent, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
+
+CATALAN = 0.915965594177219015054603514932
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_gamma"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the gamma and zeta family passes the harness."""
+    case.run(dtype, mode)
+
+
+@pytest.mark.parametrize(
+    "f, args, missing",
+    [
+        (special.gammainc, (1.5, 0.7), {1: "a"}),
+        (special.gammaincc, (np.array([1.5, 2.0]), 0.7), {1: "a"}),
+        (special.betainc, (1.5, 2.5, 0.3), {1: "a", 2: "b"}),
+    ],
+)
+def test_shape_parameters_are_not_implemented(f, args, missing):
+    """Their cotangents are NotImplementedTangents naming them; an frule moving one returns one too."""
+    _, pullback = rrule(f, *args)
+    bars = pullback(1.0)
+    for i, name in missing.items():
+        assert isinstance(bars[i], NotImplementedTangent)
+        assert f"{f.__name__}: the derivative in the shape parameter {name}" in bars[i].info
+    assert not isinstance(bars[-1], NotImplementedTangent)
+    tangents = [ZeroTangent()] * len(args)
+    tangents[0] = np.ones_like(args[0])
+    assert isinstance(frule((NoTangent(), *tangents), f, *args)[1], NotImplementedTangent)
+
+
+def test_integer_shape_parameters_get_no_tangent():
+    assert rrule(special.gammainc, 2, 0.7)[1](1.0)[1] == NoTangent()
+    assert rrule(special.betainc, np.array([1, 2]), 3, 0.5)[1](np.ones(2))[1:3] == (NoTangent(), NoTangent())
+
+
+@pytest.mark.parametrize(
+    "f, args, expected",
+    [
+        (special.gammainc, (2.0, 0.0), 0.0),  # x^(a-1) e^-x / Gamma(a) at x = 0
+        (special.gammainc, (1.0, 0.0), 1.0),
+        (special.gammainc, (0.5, 0.0), math.inf),
+        (special.gammaincc, (1.0, 0.0), -1.0),
+        (special.betainc, (1.0, 3.0, 0.0), 3.0),  # 1 / B(1, 3)
+        (special.betainc, (2.0, 3.0, 1.0), 0.0),
+        (special.betainc, (2.0, 0.5, 1.0), math.inf),
+    ],
+)
+def test_incomplete_functions_at_the_ends(f, args, expected):
+    """The one-sided derivatives in x at 0 (and at 1 for betainc): the limits of the density there."""
+    with np.errstate(divide="ignore"):
+        assert rrule(f, *args)[1](1.0)[-1] == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
+def test_rgamma_at_the_poles_of_gamma(n):
+    """1/Gamma is 0 at -n, with derivative (-1)^n n! (the residue's inverse), not -psi * 0 = nan."""
+    assert rrule(special.rgamma, -float(n))[1](1.0)[1] == (-1) ** n * math.factorial(n)
+
+
+def test_zeta_derivative_at_known_values():
+    """zeta'(0) = -log(2 pi)/2 and zeta'(-2) = -zeta(3)/(4 pi²) (the functional equation's side); zeta'(2) by summation
+    equals -sum(log(n)/n²) (its partial sums and tail)."""
+    _, pullback = rrule(special.zeta, np.array([0.0, -2.0]))
+    expected = [-math.log(2 * math.pi) / 2, -special.zeta(3.0) / (4 * math.pi**2)]
+    np.testing.assert_allclose(pullback(np.ones(2))[1], expected, rtol=1e-13)
+    n = np.arange(1.0, 100001.0)
+    tail = math.log(1e5) / 1e5 + 1 / 1e5  # integral of log(t)/t² from 1e5 on
+    assert rrule(special.zeta, 2.0)[1](1.0)[1] == pytest.approx(-np.sum(np.log(n) / n**2) - tail, rel=1e-9)
+
+
+def test_hurwitz_zeta_in_q_and_keyword_q():
+    """d/dq zeta(x, q) = -x zeta(x + 1, q); q by keyword has no cotangent but still sets the x derivative."""
+    _, x_bar, q_bar = rrule(special.zeta, 3.0, 2.0)[1](1.0)
+    assert q_bar == pytest.approx(-3.0 * special.zeta(4.0, 2.0))
+    assert rrule(special.zeta, 3.0, q=2.0)[1](1.0) == (NoTangent(), x_bar)
+    assert rrule(special.zeta, np.ones(2), out=np.empty(2)) is None
+
+
+def test_trigamma_of_complex_arguments():
+    """psi'(1/4) = pi² + 8 G (Catalan's constant) and psi'(1) = pi²/6, on the summation's and reflection's sides."""
+    _, pullback = rrule(special.digamma, np.array([0.25 + 0.0j, 1.0 + 0.0j]))
+    expected = [math.pi**2 + 8 * CATALAN, math.pi**2 / 6]
+    np.testing.assert_allclose(pullback(np.ones(2, dtype=complex))[1], expected, rtol=1e-13)
+
+
+def test_integer_parameters_get_no_tangent_by_position_or_keyword():
+    assert rrule(special.polygamma, 1, 2.0)[1](1.0)[1] == NoTangent()
+    assert rrule(special.polygamma, 1.0, 2.0)[1](1.0)[1] == NoTangent()  # an integer order given as a float
+    _, a_bar, d_bar = rrule(special.multigammaln, 3.0, 2)[1](1.0)
+    assert d_bar == NoTangent() and a_bar == pytest.approx(special.psi(3.0) + special.psi(2.5))
+    assert rrule(special.multigammaln, 3.0, d=2)[1](1.0) == (NoTangent(), a_bar)

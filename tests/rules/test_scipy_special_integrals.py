@@ -1,0 +1,45 @@
+"""Rules for the integrals of scipy.special (optional: run when scipy is installed)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
+from tests.rules.cases import case_params
+
+special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_integrals"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the integrals family passes the harness."""
+    case.run(dtype, mode)
+
+
+def test_sici_at_zero():
+    """Si'(0) = 1, the limit of sin(x)/x; Ci'(0) = +inf, where Ci has its logarithmic singularity."""
+    with np.errstate(divide="ignore"):
+        _, (si_dot, ci_dot) = frule((NoTangent(), 1.0), special.sici, 0.0)
+        _, pullback = rrule(special.sici, 0.0)
+        assert pullback(Tangent(tuple, 1.0, ZeroTangent())) == (NoTangent(), 1.0)
+        assert pullback(Tangent(tuple, ZeroTangent(), 1.0)) == (NoTangent(), math.inf)
+    assert (si_dot, ci_dot) == (1.0, math.inf)
+
+
+def test_sici_accepts_plain_tuple_seeds():
+    x = np.array([0.5, -2.0])
+    _, pullback = rrule(special.sici, x)
+    _, x_bar = pullback((np.ones(2), np.zeros(2)))
+    np.testing.assert_allclose(x_bar, np.sin(x) / x)
+
+
+def test_expn_order_gets_no_tangent():
+    _, n_bar, x_bar = rrule(special.expn, 3, 1.5)[1](1.0)
+    assert n_bar == NoTangent() and x_bar == pytest.approx(-special.expn(2, 1.5))
+
+
+@pytest.mark.parametrize("f, expected", [(special.ellipk, math.pi / 8), (special.ellipe, -math.pi / 8)])
+def test_elliptic_integrals_at_zero(f, expected):
+    """dK/dm and dE/dm at m = 0, where (E - (1 - m) K) / (2 m (1 - m)) and (E - K) / (2m) are 0/0."""
+    assert rrule(f, 0.0)[1](1.0)[1] == pytest.approx(expected, rel=1e-15)
