@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,16 +20,12 @@ except ImportError:  # scipy is optional: without it there is nothing to check
 def _table_checks() -> dict[object, TableCheck]:
     """Where the inputs of each entry of ``SPECIAL`` live."""
     assert special is not None
-    from chainrules.rules.scipy_special import SPECIAL
-
-    checks = {
+    return {
         special.expit: unary(REAL_ONLY),
         special.logit: unary(Domain(0.0, 1.0, complex=False, name="(0, 1), real only"), limits={0.0: INF, 1.0: INF}),
         special.log_expit: unary(REAL_ONLY),
         special.softplus: unary(REAL_ONLY),
     }
-    assert checks.keys() == SPECIAL.keys()
-    return checks
 
 
 TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
@@ -37,9 +33,7 @@ TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_check
 
 def _cases() -> list[Case]:
     assert special is not None
-    cases = []
-    for f, check in TABLE_CHECKS.items():
-        cases += table_cases(f, check)
+    cases: list[Case] = []
     for f in (special.softmax, special.log_softmax):
         cases += [
             Case(f, (Arg(REALS, (4,)),)),
@@ -95,5 +89,22 @@ def order_cases(f: Callable[..., Any], domain: Domain, *, real_order: bool = Fal
     return cases
 
 
+def register_family(
+    family: str,
+    table: Mapping[Any, Any],
+    checks: Mapping[Any, TableCheck],
+    cases: list[Case],
+    *,
+    elsewhere: tuple[Any, ...] = (),
+) -> None:
+    """File under ``family`` the cases of every entry of a derivative ``table`` (its shapes, points and limits, from
+    ``checks``) and ``cases``; each entry needs a check, but those ``elsewhere``, which ``cases`` check."""
+    unchecked = table.keys() - checks.keys() - set(elsewhere)
+    assert not unchecked and checks.keys() <= table.keys(), f"{family}: entries without checks: {unchecked}"
+    register_cases(family, *[c for f, check in checks.items() for c in table_cases(f, check)], *cases)
+
+
 if special is not None:
-    register_cases("scipy_special", *_cases())
+    from chainrules.rules.scipy_special import SPECIAL
+
+    register_family("scipy_special", SPECIAL, TABLE_CHECKS, _cases())

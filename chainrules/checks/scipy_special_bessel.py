@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from chainrules.checks._tables import TableCheck, table_cases, unary
-from chainrules.checks.scipy_special import order_cases, point_cases
-from chainrules_core.testing.cases import POSITIVE, POSITIVE_REAL_ONLY, REAL_ONLY, REALS, Case, register_cases
+from chainrules.checks._tables import TableCheck, unary
+from chainrules.checks.scipy_special import order_cases, point_cases, register_family
+from chainrules_core.testing.cases import POSITIVE, POSITIVE_REAL_ONLY, REAL_ONLY, REALS, Case
 
 try:
     from scipy import special
@@ -15,9 +15,7 @@ except ImportError:  # scipy is optional: without it there is nothing to check
 def _table_checks() -> dict[object, TableCheck]:
     """Where the inputs of each entry of ``BESSEL`` live (scipy takes real arguments only)."""
     assert special is not None
-    from chainrules.rules.scipy_special_bessel import BESSEL
-
-    checks = {
+    return {
         special.j0: unary(REAL_ONLY),
         special.j1: unary(REAL_ONLY, points=(0.0,)),
         special.y0: unary(POSITIVE_REAL_ONLY),
@@ -27,8 +25,6 @@ def _table_checks() -> dict[object, TableCheck]:
         special.i0e: unary(REAL_ONLY, points=(0.0,)),  # the kink of exp(-|x|): the central difference, 0
         special.i1e: unary(REAL_ONLY, points=(0.0,)),
     }
-    assert checks.keys() == BESSEL.keys()
-    return checks
 
 
 TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
@@ -36,9 +32,7 @@ TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_check
 
 def _cases() -> list[Case]:
     assert special is not None
-    cases = []
-    for f, check in TABLE_CHECKS.items():
-        cases += table_cases(f, check)
+    cases: list[Case] = []
     # integer orders on the whole real line where the function is real there; real orders on x > 0
     for f in (special.jv, special.iv, special.ive):
         cases += order_cases(f, REALS, real_order=True)
@@ -50,4 +44,6 @@ def _cases() -> list[Case]:
 
 
 if special is not None:
-    register_cases("scipy_special_bessel", *_cases())
+    from chainrules.rules.scipy_special_bessel import BESSEL
+
+    register_family("scipy_special_bessel", BESSEL, TABLE_CHECKS, _cases())

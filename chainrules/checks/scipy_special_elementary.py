@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, binary, table_cases, unary
-from chainrules.checks.scipy_special import point_cases
+from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, binary, unary
+from chainrules.checks.scipy_special import point_cases, register_family
 from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import (
     NONZERO_REAL_ONLY,
@@ -20,7 +20,6 @@ from chainrules_core.testing.cases import (
     At,
     Case,
     Domain,
-    register_cases,
 )
 
 try:
@@ -37,10 +36,8 @@ ABOVE_BRANCH_POINT = Domain(-1 / math.e, math.inf, name="(-1/e, inf)")
 def _table_checks() -> dict[object, TableCheck]:
     """Where the inputs of each entry of ``ELEMENTARY`` live, and the conventions at x == 0."""
     assert special is not None
-    from chainrules.rules.scipy_special_elementary import ELEMENTARY
-
     no_log = {(0.0, 0.0): (0.0, 0.0), (0.0, -1.0): (0.0, 0.0)}  # 0 log y with y <= 0: 0 for both
-    checks = {
+    return {
         special.xlogy: binary(REALS, POSITIVE, points=[(0.0, 2.0)], limits=no_log),
         special.xlog1py: binary(
             REALS, ABOVE_MINUS_ONE, points=[(0.0, 1.0)], limits={(0.0, y - 1): d for (_, y), d in no_log.items()}
@@ -54,8 +51,6 @@ def _table_checks() -> dict[object, TableCheck]:
         special.exp10: unary(REAL_ONLY),
         special.cbrt: unary(NONZERO_REAL_ONLY, limits={0.0: INF}),
     }
-    assert checks.keys() == ELEMENTARY.keys()
-    return checks
 
 
 TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
@@ -63,9 +58,7 @@ TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_check
 
 def _cases() -> list[Case]:
     assert special is not None
-    cases = []
-    for f, check in TABLE_CHECKS.items():
-        cases += table_cases(f, check)
+    cases: list[Case] = []
     # the series of the derivative in lmbda for |lmbda log x| < 0.1, the direct formula beyond (log 2.5 = 0.92)
     for f in (special.boxcox, special.boxcox1p):
         cases += point_cases(f, (-0.12, 1e-12, 0.1), before=(At(np.array(2.5)),), name="small lmbda")
@@ -80,4 +73,6 @@ def _cases() -> list[Case]:
 
 
 if special is not None:
-    register_cases("scipy_special_elementary", *_cases())
+    from chainrules.rules.scipy_special_elementary import ELEMENTARY
+
+    register_family("scipy_special_elementary", ELEMENTARY, TABLE_CHECKS, _cases())

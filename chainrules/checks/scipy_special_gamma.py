@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from chainrules.checks._tables import BINARY_SHAPES, REAL_DTYPES, UNARY_SHAPES, TableCheck, binary, table_cases, unary
-from chainrules.checks.scipy_special import point_cases
+from chainrules.checks._tables import BINARY_SHAPES, REAL_DTYPES, UNARY_SHAPES, TableCheck, binary, unary
+from chainrules.checks.scipy_special import point_cases, register_family
 from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -15,7 +15,6 @@ from chainrules_core.testing.cases import (
     Arg,
     Case,
     Domain,
-    register_cases,
 )
 
 try:
@@ -30,9 +29,7 @@ COMPLEX = ("complex128",)
 def _table_checks() -> dict[object, TableCheck]:
     """Where the inputs of each entry of ``GAMMA`` live (the incomplete functions' shape parameters: ``_cases``)."""
     assert special is not None
-    from chainrules.rules.scipy_special_gamma import GAMMA
-
-    checks = {
+    return {
         special.gamma: unary(POSITIVE),
         special.gammaln: unary(POSITIVE_REAL_ONLY),
         special.loggamma: unary(POSITIVE),
@@ -41,11 +38,13 @@ def _table_checks() -> dict[object, TableCheck]:
         special.beta: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
         special.betaln: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
     }
-    assert checks.keys() == GAMMA.keys() - {special.gammainc, special.gammaincc, special.betainc}
-    return checks
 
 
 TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
+
+
+INCOMPLETE = () if special is None else (special.gammainc, special.gammaincc, special.betainc)
+"""In ``GAMMA``, but their shape parameters have no tangent: ``_incomplete_cases`` checks them."""
 
 
 def _incomplete_cases() -> list[Case]:
@@ -64,9 +63,7 @@ def _incomplete_cases() -> list[Case]:
 
 def _cases() -> list[Case]:
     assert special is not None
-    cases = []
-    for f, check in TABLE_CHECKS.items():
-        cases += table_cases(f, check)
+    cases: list[Case] = []
     for f in (special.gamma, special.gammaln, special.digamma):
         cases += point_cases(f, (-2.5, -0.5, -1.2), name="negative")
     polygamma, multigammaln, zeta = special.polygamma, special.multigammaln, special.zeta
@@ -90,4 +87,16 @@ def _cases() -> list[Case]:
 
 
 if special is not None:
-    register_cases("scipy_special_gamma", *_cases())
+    from chainrules.rules.scipy_special_gamma import GAMMA
+
+    register_family(
+        "scipy_special_gamma",
+        GAMMA,
+        TABLE_CHECKS,
+        _cases(),
+        elsewhere=(
+            special.gammainc,
+            special.gammaincc,
+            special.betainc,
+        ),
+    )

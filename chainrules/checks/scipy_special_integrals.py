@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, table_cases, unary
-from chainrules.checks.scipy_special import order_cases, point_cases
+from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, unary
+from chainrules.checks.scipy_special import order_cases, point_cases, register_family
 from chainrules_core.testing.cases import (
     NONZERO_REAL_ONLY,
     POSITIVE,
@@ -13,7 +13,6 @@ from chainrules_core.testing.cases import (
     Arg,
     Case,
     Domain,
-    register_cases,
 )
 
 try:
@@ -27,9 +26,7 @@ BELOW_ONE = Domain(-math.inf, 1.0, complex=False, name="(-inf, 1), real only")
 def _table_checks() -> dict[object, TableCheck]:
     """Where the inputs of each entry of ``INTEGRALS`` live (``expn``'s integer order: ``_cases``)."""
     assert special is not None
-    from chainrules.rules.scipy_special_integrals import INTEGRALS
-
-    checks = {
+    return {
         # complex arguments off the cut along the negative real axis
         special.expi: unary(POSITIVE, limits={0.0: INF}),
         special.exp1: unary(POSITIVE, limits={0.0: -INF}),
@@ -37,8 +34,6 @@ def _table_checks() -> dict[object, TableCheck]:
         special.ellipk: unary(BELOW_ONE, points=(0.0,), limits={1.0: INF}),
         special.ellipe: unary(BELOW_ONE, points=(0.0,), limits={1.0: -INF}),
     }
-    assert checks.keys() == INTEGRALS.keys() - {special.expn}
-    return checks
 
 
 TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
@@ -46,9 +41,7 @@ TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_check
 
 def _cases() -> list[Case]:
     assert special is not None
-    cases = []
-    for f, check in TABLE_CHECKS.items():
-        cases += table_cases(f, check)
+    cases: list[Case] = []
     cases += order_cases(special.expn, POSITIVE_REAL_ONLY)
     # the series of the elliptic integrals' derivatives below |m| = 0.01, and the direct formula just above
     for f in (special.ellipk, special.ellipe):
@@ -60,4 +53,6 @@ def _cases() -> list[Case]:
 
 
 if special is not None:
-    register_cases("scipy_special_integrals", *_cases())
+    from chainrules.rules.scipy_special_integrals import INTEGRALS
+
+    register_family("scipy_special_integrals", INTEGRALS, TABLE_CHECKS, _cases(), elsewhere=(special.expn,))
