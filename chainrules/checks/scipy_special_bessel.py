@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chainrules.checks._tables import TableCheck, unary
 from chainrules.checks.scipy_special import order_cases, point_cases, register_family
-from chainrules_core.testing.cases import POSITIVE, POSITIVE_REAL_ONLY, REAL_ONLY, REALS, Case
+from chainrules_core.testing.cases import POSITIVE, POSITIVE_REAL_ONLY, REAL_ONLY, REALS, Arg, Case
 
 try:
     from scipy import special
@@ -40,6 +40,7 @@ def _cases() -> list[Case]:
         cases += order_cases(f, POSITIVE, real_order=True)
     cases += order_cases(special.yn, POSITIVE_REAL_ONLY)
     cases += point_cases(special.ive, (-2.0, 0.0, 3.0), before=(1,), name="through 0")
+    cases.append(Case(special.ive, (1, Arg(REALS, (3,))), kwargs={"dtype": "float64"}, dtypes=("float32",)))
     return cases
 
 

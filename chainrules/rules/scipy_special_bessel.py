@@ -82,7 +82,7 @@ def _ive_partials(v: Any, z: Any, out: Any) -> tuple[Any, Any]:
 def _rrule_ive(f: Any, v: Any, z: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, (v, z, *args), kwargs):
         return None
-    out = f(v, z)
+    out = f(v, z, **kwargs)
     project_v, project_z = ProjectTo(v), ProjectTo(z)
 
     def ive_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
@@ -102,7 +102,7 @@ def _rrule_ive(f: Any, v: Any, z: Any, *args: Any, **kwargs: Any) -> Any:
 def _frule_ive(tangents: tuple[Any, ...], f: Any, v: Any, z: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, (v, z, *args), kwargs):
         return None
-    out = f(v, z)
+    out = f(v, z, **kwargs)
     _, v_dot, z_dot = tangents
     if not isinstance(v_dot, AbstractZero) and not ProjectTo(v).is_no_tangent:
         return out, _order("ive")

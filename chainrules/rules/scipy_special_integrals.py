@@ -99,7 +99,7 @@ def _sici_partials(x: Any) -> tuple[Any, Any]:
 def _rrule_sici(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(1, (x, *args), kwargs):
         return None
-    out = f(x)
+    out = f(x, **kwargs)
     project_x = ProjectTo(x)
 
     def sici_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -117,7 +117,7 @@ def _rrule_sici(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
 def _frule_sici(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(1, (x, *args), kwargs):
         return None
-    out = f(x)
+    out = f(x, **kwargs)
     x_dot = unthunk(tangents[1])
     if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
         return out, ZeroTangent()
