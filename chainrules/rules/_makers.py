@@ -525,7 +525,9 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
         def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
             ps = partials(out, *bind(args, kwargs))
-            bars = (cotangent_from_partial(pr, shape_of(x), p, out_bar) for pr, x, p in zip(projects, args, ps))
+            bars = [
+                cotangent_from_partial(pr, shape_of(x), ps[i], out_bar) for i, (pr, x) in enumerate(zip(projects, args))
+            ]
             return (NoTangent(), *bars)
 
         return out, bound_pullback

@@ -80,12 +80,12 @@ def _riemann_zeta_derivative(s: Any) -> Any:
     return np.where(left, reflected, d)
 
 
-def _zeta_partials(out: Any, x: Any, q: Any = None) -> tuple[Any, ...]:
+def _zeta_partials(out: Any, x: Any, *q: Any) -> tuple[Any, ...]:
     # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); d/dx by summation. nan where zeta is (q given, x < 1).
-    if q is None:
-        return (np.where(np.isnan(out), np.nan, _riemann_zeta_derivative(x)),)
-    dx = np.where(np.isnan(out), np.nan, hurwitz_zeta(np.where(np.real(x) > 1, x, 2.0), q)[1])
-    return dx, -x * special.zeta(x + 1, q)
+    if not q or q[0] is None:  # Riemann's
+        return np.where(np.isnan(out), np.nan, _riemann_zeta_derivative(x)), *(NoTangent(),) * len(q)
+    dx = np.where(np.isnan(out), np.nan, hurwitz_zeta(np.where(np.real(x) > 1, x, 2.0), q[0])[1])
+    return dx, -x * special.zeta(x + 1, q[0])
 
 
 def _trigamma(x: Any) -> Any:

@@ -86,6 +86,8 @@ def test_hurwitz_zeta_in_q_and_keyword_q():
     assert q_bar == pytest.approx(-3.0 * special.zeta(4.0, 2.0))
     assert rrule(special.zeta, 3.0, q=2.0)[1](1.0) == (NoTangent(), x_bar)
     assert rrule(special.zeta, np.ones(2), out=np.empty(2)) is None
+    _, pullback = rrule(special.zeta, 3.0, None)  # q = None given: Riemann's
+    assert pullback(1.0) == (NoTangent(), rrule(special.zeta, 3.0)[1](1.0)[1], NoTangent())
 
 
 def test_trigamma_of_complex_arguments():
