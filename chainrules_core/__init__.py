@@ -10,14 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .accumulation import accumulate, is_inplaceable_destination
-
-# The protocol: registries, configuration, debugging.
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
-from .naming import function_name
-from .rules import RuleRecord, RuleRegistry, frule, rrule
-
-# Tangent types and their operations.
+from .rules import FRuleResult, Pullback, RRuleResult, RuleRecord, frule, rrule
 from .tangent_types import (
     AbstractTangent,
     AbstractThunk,
@@ -40,10 +35,10 @@ from .tangent_types import (
 )
 
 if TYPE_CHECKING:
-    # Projection and rule-definition helpers: loaded on first use, as they import numpy.
     from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
     from .rule_definition import cotangent_from_partial, non_differentiable, scalar_rule
 
+# Loaded on first use, as they import numpy: name -> module.
 _LAZY = {
     "ProjectTo": "projection",
     "Projector": "projection",
@@ -53,7 +48,57 @@ _LAZY = {
     "cotangent_from_partial": "rule_definition",
     "non_differentiable": "rule_definition",
     "scalar_rule": "rule_definition",
+    "function_name": "naming",  # importable here too, though not part of the public surface
 }
+
+__all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its exports
+    # the protocol: the entry points, what rules return, what registrations list
+    "frule",
+    "rrule",
+    "FRuleResult",
+    "Pullback",
+    "RRuleResult",
+    "RuleRecord",
+    # rule configurations
+    "RuleConfig",
+    "HasForwardMode",
+    "HasReverseMode",
+    # rule-definition helpers
+    "scalar_rule",
+    "non_differentiable",
+    "not_implemented",
+    "cotangent_from_partial",
+    # tangent types
+    "AbstractTangent",
+    "AbstractZero",
+    "ZeroTangent",
+    "NoTangent",
+    "AbstractThunk",
+    "Thunk",
+    "InplaceableThunk",
+    "Tangent",
+    "NotImplementedTangent",
+    "NotImplementedTangentError",
+    # tangent operations and projection
+    "unthunk",
+    "canonicalize",
+    "backing",
+    "primal_type",
+    "construct",
+    "field_names",
+    "is_namedtuple",
+    "ProjectTo",
+    "Projector",
+    "shape_of",
+    "sum_to_shape",
+    "unbroadcast",
+    # accumulation
+    "accumulate",
+    "is_inplaceable_destination",
+    # debugging
+    "debug_mode",
+    "set_debug_mode",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -63,43 +108,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
-__all__ = [
-    "AbstractTangent",
-    "AbstractThunk",
-    "AbstractZero",
-    "HasForwardMode",
-    "HasReverseMode",
-    "InplaceableThunk",
-    "NoTangent",
-    "NotImplementedTangent",
-    "NotImplementedTangentError",
-    "ProjectTo",
-    "Projector",
-    "RuleConfig",
-    "RuleRecord",
-    "RuleRegistry",
-    "Tangent",
-    "Thunk",
-    "ZeroTangent",
-    "accumulate",
-    "backing",
-    "canonicalize",
-    "construct",
-    "cotangent_from_partial",
-    "debug_mode",
-    "field_names",
-    "frule",
-    "function_name",
-    "is_inplaceable_destination",
-    "is_namedtuple",
-    "non_differentiable",
-    "not_implemented",
-    "primal_type",
-    "rrule",
-    "scalar_rule",
-    "set_debug_mode",
-    "shape_of",
-    "sum_to_shape",
-    "unbroadcast",
-    "unthunk",
-]
+def __dir__() -> list[str]:
+    return sorted(__all__ + [name for name in globals() if name.startswith("__")])

@@ -11,7 +11,7 @@ import pytest
 
 import chainrules.engines as ad
 from chainrules.engines import NoRuleError, dual, lift
-from chainrules_core import NoTangent, Tangent, ZeroTangent, frule
+from chainrules_core import NoTangent, RuleConfig, Tangent, ZeroTangent, frule
 from tests.engines.programs import LOCAL, Layer, RuledLayer, check_program, polynomial
 
 
@@ -95,14 +95,15 @@ def test_reduce_and_apply_along_axis_through_frule_via_ad() -> None:
 
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Replace the forward engine's frule with one that records each primal and returns zero tangents."""
+    """Replace the forward engine's frule with one that records each primal and returns tangents of ones."""
     calls: list[Any] = []
 
-    def spy_frule(tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    def spy_frule(config: RuleConfig, tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(f, "__module__", None) == __name__:
             return None
         calls.append(f)
-        return f(*args, **kwargs), ZeroTangent()
+        y = f(*args, **kwargs)
+        return y, np.ones_like(y)
 
     spy_frule.records = lambda: iter(())  # type: ignore[attr-defined]
     monkeypatch.setattr(dual, "frule", spy_frule)

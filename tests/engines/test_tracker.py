@@ -14,6 +14,7 @@ from chainrules.engines import NoRuleError, lift, tracker
 from chainrules_core import (
     InplaceableThunk,
     NoTangent,
+    RuleConfig,
     Tangent,
     Thunk,
     ZeroTangent,
@@ -357,7 +358,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, ...]]]:
     """Replace the tracker's rrule with one that records each primal and answers with a zero pullback."""
     calls: list[tuple[Any, tuple[str, ...]]] = []
 
-    def spy_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
+    def spy_rrule(config: RuleConfig, f: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(f, "__module__", None) == __name__:
             return None  # the program itself is differentiated through
         if f is np.ndarray.sum:
