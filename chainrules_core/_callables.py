@@ -17,59 +17,51 @@ from typing import Any
 
 from .tangent_types import AbstractZero, NoTangent, Tangent, ZeroTangent
 
-_BUILTIN_METHOD_TYPES = (types.BuiltinMethodType, types.MethodWrapperType)
 
+class Fields:
+    """How a bound method's or partial's structural tangent relates to the tangents of its parts."""
 
-class Unwrapped:
-    """``f`` seen as ``func(*leading, *args, **keywords)``, and how its tangent relates to theirs."""
-
-    __slots__ = ("func", "keywords", "leading")
-
-    def __init__(self, func: Any, leading: tuple[Any, ...], keywords: dict[str, Any]) -> None:
-        self.func = func
-        self.leading = leading
-        self.keywords = keywords
+    __slots__ = ()
 
     def cotangent(self, func_bar: Any, leading_bars: Sequence[Any]) -> Any:
         """``f``'s cotangent, from those of the function behind it and of the leading arguments."""
         raise NotImplementedError
 
-    def tangents(self, f_dot: Any) -> tuple[Any, ...]:
+    def tangents(self, f_dot: Any, n_leading: int) -> tuple[Any, ...]:
         """``(func_dot, *leading_dots)``, read from ``f``'s tangent."""
         raise NotImplementedError
 
 
-class _BoundMethod(Unwrapped):
-    """``obj.method``: ``func`` is the function defined in the class, ``obj`` the one leading argument."""
+class _BoundMethod(Fields):
+    """``obj.method``: the function defined in the class, with ``obj`` as the one leading argument."""
 
     __slots__ = ()
 
     def cotangent(self, func_bar: Any, leading_bars: Sequence[Any]) -> Any:
         return _zero_or_structural(types.MethodType, __func__=func_bar, __self__=leading_bars[0])
 
-    def tangents(self, f_dot: Any) -> tuple[Any, ...]:
+    def tangents(self, f_dot: Any, n_leading: int) -> tuple[Any, ...]:
         return _field(f_dot, "__func__"), _field(f_dot, "__self__")
 
 
-class _BuiltinMethod(Unwrapped):
-    """``x.sum`` of a builtin type: ``func`` is ``type(x).sum``, which has no fields of its own."""
+class _BuiltinMethod(Fields):
+    """``x.sum`` of a builtin type: ``type(x).sum``, which has no fields of its own, with ``x`` leading."""
 
     __slots__ = ("method_type",)
 
-    def __init__(self, func: Any, leading: tuple[Any, ...], keywords: dict[str, Any], method_type: type) -> None:
-        super().__init__(func, leading, keywords)
+    def __init__(self, method_type: type) -> None:
         self.method_type = method_type
 
     def cotangent(self, func_bar: Any, leading_bars: Sequence[Any]) -> Any:
         return _zero_or_structural(self.method_type, __self__=leading_bars[0])
 
-    def tangents(self, f_dot: Any) -> tuple[Any, ...]:
+    def tangents(self, f_dot: Any, n_leading: int) -> tuple[Any, ...]:
         func_dot = f_dot if isinstance(f_dot, AbstractZero) else NoTangent()
         return func_dot, _field(f_dot, "__self__")
 
 
-class _Partial(Unwrapped):
-    """``partial(func, *leading, **keywords)``; keywords get no tangents."""
+class _Partial(Fields):
+    """``partial(func, *args, **keywords)``: ``args`` lead; keywords get no tangents."""
 
     __slots__ = ()
 
@@ -78,35 +70,46 @@ class _Partial(Unwrapped):
         args_bar = zero if zero is not None else Tangent(tuple, *leading_bars)
         return _zero_or_structural(functools.partial, func=func_bar, args=args_bar)
 
-    def tangents(self, f_dot: Any) -> tuple[Any, ...]:
+    def tangents(self, f_dot: Any, n_leading: int) -> tuple[Any, ...]:
         args_dot = _field(f_dot, "args")
         if isinstance(args_dot, AbstractZero):
-            return _field(f_dot, "func"), *(args_dot,) * len(self.leading)
+            return _field(f_dot, "func"), *(args_dot,) * n_leading
         return _field(f_dot, "func"), *args_dot
 
 
+_METHOD = _BoundMethod()
+_PARTIAL = _Partial()
+_BUILTIN_METHODS = {cls: _BuiltinMethod(cls) for cls in (types.BuiltinMethodType, types.MethodWrapperType)}
+
+Unwrapped = tuple[Any, tuple[Any, ...], dict[str, Any], Fields]
+"""``(func, leading, keywords, fields)``: ``f(*args, **kwargs)`` is ``func(*leading, *args, **keywords)``."""
+
+
 def unwrap(f: Any, kwargs: dict[str, Any]) -> Unwrapped | None:
-    """``f`` as the function behind it with leading arguments, for a call with ``kwargs``; ``None`` if not such.
+    """``f`` as the function behind it, its leading arguments, the merged keywords and its ``Fields``.
+
+    ``None`` when ``f`` is not a bound method or a partial.
 
     >>> import functools, operator
-    >>> u = unwrap(functools.partial(operator.mul, 2.0), {})
-    >>> u.func is operator.mul, u.leading
-    (True, (2.0,))
-    >>> u.cotangent(NoTangent(), [3.0])
+    >>> func, leading, keywords, fields = unwrap(functools.partial(operator.mul, 2.0), {})
+    >>> func is operator.mul, leading, keywords
+    (True, (2.0,), {})
+    >>> fields.cotangent(NoTangent(), [3.0])
     Tangent(partial, args=Tangent(tuple, 3.0))
     """
     cls = type(f)
     if cls is types.MethodType:
-        return _BoundMethod(f.__func__, (f.__self__,), kwargs)
+        return f.__func__, (f.__self__,), kwargs, _METHOD
     if cls is functools.partial:
-        return _Partial(f.func, f.args, {**f.keywords, **kwargs})
-    if isinstance(f, _BUILTIN_METHOD_TYPES):
-        owner = f.__self__
-        if owner is None or isinstance(owner, (types.ModuleType, type)):
-            return None  # a builtin function, or a class method
-        func = getattr(type(owner), f.__name__, None)
-        return None if func is None else _BuiltinMethod(func, (owner,), kwargs, cls)
-    return None
+        return f.func, f.args, {**f.keywords, **kwargs} if f.keywords else kwargs, _PARTIAL
+    fields = _BUILTIN_METHODS.get(cls)
+    if fields is None:
+        return None
+    owner = f.__self__
+    if owner is None or isinstance(owner, (types.ModuleType, type)):
+        return None  # a builtin function, or a class method
+    func = getattr(type(owner), f.__name__, None)
+    return None if func is None else (func, (owner,), kwargs, fields)
 
 
 def _field(tangent: Any, name: str) -> Any:

@@ -130,7 +130,8 @@ class _Entry:
                 rule = self.config_cache[key] = _select(usable, arg_types)
             if rule is not None:
                 return rule, True
-        return self.find_plain(arg_types), False
+        rule = self.plain_cache.get(arg_types, MISSING)
+        return (self.find_plain(arg_types) if rule is MISSING else rule), False
 
 
 def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule | None:
@@ -309,7 +310,8 @@ class RuleRegistry:
         unwrapped = unwrap(f, {})
         if unwrapped is None:
             return None
-        return self.find(unwrapped.func, *unwrapped.leading, *args, config=config)
+        func, leading, _, _ = unwrapped
+        return self.find(func, *leading, *args, config=config)
 
     # ----- the general path -----
 
@@ -322,6 +324,9 @@ class RuleRegistry:
         answers instead. Without a rule for ``f`` itself, a bound method or a
         partial is resolved to the function behind it.
         """
+        fast = (self.fast if config is None else self.fast_with_config).get(id(f))
+        if fast is not None:  # what the entry points would call: the lookup below would find the same
+            return fast(*head, f, *args, **kwargs)
         rule, takes_config = self._lookup(f, args, config)
         if rule is None:
             unwrapped = unwrap(f, kwargs)
@@ -360,15 +365,16 @@ class RRuleRegistry(RuleRegistry):
         return self.call(None, (), f, args, kwargs)
 
     def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
-        result = self.call(config, head, u.func, (*u.leading, *args), u.keywords)
+        func, leading, keywords, fields = u
+        result = self.call(config, head, func, (*leading, *args), keywords)
         if result is None:
             return None
         y, pullback = result
-        n = len(u.leading)
+        n = len(leading)
 
         def unwrapped_pullback(y_bar: Any) -> tuple[Any, ...]:
             func_bar, *arg_bars = pullback(y_bar)
-            return (u.cotangent(func_bar, arg_bars[:n]), *arg_bars[n:])
+            return (fields.cotangent(func_bar, arg_bars[:n]), *arg_bars[n:])
 
         return y, unwrapped_pullback
 
@@ -404,9 +410,10 @@ class FRuleRegistry(RuleRegistry):
         return self.call(config, (tuple(tangents),), f, args, kwargs)
 
     def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
+        func, leading, keywords, fields = u
         ((f_dot, *arg_dots),) = head
-        tangents = (*u.tangents(f_dot), *arg_dots)
-        return self.call(config, (tangents,), u.func, (*u.leading, *args), u.keywords)
+        tangents = (*fields.tangents(f_dot, len(leading)), *arg_dots)
+        return self.call(config, (tangents,), func, (*leading, *args), keywords)
 
     def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
         checked_frule_result(result, f)
