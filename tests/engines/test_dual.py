@@ -132,3 +132,28 @@ def test_registered_frule_is_used_at_once() -> None:
         return x, 5 * tangents[1]
 
     assert ad.jvp(h, (1.0,), (1.0,)) == (1.0, 5.0)
+
+
+def test_an_frule_never_sees_tangents_that_are_all_zeros() -> None:
+    """An operation whose tangents are all zeros gets a ``ZeroTangent()`` tangent without its frule."""
+    calls: list[Any] = []
+
+    def flat(x: Any) -> Any:
+        return 0.0 * x
+
+    @frule.register(flat)
+    def _frule_flat(tangents: Any, f: Any, x: Any) -> Any:
+        return flat(x), ZeroTangent()
+
+    def double(x: Any) -> Any:
+        return 2 * x
+
+    @frule.register(double)
+    def _frule_double(tangents: Any, f: Any, x: Any) -> Any:
+        calls.append(tangents)
+        return double(x), 2 * tangents[1]
+
+    lifted_flat, lifted_double = lift(flat), lift(double)
+    assert ad.jvp(lambda x: lifted_double(lifted_flat(x)), (1.5,), (1.0,)) == (0.0, ZeroTangent())
+    assert calls == []
+    assert ad.jvp(lambda x: lifted_double(x), (1.5,), (1.0,)) == (3.0, 2.0) and len(calls) == 1
