@@ -6,9 +6,9 @@ Importing this package does not import numpy; the numpy-facing helpers
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_getattr
 from .accumulation import accumulate, is_inplaceable_destination
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
@@ -101,11 +101,7 @@ __all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its e
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chainrules_core' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:

@@ -18,9 +18,7 @@ are read as vectors, ``tolerances`` the default tolerances.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_getattr
 from .cases import register_cases, registered_cases
 from .checks import CheckOptions
 from .finite_differences import FiniteDifferences
@@ -72,9 +70,4 @@ _SUBMODULE_NAMES = {
     **dict.fromkeys(["PRIMAL_RTOL", "RTOL"], "tolerances"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _SUBMODULE_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chainrules_core.testing' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
+__getattr__ = lazy_getattr(__name__, _SUBMODULE_NAMES)
