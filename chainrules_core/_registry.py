@@ -31,8 +31,15 @@ from .naming import function_name
 Rule = Callable[..., Any]
 RuleKind = Literal["rule", "non_differentiable", "opt_out"]
 
-MISSING: Any = object()
-"""The default of an entry point's missing positional argument."""
+
+class _Missing:
+    """The default of a positional argument that a call must give (``frule``'s ``f``)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+MISSING: Any = _Missing()
 
 
 def _opt_out_rule(*args: Any, **kwargs: Any) -> None:

@@ -98,12 +98,18 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.find = registry.find
 
 
-def _make_rrule(registry: RRuleRegistry) -> RRule:
-    fast_get, type_get = registry.fast.get, registry.fast_types.get
-    config_fast_get, config_type_get = registry.fast_with_config.get, registry.fast_types_with_config.get
-    dispatch = registry.dispatch
+_RRuleFunction: TypeAlias = Callable[..., RRuleResult | None]
+_FRuleFunction: TypeAlias = Callable[..., FRuleResult | None]
 
-    def rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
+
+def _make_rrule(registry: RRuleRegistry) -> RRule:
+    fast_get: Callable[[int], _RRuleFunction | None] = registry.fast.get
+    type_get: Callable[[type], _RRuleFunction | None] = registry.fast_types.get
+    config_fast_get: Callable[[int], _RRuleFunction | None] = registry.fast_with_config.get
+    config_type_get: Callable[[type], _RRuleFunction | None] = registry.fast_types_with_config.get
+    dispatch: _RRuleFunction = registry.dispatch
+
+    def rrule(f: Any, *args: Any, **kwargs: Any) -> RRuleResult | None:
         """Reverse mode: ``y, pullback = rrule(f, *args, **kwargs)``, or ``None`` when no rule applies.
 
         ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``. ``rrule(config, f, *args)``
@@ -139,11 +145,13 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
 
 
 def _make_frule(registry: FRuleRegistry) -> FRule:
-    fast_get, type_get = registry.fast.get, registry.fast_types.get
-    config_fast_get, config_type_get = registry.fast_with_config.get, registry.fast_types_with_config.get
-    dispatch = registry.dispatch
+    fast_get: Callable[[int], _FRuleFunction | None] = registry.fast.get
+    type_get: Callable[[type], _FRuleFunction | None] = registry.fast_types.get
+    config_fast_get: Callable[[int], _FRuleFunction | None] = registry.fast_with_config.get
+    config_type_get: Callable[[type], _FRuleFunction | None] = registry.fast_types_with_config.get
+    dispatch: _FRuleFunction = registry.dispatch
 
-    def frule(tangents: Any, f: Any = MISSING, *args: Any, **kwargs: Any) -> Any:
+    def frule(tangents: Any, f: Any = MISSING, *args: Any, **kwargs: Any) -> FRuleResult | None:
         """Forward mode: ``y, y_dot = frule((f_dot, *arg_dots), f, *args, **kwargs)``, or ``None``.
 
         ``frule(config, tangents, f, *args)`` passes an engine's ``RuleConfig``.

@@ -65,7 +65,8 @@ def _with_options(check: Callable[..., CheckReport]) -> Callable[..., CheckRepor
     own = inspect.signature(check)
     parameters = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     for option in dataclasses.fields(CheckOptions):
-        parameters.append(inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default))
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        parameters.append(inspect.Parameter(option.name, keyword, default=option.default, annotation=option.type))
     check.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
     return check
 
