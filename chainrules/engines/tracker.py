@@ -39,10 +39,10 @@ from chainrules_core import (
     ZeroTangent,
     accumulate,
     construct,
-    function_name,
     rrule,
     unthunk,
 )
+from chainrules_core.naming import function_name
 
 from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
 from ._calls import top_level_call, unit_seed
