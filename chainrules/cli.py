@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 import chainrules  # noqa: F401 - registers the rules
-from chainrules_core import RuleRecord, frule, function_name, rrule
+from chainrules_core import RuleRecord, frule, rrule
+from chainrules_core.naming import function_name
 
 if TYPE_CHECKING:
     from chainrules_core.testing.cases import Case

@@ -6,18 +6,13 @@ Importing this package does not import numpy; the numpy-facing helpers
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_getattr
 from .accumulation import accumulate, is_inplaceable_destination
-
-# The protocol: registries, configuration, debugging.
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
-from .naming import function_name
-from .rules import RuleRecord, RuleRegistry, frule, rrule
-
-# Tangent types and their operations.
+from .rules import FRuleResult, Pullback, RRuleResult, RuleRecord, frule, rrule
 from .tangent_types import (
     AbstractTangent,
     AbstractThunk,
@@ -40,10 +35,10 @@ from .tangent_types import (
 )
 
 if TYPE_CHECKING:
-    # Projection and rule-definition helpers: loaded on first use, as they import numpy.
     from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
     from .rule_definition import cotangent_from_partial, named_after, non_differentiable, scalar_rule
 
+# Loaded on first use, as they import numpy: name -> module.
 _LAZY = {
     "ProjectTo": "projection",
     "Projector": "projection",
@@ -54,54 +49,62 @@ _LAZY = {
     "named_after": "rule_definition",
     "non_differentiable": "rule_definition",
     "scalar_rule": "rule_definition",
+    "function_name": "naming",  # importable here too, though not part of the public surface
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chainrules_core' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
-
-
-__all__ = [
-    "AbstractTangent",
-    "AbstractThunk",
-    "AbstractZero",
+__all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its exports
+    # the protocol: the entry points, what rules return, what registrations list
+    "frule",
+    "rrule",
+    "FRuleResult",
+    "Pullback",
+    "RRuleResult",
+    "RuleRecord",
+    # rule configurations
+    "RuleConfig",
     "HasForwardMode",
     "HasReverseMode",
-    "InplaceableThunk",
-    "NoTangent",
-    "NotImplementedTangent",
-    "NotImplementedTangentError",
-    "ProjectTo",
-    "Projector",
-    "RuleConfig",
-    "RuleRecord",
-    "RuleRegistry",
-    "Tangent",
-    "Thunk",
-    "ZeroTangent",
-    "accumulate",
-    "backing",
-    "canonicalize",
-    "construct",
-    "cotangent_from_partial",
-    "debug_mode",
-    "field_names",
-    "frule",
-    "function_name",
-    "is_inplaceable_destination",
-    "is_namedtuple",
-    "named_after",
+    # rule-definition helpers
+    "scalar_rule",
     "non_differentiable",
     "not_implemented",
+    "cotangent_from_partial",
+    "named_after",
+    # tangent types
+    "AbstractTangent",
+    "AbstractZero",
+    "ZeroTangent",
+    "NoTangent",
+    "AbstractThunk",
+    "Thunk",
+    "InplaceableThunk",
+    "Tangent",
+    "NotImplementedTangent",
+    "NotImplementedTangentError",
+    # tangent operations and projection
+    "unthunk",
+    "canonicalize",
+    "backing",
     "primal_type",
-    "rrule",
-    "scalar_rule",
-    "set_debug_mode",
+    "construct",
+    "field_names",
+    "is_namedtuple",
+    "ProjectTo",
+    "Projector",
     "shape_of",
     "sum_to_shape",
     "unbroadcast",
-    "unthunk",
+    # accumulation
+    "accumulate",
+    "is_inplaceable_destination",
+    # debugging
+    "debug_mode",
+    "set_debug_mode",
 ]
+
+
+__getattr__ = lazy_getattr(__name__, _LAZY)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__ + [name for name in globals() if name.startswith("__")])

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from .naming import function_name
 from .tangent_types import AbstractThunk, AbstractZero
+
+
+class _Switchable(Protocol):
+    def set_debug_mode(self, enabled: bool) -> None: ...
+
+
+_followers: weakref.WeakSet[_Switchable] = weakref.WeakSet()
+_state = {"enabled": False}
+
+
+def follow_debug_mode(registry: _Switchable) -> None:
+    """Put ``registry`` in the current debug mode, and in every mode set from now on."""
+    _followers.add(registry)
+    registry.set_debug_mode(_state["enabled"])
+
+
+def _switch(enabled: bool) -> None:
+    _state["enabled"] = enabled
+    for registry in list(_followers):
+        registry.set_debug_mode(enabled)
 
 
 class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_enabled
@@ -15,10 +36,11 @@ class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_en
 
     In debug mode ``rrule`` wraps every pullback to check that its seed has
     the output's shape and that it returns one cotangent per argument plus one
-    for the function, each of its argument's shape; ``frule`` checks that the tangent has the output's shape. A wrong
-    rule then fails where it is called, with the function and argument named.
-    The checks cost about 0.5 µs a call, so they are off by default; the
-    harness in ``chainrules_core.testing`` makes them, and more, always.
+    for the function, each of its argument's shape; ``frule`` checks that the
+    tangent has the output's shape. A wrong rule then fails where it is
+    called, with the function and argument named. The checks cost about
+    0.5 µs a call, so they are off by default; the harness in
+    ``chainrules_core.testing`` makes them, and more, always.
 
     >>> from chainrules_core import debug_mode
     >>> with set_debug_mode(True):
@@ -29,11 +51,8 @@ class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_en
     """
 
     def __init__(self, enabled: bool) -> None:
-        from .rules import frule, rrule
-
-        self._previous = rrule.registry._debug
-        rrule.registry.set_debug_mode(enabled)
-        frule.registry.set_debug_mode(enabled)
+        self._previous = _state["enabled"]
+        _switch(enabled)
 
     def __enter__(self) -> None:
         return None
@@ -41,17 +60,12 @@ class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_en
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        from .rules import frule, rrule
-
-        rrule.registry.set_debug_mode(self._previous)
-        frule.registry.set_debug_mode(self._previous)
+        _switch(self._previous)
 
 
 def debug_mode() -> bool:
     """Whether debug mode is on."""
-    from .rules import rrule
-
-    return rrule.registry._debug
+    return _state["enabled"]
 
 
 def _shape_mismatch(primal: Any, tangent: Any) -> str | None:

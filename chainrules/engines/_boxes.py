@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from chainrules_core import function_name
+from chainrules_core.naming import function_name
 
 from ._structure import CONTAINERS, Path, rebuild, type_name
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import function_name
+from chainrules_core.naming import function_name
 
 from ._boxes import ObjectBox, lift
 

@@ -33,7 +33,6 @@ from chainrules_core import (
 
 from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
 from ._calls import top_level_call
-from ._registry_view import ConfigPrimals, wants_config
 from ._structure import (
     constant_tangent,
     has_followable,
@@ -45,7 +44,6 @@ from ._structure import (
     type_name,
 )
 
-_CONFIG_PRIMALS = ConfigPrimals(frule)
 _NO_TANGENT = NoTangent()
 
 
@@ -71,11 +69,10 @@ class DualNumbers(RuleConfig, HasForwardMode):
 class _Pass:
     """One forward pass: the config its rules receive; duals of different passes must not meet."""
 
-    __slots__ = ("config", "config_primals")
+    __slots__ = ("config",)
 
-    def __init__(self, config: RuleConfig, config_primals: frozenset[int]) -> None:
+    def __init__(self, config: RuleConfig) -> None:
         self.config = config
-        self.config_primals = config_primals
 
     def dual(self, x: Any, dx: Any, where: str) -> Any:
         """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
@@ -183,9 +180,10 @@ class ForwardEngine(Engine):
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         owner, tangents = context
-        if wants_config(f, owner.config_primals):
-            return frule(owner.config, tangents, f, *values, **kwargs)
-        return frule(tangents, f, *values, **kwargs)
+        for t in tangents:
+            if not isinstance(t, AbstractZero):
+                return frule(owner.config, tangents, f, *values, **kwargs)
+        return f(*values, **kwargs), ZeroTangent()  # every tangent is a zero: so is the output's, without the rule
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         y, y_dot = result
@@ -249,7 +247,7 @@ def _push(
     kwargs: dict[str, Any],
     config: RuleConfig | None,
 ) -> tuple[Any, Any]:
-    run = _Pass(config if config is not None else DualNumbers(), _CONFIG_PRIMALS.current())
+    run = _Pass(config if config is not None else DualNumbers())
     dual_f = run.dual(f, f_dot, "the function")
     duals = tuple(run.dual(x, dx, f"argument {i + 1}") for i, (x, dx) in enumerate(zip(args, arg_dots)))
     return run.unwrap(top_level_call(dual_f, duals, kwargs))

@@ -39,14 +39,13 @@ from chainrules_core import (
     ZeroTangent,
     accumulate,
     construct,
-    function_name,
     rrule,
     unthunk,
 )
+from chainrules_core.naming import function_name
 
 from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
 from ._calls import top_level_call, unit_seed
-from ._registry_view import ConfigPrimals, wants_config
 from ._structure import (
     Path,
     has_followable,
@@ -58,7 +57,6 @@ from ._structure import (
 )
 
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
-_CONFIG_PRIMALS = ConfigPrimals(rrule)
 
 
 class Tracker(RuleConfig, HasReverseMode):
@@ -87,11 +85,10 @@ _Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, 
 class Tape:
     """The record of one forward pass: its nodes, and one cotangent slot per tracked value."""
 
-    __slots__ = ("config", "config_primals", "nodes", "param_slots", "shapes")
+    __slots__ = ("config", "nodes", "param_slots", "shapes")
 
-    def __init__(self, config: RuleConfig, config_primals: frozenset[int]) -> None:
+    def __init__(self, config: RuleConfig) -> None:
         self.config = config
-        self.config_primals = config_primals
         self.nodes: list[_Node] = []
         self.shapes: list[tuple[int, ...] | None] = []
         self.param_slots: dict[int, tuple[Param, int]] = {}
@@ -169,6 +166,10 @@ class Tape:
                 if out_bar is None:
                     continue  # nothing reached this output: skip the pullback
                 bars[outputs] = None
+                if isinstance(out_bar, AbstractThunk):
+                    out_bar = out_bar.unthunk()
+                    if isinstance(out_bar, AbstractZero):
+                        continue  # a zero seed: the inputs' cotangents are zeros, without the pullback
             else:
                 out_bar = _gather(outputs, skeleton, bars)
                 if out_bar is None:
@@ -258,10 +259,8 @@ class ReverseEngine(Engine):
         return tape, inputs
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        tape = context[0]
-        if wants_config(f, tape.config_primals):
-            return rrule(tape.config, f, *values, **kwargs)
-        return rrule(f, *values, **kwargs) if kwargs else rrule(f, *values)
+        config = context[0].config
+        return rrule(config, f, *values, **kwargs) if kwargs else rrule(config, f, *values)
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         tape, inputs = context
@@ -429,8 +428,7 @@ def _run(
     outer = _CURRENT.get()
     if outer is not None and config is None:
         config = outer.config
-    primals = outer.config_primals if outer is not None else _CONFIG_PRIMALS.current()
-    tape = Tape(config if config is not None else Tracker(), primals)
+    tape = Tape(config if config is not None else Tracker())
     token = _CURRENT.set(tape)
     try:
         boxed_f = tape.track(f) if with_f else f

@@ -78,8 +78,8 @@ class AbstractZero(AbstractTangent):
 
     def __iter__(self) -> NoReturn:
         raise TypeError(
-            f"{self!r} is not iterable: it stands for a zero of any structure; "
-            "check for AbstractZero before unpacking a cotangent"
+            f"{self!r} is not iterable: it stands for a zero of any structure; check for AbstractZero before "
+            "unpacking a tangent argument (a pullback's whole seed is never one: engines skip such calls)"
         )
 
     # Multiplying by a zero gives the zero: shared by both subclasses.

@@ -9,73 +9,65 @@ Run it in a test suite::
 
 The ``test_*`` functions carry ``__test__ = False``, so importing them into a
 test module does not make pytest collect them as tests.
+
+The submodules hold the rest: ``cases`` the vocabulary of declared checks
+(``Case``, ``Arg``, ``At``, ``Generated``, ``Domain``, ``REALS`` ...),
+``finite_differences`` the finite-difference methods, ``layout`` how values
+are read as vectors, ``tolerances`` the default tolerances.
 """
 
-from .cases import (
-    ABOVE_ONE,
-    DTYPES,
-    MODES,
-    NONZERO,
-    NONZERO_REAL_ONLY,
-    POSITIVE,
-    POSITIVE_REAL_ONLY,
-    PROBABILITY,
-    REAL_ONLY,
-    REALS,
-    UNIT_INTERVAL,
-    Arg,
-    At,
-    Case,
-    Domain,
-    Generated,
-    Nonzero,
-    families,
-    register_cases,
-    registered_cases,
-)
-from .finite_differences import FDResult, FiniteDifferences, backward_fdm, central_fdm, forward_fdm
+from __future__ import annotations
+
+from .._lazy import lazy_getattr
+from .cases import register_cases, registered_cases
+from .checks import CheckOptions
+from .finite_differences import FiniteDifferences
 from .harness import CheckReport, test_frule, test_rrule, test_scalar
-from .layout import Layout, layout_of
-from .tangents import PrimalAndTangent, no_tangent, rand_tangent, relative_tangent, with_tangent
-from .tolerances import PRIMAL_RTOL, RTOL
+from .tangents import no_tangent, rand_tangent, with_tangent
 
 __all__ = [
-    "ABOVE_ONE",
-    "DTYPES",
-    "MODES",
-    "NONZERO",
-    "NONZERO_REAL_ONLY",
-    "POSITIVE",
-    "POSITIVE_REAL_ONLY",
-    "PRIMAL_RTOL",
-    "PROBABILITY",
-    "REALS",
-    "REAL_ONLY",
-    "RTOL",
-    "UNIT_INTERVAL",
-    "Arg",
-    "At",
-    "Case",
+    "CheckOptions",
     "CheckReport",
-    "Domain",
-    "FDResult",
     "FiniteDifferences",
-    "Generated",
-    "Layout",
-    "Nonzero",
-    "PrimalAndTangent",
-    "backward_fdm",
-    "central_fdm",
-    "families",
-    "forward_fdm",
-    "layout_of",
     "no_tangent",
     "rand_tangent",
     "register_cases",
     "registered_cases",
-    "relative_tangent",
     "test_frule",
     "test_rrule",
     "test_scalar",
     "with_tangent",
 ]
+
+# Names of the submodules, importable from here as well: name -> submodule.
+_SUBMODULE_NAMES = {
+    **dict.fromkeys(
+        [
+            "ABOVE_ONE",
+            "DTYPES",
+            "MODES",
+            "NONZERO",
+            "NONZERO_REAL_ONLY",
+            "POSITIVE",
+            "POSITIVE_REAL_ONLY",
+            "PROBABILITY",
+            "REAL_ONLY",
+            "REALS",
+            "UNIT_INTERVAL",
+            "Arg",
+            "At",
+            "Case",
+            "Domain",
+            "Generated",
+            "Nonzero",
+            "families",
+        ],
+        "cases",
+    ),
+    **dict.fromkeys(["FDResult", "backward_fdm", "central_fdm", "forward_fdm"], "finite_differences"),
+    **dict.fromkeys(["Layout", "layout_of"], "layout"),
+    **dict.fromkeys(["PrimalAndTangent", "relative_tangent"], "tangents"),
+    **dict.fromkeys(["PRIMAL_RTOL", "RTOL"], "tolerances"),
+}
+
+__getattr__ = lazy_getattr(__name__, _SUBMODULE_NAMES)

@@ -15,7 +15,7 @@ import copy
 import inspect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -140,19 +140,42 @@ def _argument_names(f: Any, n: int) -> list[str]:
     return names
 
 
-def setup(
-    mode: str,
-    f: Any,
-    args: tuple[Any, ...],
-    fkwargs: dict[str, Any] | None,
-    rtol: float | None,
-    atol: float | None,
-    fdm: FiniteDifferences | str | None,
-    seed: int,
-    promote: bool,
-    config: RuleConfig | None,
-) -> Setup:
+@dataclass(frozen=True)
+class CheckOptions:
+    """The options ``test_frule``, ``test_rrule`` and ``test_scalar`` share, passed to them as keywords."""
+
+    fkwargs: dict[str, Any] | None = None
+    """Keyword arguments of the call ``f(*args, **fkwargs)``; they get no tangents."""
+    rtol: float | None = None
+    """Relative tolerance; by default ``RTOL`` of the lowest precision among the inputs and the output."""
+    atol: float | None = None
+    """Absolute tolerance; none by default."""
+    fdm: FiniteDifferences | str | None = None
+    """A ``FiniteDifferences``, or ``"central"`` (the default), ``"forward"`` or ``"backward"``."""
+    seed: int = 0
+    """Fixes the random directions and seeds; every failure names it."""
+    config: RuleConfig | None = None
+    """Passed to the rule as an engine's ``RuleConfig``."""
+    promote: bool = True
+    """Run finite differences in double precision; ``False`` runs them in the inputs' own precision."""
+    jacobian: bool = False
+    """First compare the full Jacobian entry by entry and list the entries that differ (O(n), for diagnosis)."""
+
+    @classmethod
+    def parse(cls, caller: str, options: dict[str, Any]) -> CheckOptions:
+        """The options given to ``caller`` as keywords; a ``TypeError`` naming any unknown one."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(
+                f"{caller}: unknown option {', '.join(unknown)}; the options are {', '.join(sorted(known))}"
+            )
+        return cls(**options)
+
+
+def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Setup:
     """Parse the inputs of ``test_frule``/``test_rrule``; run ``f`` once for the reference output."""
+    seed = options.seed
     rng = np.random.default_rng(seed)
     primals, given = [], []
     for x in (f, *args):
@@ -173,9 +196,10 @@ def setup(
             if problems:
                 raise ValueError(f"test_{mode}({function_name(f)}): " + "; ".join(problems))
         tangents.append(dx)
+    fdm = options.fdm
     if isinstance(fdm, str):
         fdm = FiniteDifferences(fdm)  # type: ignore[arg-type]
-    kwargs = dict(fkwargs or {})
+    kwargs = dict(options.fkwargs or {})
     y_ref = f(*rest, **kwargs)
     precision = lowest_precision(*primals, y_ref)
     s = Setup(
@@ -188,14 +212,14 @@ def setup(
         names=names,
         y_ref=y_ref,
         out_layout=layout_of(y_ref),
-        rtol=rtol if rtol is not None else RTOL[precision],
-        atol=atol or 0.0,
+        rtol=options.rtol if options.rtol is not None else RTOL[precision],
+        atol=options.atol or 0.0,
         fdm=fdm or FiniteDifferences(),
-        promote=promote,
-        eps=float(np.finfo(np.float64 if promote else precision).eps),
+        promote=options.promote,
+        eps=float(np.finfo(np.float64 if options.promote else precision).eps),
         seed=seed,
         rng=rng,
-        config=config,
+        config=options.config,
         report=CheckReport(function_name(f), mode, evaluations=1, seed=seed),
     )
     s.base = [layout.to_vec(x) for layout, x in zip(layouts, primals)]

@@ -123,93 +123,119 @@ class FiniteDifferences:
         of ``phi``'s values (that of float64 unless ``phi`` computes in a
         lower precision).
         """
-        calls = 0
-        largest = 0.0  # the largest |phi| seen: the size of the function's values
-        cache: dict[float, Vector | None] = {}
+        return _StepSearch(self, phi, scale, eps).run()
 
-        def evaluate(t: float) -> Vector | None:
-            nonlocal calls, largest
-            if t not in cache:
-                calls += 1
-                try:
-                    with np.errstate(all="ignore"):
-                        value = np.asarray(phi(t), dtype=np.float64)
-                except _DOMAIN_ERRORS:
-                    if t == 0.0:
-                        raise
-                    value = None
-                finite = value is not None and bool(np.all(np.isfinite(value)))
-                cache[t] = value if finite else None
-                if finite:
-                    largest = max(largest, _max_abs(value))
-            return cache[t]
 
-        y0 = evaluate(0.0)
-        size = _max_abs(y0) if y0 is not None else 0.0
+class _StepSearch:
+    """One search for the step: ``phi``'s values met so far, and the estimates down the ladder of steps."""
 
-        def stencil(h: float) -> _Estimate | None:
-            values = [evaluate(o * h) for o in self.offsets]
-            if any(v is None for v in values):
-                return None
-            total = np.zeros_like(values[0])
-            for w, v in zip(self.weights, values):
-                # differences from phi(0): a constant phi gives exactly 0, whatever the weights' rounding
-                total = total + w * (v - y0 if y0 is not None else v)  # type: ignore[operator]
-            noise = ROUND_OFF * eps * max([size] + [_max_abs(v) for v in values]) / h
-            return _Estimate(h, total / h, noise)
+    def __init__(self, fdm: FiniteDifferences, phi: Callable[[float], Vector], scale: float, eps: float) -> None:
+        self.fdm, self.phi, self.scale, self.eps = fdm, phi, scale, eps
+        self.calls = 0
+        self.largest = 0.0  # the largest |phi| seen: the size of the function's values
+        self.cache: dict[float, Vector | None] = {}
+        self.y0 = self.evaluate(0.0)
+        self.size = _max_abs(self.y0) if self.y0 is not None else 0.0
+        self.ladder: list[_Estimate] = []  # steps from the largest down
+        self.target = (ROUND_OFF * eps) ** 0.75  # a relative error no larger step is worth trying to beat
 
-        def judge(larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
-            """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off), and relative.
+    def evaluate(self, t: float) -> Vector | None:
+        """``phi(t)``, once per ``t``; ``None`` where it is not finite or raises an arithmetic error."""
+        if t not in self.cache:
+            self.calls += 1
+            try:
+                with np.errstate(all="ignore"):
+                    value = np.asarray(self.phi(t), dtype=np.float64)
+            except _DOMAIN_ERRORS:
+                if t == 0.0:
+                    raise
+                value = None
+            finite = value is not None and bool(np.all(np.isfinite(value)))
+            self.cache[t] = value if finite else None
+            if finite:
+                self.largest = max(self.largest, _max_abs(value))
+        return self.cache[t]
 
-            Relative to the estimates. Where both are exactly zero (a step function between its steps,
-            or a step too small to change the function's value) relative to the largest estimate at
-            larger steps, so that only round-off far below those counts as agreement.
-            """
-            error = max(_max_abs(larger.value - smaller.value), smaller.noise)
-            reference = max(_max_abs(larger.value), _max_abs(smaller.value))
-            if not reference:
-                reference = max((_max_abs(e.value) for e in ladder), default=0.0) or largest / scale
-            return error, error / reference if reference else 0.0
+    def stencil(self, h: float) -> _Estimate | None:
+        """The stencil's estimate at step ``h``, with its round-off; ``None`` where ``phi`` is not finite."""
+        values = [self.evaluate(o * h) for o in self.fdm.offsets]
+        if any(v is None for v in values):
+            return None
+        y0 = self.y0
+        total = np.zeros_like(values[0])
+        for w, v in zip(self.fdm.weights, values):
+            # differences from phi(0): a constant phi gives exactly 0, whatever the weights' rounding
+            total = total + w * (v - y0 if y0 is not None else v)  # type: ignore[operator]
+        noise = ROUND_OFF * self.eps * max([self.size] + [_max_abs(v) for v in values]) / h
+        return _Estimate(h, total / h, noise)
 
-        ladder: list[_Estimate] = []  # steps from the largest down
-        pairs: list[tuple[float, float, _Estimate]] = []  # (error, relative error, estimate) of each but the first
-        for k in range(self.steps):
-            estimate = stencil(scale * self.max_step * 10 ** (-k / 2))
+    def judge(self, larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
+        """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off), and relative.
+
+        Relative to the estimates. Where both are exactly zero (a step function between its steps,
+        or a step too small to change the function's value) relative to the largest estimate at
+        larger steps, so that only round-off far below those counts as agreement.
+        """
+        error = max(_max_abs(larger.value - smaller.value), smaller.noise)
+        reference = max(_max_abs(larger.value), _max_abs(smaller.value))
+        if not reference:
+            reference = max((_max_abs(e.value) for e in self.ladder), default=0.0) or self.largest / self.scale
+        return error, error / reference if reference else 0.0
+
+    def run(self) -> FDResult:
+        """Down the ladder to the step whose estimate changes least; then up, if round-off decides there."""
+        pairs = self.descend()
+        ladder = self.ladder
+        if not ladder:
+            fdm = self.fdm
+            low = self.scale * fdm.max_step * 10 ** (-(fdm.steps - 1) / 2)
+            raise FloatingPointError(
+                "finite differences: the function was not finite, or raised, at every step tried "
+                f"({self.scale * fdm.max_step:g} down to {low:g} along the direction)"
+            )
+        if len(ladder) == 1:
+            return self.result(ladder[0], math.inf)
+        best = min(range(len(pairs)), key=lambda i: pairs[i][1])
+        error, relative, estimate = pairs[best]
+        if best == 0 and error == ladder[1].noise and relative > self.target:
+            error, estimate = self.climb(error, relative, estimate)
+        return self.result(estimate, error)
+
+    def descend(self) -> list[tuple[float, float, _Estimate]]:
+        """Fill the ladder; ``(error, relative error, estimate)`` of each estimate but the first."""
+        fdm, ladder = self.fdm, self.ladder
+        pairs: list[tuple[float, float, _Estimate]] = []
+        for k in range(fdm.steps):
+            estimate = self.stencil(self.scale * fdm.max_step * 10 ** (-k / 2))
             if estimate is None:
                 continue
             if ladder:
-                pairs.append((*judge(ladder[-1], estimate), estimate))
+                pairs.append((*self.judge(ladder[-1], estimate), estimate))
             ladder.append(estimate)
             scores = [relative for _, relative, _ in pairs]
-            if len(scores) >= 4 and min(scores) <= math.sqrt(ROUND_OFF * eps):
+            if len(scores) >= 4 and min(scores) <= math.sqrt(ROUND_OFF * self.eps):
                 if scores[-1] > scores[-2] > scores[-3] > min(scores) or scores[-1] == scores[-2] == 0:
                     break  # past the best step, deep in the round-off regime, or exact
-        if not ladder:
-            low = scale * self.max_step * 10 ** (-(self.steps - 1) / 2)
-            raise FloatingPointError(
-                "finite differences: the function was not finite, or raised, at every step tried "
-                f"({scale * self.max_step:g} down to {low:g} along the direction)"
-            )
-        if len(ladder) == 1:
-            return FDResult(ladder[0].value, math.inf, ladder[0].step, calls, largest / scale)
-        best = min(range(len(pairs)), key=lambda i: pairs[i][1])
-        error, relative, result = pairs[best]
-        target = (ROUND_OFF * eps) ** 0.75
-        if best == 0 and error == ladder[1].noise and relative > target:
-            # Round-off decides even at the largest step: the input is small next to the scale
-            # over which the function changes (exp near 0), so try larger steps while they help.
-            smaller = ladder[0]
-            for j in range(1, _MAX_LARGER + 1):
-                larger = stencil(ladder[0].step * 10 ** (j / 2))
-                if larger is None:
-                    break
-                larger_error, larger_relative = judge(larger, smaller)
-                if larger_relative >= relative:
-                    break
-                error, relative, result, smaller = larger_error, larger_relative, smaller, larger
-                if relative <= target:
-                    break
-        return FDResult(result.value, error, result.step, calls, largest / scale)
+        return pairs
+
+    def climb(self, error: float, relative: float, estimate: _Estimate) -> tuple[float, _Estimate]:
+        """Round-off decides even at the largest step: the input is small next to the scale over which
+        the function changes (exp near 0), so try larger steps while they help."""
+        smaller = self.ladder[0]
+        for j in range(1, _MAX_LARGER + 1):
+            larger = self.stencil(self.ladder[0].step * 10 ** (j / 2))
+            if larger is None:
+                break
+            larger_error, larger_relative = self.judge(larger, smaller)
+            if larger_relative >= relative:
+                break
+            error, relative, estimate, smaller = larger_error, larger_relative, smaller, larger
+            if relative <= self.target:
+                break
+        return error, estimate
+
+    def result(self, estimate: _Estimate, error: float) -> FDResult:
+        return FDResult(estimate.value, error, estimate.step, self.calls, self.largest / self.scale)
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, debug_mode, frule, rrule, set_debug_mode
+from chainrules_core import NoTangent, RuleConfig, debug, debug_mode, frule, rrule, set_debug_mode
 
 
 def bad(x: object, y: object) -> object:
@@ -67,3 +70,17 @@ def test_seed_of_the_wrong_shape_names_the_function() -> None:
             ValueError, match=r"pullback of .*wrong_shape was given a seed of shape \(3,\) for an output"
         ):
             pullback(np.ones(3))
+
+
+def test_calls_with_a_config_are_checked_too() -> None:
+    with set_debug_mode(True):
+        _, pullback = rrule(RuleConfig(), bad, np.ones(2), 1.0)
+        with pytest.raises(ValueError, match=r"pullback of .*bad returned 2 cotangents; expected 3"):
+            pullback(np.ones(2))
+
+
+def test_debug_mode_does_not_import_the_registries() -> None:
+    """The registries follow debug mode; debug mode knows nothing of them (no import cycle)."""
+    tree = ast.parse(Path(debug.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not imported & {"rules", "_registry"}

@@ -4,55 +4,76 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import chainrules_core
 
-EXPECTED = [
-    "AbstractTangent",
-    "AbstractThunk",
-    "AbstractZero",
-    "HasForwardMode",
-    "HasReverseMode",
-    "InplaceableThunk",
-    "NoTangent",
-    "NotImplementedTangent",
-    "NotImplementedTangentError",
-    "ProjectTo",
-    "Projector",
-    "RuleConfig",
-    "RuleRecord",
-    "RuleRegistry",
-    "Tangent",
-    "Thunk",
-    "ZeroTangent",
-    "accumulate",
-    "backing",
-    "canonicalize",
-    "construct",
-    "cotangent_from_partial",
-    "debug_mode",
-    "field_names",
-    "frule",
-    "function_name",
-    "is_inplaceable_destination",
-    "is_namedtuple",
-    "named_after",
-    "non_differentiable",
-    "not_implemented",
-    "primal_type",
-    "rrule",
-    "scalar_rule",
-    "set_debug_mode",
-    "shape_of",
-    "sum_to_shape",
-    "unbroadcast",
-    "unthunk",
-]
+EXPECTED_GROUPS = {
+    "the protocol": ["frule", "rrule", "FRuleResult", "Pullback", "RRuleResult", "RuleRecord"],
+    "rule configurations": ["RuleConfig", "HasForwardMode", "HasReverseMode"],
+    "rule-definition helpers": [
+        "scalar_rule",
+        "non_differentiable",
+        "not_implemented",
+        "cotangent_from_partial",
+        "named_after",
+    ],
+    "tangent types": [
+        "AbstractTangent",
+        "AbstractZero",
+        "ZeroTangent",
+        "NoTangent",
+        "AbstractThunk",
+        "Thunk",
+        "InplaceableThunk",
+        "Tangent",
+        "NotImplementedTangent",
+        "NotImplementedTangentError",
+    ],
+    "tangent operations and projection": [
+        "unthunk",
+        "canonicalize",
+        "backing",
+        "primal_type",
+        "construct",
+        "field_names",
+        "is_namedtuple",
+        "ProjectTo",
+        "Projector",
+        "shape_of",
+        "sum_to_shape",
+        "unbroadcast",
+    ],
+    "accumulation": ["accumulate", "is_inplaceable_destination"],
+    "debugging": ["debug_mode", "set_debug_mode"],
+}
 
 
-def test_all_is_pinned_and_sorted() -> None:
-    assert chainrules_core.__all__ == EXPECTED
-    assert chainrules_core.__all__ == sorted(chainrules_core.__all__)
+def test_all_is_pinned_in_groups_by_role() -> None:
+    """``__all__`` lists the public names group by group, each group under a comment naming its role."""
+    assert chainrules_core.__all__ == [name for group in EXPECTED_GROUPS.values() for name in group]
+    source = Path(chainrules_core.__file__).read_text()
+    for role in EXPECTED_GROUPS:
+        assert f"    # {role}" in source, role
+
+
+def test_internals_are_not_exported() -> None:
+    """The registry class and the naming helper stay in their modules."""
+    assert "RuleRegistry" not in chainrules_core.__all__ and "function_name" not in chainrules_core.__all__
+    assert not hasattr(chainrules_core, "RuleRegistry")
+    from chainrules_core.naming import function_name
+    from chainrules_core.rules import RuleRegistry
+
+    assert isinstance(chainrules_core.rrule.registry, RuleRegistry)
+    assert chainrules_core.function_name is function_name  # type: ignore[attr-defined]
+
+
+def test_dir_lists_the_lazy_names() -> None:
+    """``dir()`` offers every public name, those loaded on first use included, and no imported helpers."""
+    listed = dir(chainrules_core)
+    assert set(chainrules_core.__all__) <= set(listed)
+    assert {"ProjectTo", "scalar_rule", "unbroadcast"} <= set(listed)
+    assert not {"Any", "TYPE_CHECKING", "importlib", "annotations"} & set(listed)
 
 
 def test_every_name_resolves() -> None:

@@ -347,6 +347,39 @@ class TestConfig:
         rrule.register(q)(lambda f, x: "plain")
         assert rrule(Tracer(), q, 1.0) == "plain"
 
+    def test_a_call_with_a_config_follows_registrations(self) -> None:
+        """Until a config-aware rule is registered, a call with a config takes the plain rule; then the new one."""
+
+        def r(x: float) -> float:
+            return x
+
+        rrule.register(r)(lambda f, x: "plain")
+        frule.register(r)(lambda t, f, x: "plain")
+        assert rrule(Tracer(), r, 1.0) == "plain" and frule(Tracer(), (NoTangent(), 1.0), r, 1.0) == "plain"
+        rrule.register(r, config=True)(lambda config, f, x: "config")
+        frule.register(r, config=True)(lambda config, t, f, x: "config")
+        assert rrule(Tracer(), r, 1.0) == "config" and frule(Tracer(), (NoTangent(), 1.0), r, 1.0) == "config"
+        assert rrule(r, 1.0) == "plain" and frule((NoTangent(), 1.0), r, 1.0) == "plain"
+
+    def test_a_call_with_a_config_dispatches_on_types_and_classes(self) -> None:
+        def typed(x: object) -> object:
+            return x
+
+        rrule.register(typed, float)(lambda f, x: "float")
+        rrule.register(typed, str)(lambda f, x: "str")
+        assert rrule(Tracer(), typed, 1.0) == "float" and rrule(Tracer(), typed, "a") == "str"
+        assert rrule(Tracer(), typed, 1) is None
+        assert rrule(Tracer(), Multiplier(2.0), 3.0)[0] == 6.0  # type: ignore[index]
+
+        class Configured(Multiplier):
+            pass
+
+        rrule.register(Configured, config=True, requires=(HasReverseMode,))(lambda config, m, y: "config")
+        rrule.register(Configured)(lambda m, y: "plain")
+        assert rrule(Tracer(), Configured(2.0), 3.0) == "config"
+        assert rrule(ForwardOnly(), Configured(2.0), 3.0) == "plain"
+        assert rrule(Configured(2.0), 3.0) == "plain"
+
     def test_base_config_refuses_via_ad(self) -> None:
         with pytest.raises(NotImplementedError, match="reverse mode"):
             RuleConfig().rrule_via_ad(math.sin, 1.0)

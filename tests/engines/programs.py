@@ -21,7 +21,8 @@ import pytest
 import chainrules.engines as ad
 from chainrules.engines import lift, lifted
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, scalar_rule, unthunk
-from chainrules_core.testing import FiniteDifferences, layout_of
+from chainrules_core.testing import FiniteDifferences
+from chainrules_core.testing.layout import layout_of
 
 # ----- local primitives with rules of their own -----
 

@@ -11,7 +11,7 @@ import pytest
 
 import chainrules.engines as ad
 from chainrules.engines import NoRuleError, dual, lift
-from chainrules_core import NoTangent, Tangent, ZeroTangent, frule
+from chainrules_core import NoTangent, RuleConfig, Tangent, ZeroTangent, frule
 from tests.engines.programs import LOCAL, Layer, RuledLayer, check_program, polynomial
 
 
@@ -95,14 +95,15 @@ def test_reduce_and_apply_along_axis_through_frule_via_ad() -> None:
 
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Replace the forward engine's frule with one that records each primal and returns zero tangents."""
+    """Replace the forward engine's frule with one that records each primal and returns tangents of ones."""
     calls: list[Any] = []
 
-    def spy_frule(tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    def spy_frule(config: RuleConfig, tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(f, "__module__", None) == __name__:
             return None
         calls.append(f)
-        return f(*args, **kwargs), ZeroTangent()
+        y = f(*args, **kwargs)
+        return y, np.ones_like(y)
 
     spy_frule.records = lambda: iter(())  # type: ignore[attr-defined]
     monkeypatch.setattr(dual, "frule", spy_frule)
@@ -131,3 +132,28 @@ def test_registered_frule_is_used_at_once() -> None:
         return x, 5 * tangents[1]
 
     assert ad.jvp(h, (1.0,), (1.0,)) == (1.0, 5.0)
+
+
+def test_an_frule_never_sees_tangents_that_are_all_zeros() -> None:
+    """An operation whose tangents are all zeros gets a ``ZeroTangent()`` tangent without its frule."""
+    calls: list[Any] = []
+
+    def flat(x: Any) -> Any:
+        return 0.0 * x
+
+    @frule.register(flat)
+    def _frule_flat(tangents: Any, f: Any, x: Any) -> Any:
+        return flat(x), ZeroTangent()
+
+    def double(x: Any) -> Any:
+        return 2 * x
+
+    @frule.register(double)
+    def _frule_double(tangents: Any, f: Any, x: Any) -> Any:
+        calls.append(tangents)
+        return double(x), 2 * tangents[1]
+
+    lifted_flat, lifted_double = lift(flat), lift(double)
+    assert ad.jvp(lambda x: lifted_double(lifted_flat(x)), (1.5,), (1.0,)) == (0.0, ZeroTangent())
+    assert calls == []
+    assert ad.jvp(lambda x: lifted_double(x), (1.5,), (1.0,)) == (3.0, 2.0) and len(calls) == 1

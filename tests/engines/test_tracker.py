@@ -14,10 +14,12 @@ from chainrules.engines import NoRuleError, lift, tracker
 from chainrules_core import (
     InplaceableThunk,
     NoTangent,
+    RuleConfig,
     Tangent,
     Thunk,
     ZeroTangent,
     rrule,
+    unthunk,
 )
 from tests.engines.programs import LOCAL, check_program
 
@@ -357,7 +359,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, ...]]]:
     """Replace the tracker's rrule with one that records each primal and answers with a zero pullback."""
     calls: list[tuple[Any, tuple[str, ...]]] = []
 
-    def spy_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
+    def spy_rrule(config: RuleConfig, f: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(f, "__module__", None) == __name__:
             return None  # the program itself is differentiated through
         if f is np.ndarray.sum:
@@ -444,3 +446,36 @@ def test_apply_along_axis_through_rrule_via_ad() -> None:
     a = np.random.default_rng(7).standard_normal((3, 4))
     check_program(f, (a,))
     check_program(lambda a: np.apply_along_axis(row_energy, 0, a), (a,))
+
+
+# ----- zero seeds -----
+
+
+def test_a_pullback_never_sees_a_whole_zero_seed() -> None:
+    """A node whose seed is a zero, even a thunk that turns out to be one, is skipped."""
+    seeds: list[Any] = []
+
+    def double(x: Any) -> Any:
+        return 2 * x
+
+    @rrule.register(double)
+    def _rrule_double(f: Any, x: Any) -> Any:
+        def double_pullback(out_bar: Any) -> Any:
+            seeds.append(out_bar)
+            return NoTangent(), 2 * unthunk(out_bar)
+
+        return double(x), double_pullback
+
+    def stop(y: Any) -> Any:
+        return y
+
+    @rrule.register(stop)
+    def _rrule_stop(f: Any, y: Any) -> Any:
+        return y, lambda out_bar: (NoTangent(), Thunk(lambda: ZeroTangent()))
+
+    lifted_double, lifted_stop = lift(double), lift(stop)
+    assert ad.gradient(lambda x: lifted_stop(lifted_double(x)), 1.5) == (ZeroTangent(),)
+    y, back = ad.forward(lambda x: lifted_double(x), 1.5)
+    assert back(ZeroTangent()) == (ZeroTangent(),)
+    assert seeds == []
+    assert ad.gradient(lambda x: lifted_double(x), 1.5) == (2.0,) and seeds == [1.0]

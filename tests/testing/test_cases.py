@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from chainrules_core import NoTangent, scalar_rule
-from chainrules_core.testing import (
+from chainrules_core.testing import cases as cases_module
+from chainrules_core.testing import no_tangent, register_cases, registered_cases, with_tangent
+from chainrules_core.testing.cases import (
     ABOVE_ONE,
     NONZERO,
     POSITIVE,
@@ -22,14 +24,9 @@ from chainrules_core.testing import (
     Case,
     Domain,
     Generated,
-    PrimalAndTangent,
     families,
-    no_tangent,
-    register_cases,
-    registered_cases,
-    with_tangent,
 )
-from chainrules_core.testing import cases as cases_module
+from chainrules_core.testing.tangents import PrimalAndTangent
 
 
 def scaled_log(x: Any, a: Any) -> Any:

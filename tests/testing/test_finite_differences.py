@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainrules_core.testing import FiniteDifferences, backward_fdm, central_fdm, forward_fdm
+from chainrules_core.testing import FiniteDifferences
 from chainrules_core.testing.checks import SAFETY
-from chainrules_core.testing.finite_differences import ROUND_OFF
+from chainrules_core.testing.finite_differences import ROUND_OFF, backward_fdm, central_fdm, forward_fdm
 
 EPS = float(np.finfo(np.float64).eps)
 

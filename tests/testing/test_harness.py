@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +28,7 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.testing import (
+    CheckOptions,
     CheckReport,
     no_tangent,
     test_frule,
@@ -77,7 +80,6 @@ def test_a_report_of_what_was_checked() -> None:
         "cotangent types",
         "pullback",
         "thunked seed",
-        "zero seed",
         "frule and rrule agree",
         "inputs not mutated",
     ]
@@ -85,10 +87,26 @@ def test_a_report_of_what_was_checked() -> None:
     assert test_frule(f, X).checks == [
         "tangent type",
         "pushforward",
-        "zero tangent",
         "frule and rrule agree",
         "inputs not mutated",
     ]
+    assert "zero seed" in test_rrule(f, X, check_zero_seed=True).checks
+    assert "zero tangent" in test_frule(f, X, check_zero_tangents=True).checks
+
+
+def test_the_options_are_one_definition_shown_in_each_signature() -> None:
+    """``CheckOptions`` lists the shared options; each check's signature shows them, and refuses others."""
+    shared = [option.name for option in dataclasses.fields(CheckOptions)]
+    assert shared == ["fkwargs", "rtol", "atol", "fdm", "seed", "config", "promote", "jacobian"]
+    for check, own in [
+        (test_frule, ["check_zero_tangents"]),
+        (test_rrule, ["output_tangent", "check_zero_seed"]),
+        (test_scalar, []),
+    ]:
+        parameters = list(inspect.signature(check).parameters)
+        assert parameters[-len(shared) - len(own) :] == own + shared
+    with pytest.raises(TypeError, match="test_rrule: unknown option rtoll; the options are atol, config"):
+        test_rrule(np.sin, X, rtoll=1e-3)
 
 
 def test_reports_merge() -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from chainrules_core import NoTangent, Tangent, Thunk, ZeroTangent, not_implemented
-from chainrules_core.testing import layout_of
+from chainrules_core.testing.layout import layout_of
 
 
 @dataclasses.dataclass

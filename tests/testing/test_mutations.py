@@ -55,7 +55,7 @@ def test_wrong_rule_is_caught(
     register(f, mutant.mode, mutant.rule)
     check = test_rrule if mutant.mode == "rrule" else test_frule
     try:
-        check(f, *args, seed=seed, **subject.options)
+        check(f, *args, seed=seed, **{**subject.options, **mutant.options})
     except AssertionError as failure:
         message = str(failure)
         fired = message[1 : message.index("]")] if message.startswith("[") else "?"

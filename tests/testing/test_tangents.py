@@ -7,7 +7,8 @@ import dataclasses
 import numpy as np
 
 from chainrules_core import NoTangent, Tangent, backing
-from chainrules_core.testing import PrimalAndTangent, no_tangent, rand_tangent, relative_tangent, with_tangent
+from chainrules_core.testing import no_tangent, rand_tangent, with_tangent
+from chainrules_core.testing.tangents import PrimalAndTangent, relative_tangent
 
 
 @dataclasses.dataclass

@@ -1,0 +1,427 @@
+"""The dispatch machine behind ``frule`` and ``rrule``: registrations, lookup, caches and the general call path.
+
+Rules are kept per primal (``_Entry``): by identity for functions, ufuncs and
+builtins, by class for callable objects. The entry points try the fast tables
+first: one dict lookup from ``id(f)`` (or ``type(f)``) to the rule, or to a
+dispatcher on argument types when the primal has typed rules. Calls that
+carry a ``RuleConfig`` use the same tables, minus the primals that have
+config-aware rules. Everything else (bound methods, partials, config-aware
+rules, debug mode) takes the general path, ``RuleRegistry.call``.
+
+The two registries differ only in their calling convention: an rrule is
+called as ``rule(f, *args)``, an frule as ``rule(tangents, f, *args)``. The
+general path passes the arguments before ``f`` as ``head``.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from multipledispatch import Dispatcher
+
+from ._callables import Unwrapped, unwrap
+from .config import RuleConfig
+from .debug import checked_frule_result, checked_rrule_result, follow_debug_mode
+from .naming import function_name
+
+Rule = Callable[..., Any]
+RuleKind = Literal["rule", "non_differentiable", "opt_out"]
+
+
+class _Missing:
+    """The default of a positional argument that a call must give (``frule``'s ``f``)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+MISSING: Any = _Missing()
+
+
+def _opt_out_rule(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class RuleRecord:
+    """One registration, as listed by ``rrule.records()`` and ``frule.records()``."""
+
+    primal: Any
+    """The function, ufunc or builtin; a class for callable objects; ``type[C]`` for a constructor."""
+    arg_types: tuple[Any, ...] | None
+    """The dispatch signature, or ``None`` for a rule that takes any arguments."""
+    rule: Rule
+    config: bool
+    """Whether the rule receives a ``RuleConfig`` first."""
+    requires: tuple[type, ...]
+    """Capability markers the config must have for the rule to apply."""
+    kind: RuleKind = "rule"
+    """``"rule"``; ``"non_differentiable"`` (registered by ``non_differentiable``); ``"opt_out"`` (no rule here)."""
+    module: str = "?"
+    """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
+
+    @property
+    def opt_out(self) -> bool:
+        """Whether this signature declares that there is no rule."""
+        return self.kind == "opt_out"
+
+
+def _registering_module() -> str:
+    """The innermost calling module that is neither this package nor a private module (``_helpers``)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        if not name.startswith("chainrules_core") and not name.rsplit(".", 1)[-1].startswith("_"):
+            return name
+        frame = frame.f_back  # type: ignore[assignment]
+    return "?"
+
+
+def _signature(record: RuleRecord) -> tuple[Any, ...]:
+    """What makes two registrations the same: the primal (by identity), the types, the config and capabilities."""
+    primal = record.primal
+    key = primal if isinstance(primal, types.GenericAlias) else id(primal)
+    return (key, record.arg_types, record.config, record.requires)
+
+
+class _Entry:
+    """Every rule registered for one primal, and the dispatch caches over them."""
+
+    __slots__ = ("config_cache", "configured", "plain", "plain_cache", "primal")
+
+    def __init__(self, primal: Any) -> None:
+        self.primal = primal
+        self.plain: dict[tuple[Any, ...] | None, RuleRecord] = {}
+        self.configured: dict[tuple[Any, ...] | None, list[RuleRecord]] = {}
+        self.plain_cache: dict[tuple[type, ...], Rule | None] = {}  # cleared, never rebound
+        self.config_cache: dict[tuple[type, tuple[type, ...]], Rule | None] = {}
+
+    def add(self, record: RuleRecord) -> None:
+        if record.config:
+            same = self.configured.setdefault(record.arg_types, [])
+            same[:] = [r for r in same if r.requires != record.requires] + [record]
+        else:
+            self.plain[record.arg_types] = record
+        self.plain_cache.clear()
+        self.config_cache.clear()
+
+    def single_rule(self) -> Rule | None:
+        """The rule when there is exactly one and it takes any arguments."""
+        if not self.configured and len(self.plain) == 1 and None in self.plain:
+            record = self.plain[None]
+            return None if record.opt_out else record.rule
+        return None
+
+    def find_plain(self, arg_types: tuple[type, ...]) -> Rule | None:
+        rule = self.plain_cache.get(arg_types, MISSING)
+        if rule is MISSING:
+            rule = self.plain_cache[arg_types] = _select(list(self.plain.values()), arg_types)
+        return rule  # type: ignore[no-any-return]
+
+    def find(self, arg_types: tuple[type, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
+        """``(rule, takes_config)`` for these argument types, or ``(None, False)``."""
+        if config is not None and self.configured:
+            key = (type(config), arg_types)
+            rule = self.config_cache.get(key, MISSING)
+            if rule is MISSING:
+                usable = [
+                    r
+                    for records in self.configured.values()
+                    for r in records
+                    if all(isinstance(config, cap) for cap in r.requires)
+                ]
+                rule = self.config_cache[key] = _select(usable, arg_types)
+            if rule is not None:
+                return rule, True
+        rule = self.plain_cache.get(arg_types, MISSING)
+        return (self.find_plain(arg_types) if rule is MISSING else rule), False
+
+
+def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule | None:
+    """The most specific record matching ``arg_types``; an untyped one as fallback."""
+    typed = [r for r in records if r.arg_types is not None]
+    if typed:
+        dispatcher = Dispatcher("rule")
+        for record in typed:
+            dispatcher.add(record.arg_types, record.rule)
+        rule = dispatcher.dispatch(*arg_types)
+        if rule is not None:
+            return rule  # type: ignore[no-any-return]
+    for record in records:
+        if record.arg_types is None:
+            return record.rule
+    return None
+
+
+class RuleRegistry:
+    """The rules of one mode, keyed by primal; ``RRuleRegistry`` and ``FRuleRegistry`` add the calling convention."""
+
+    mode = "rule"
+    head_size = 0
+    """How many arguments a rule takes before ``f``: none for an rrule, the tangents for an frule."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, _Entry] = {}
+        self._by_class: dict[type, _Entry] = {}
+        self._class_cache: dict[type, _Entry | None] = {}
+        self._records: dict[tuple[Any, ...], RuleRecord] = {}
+        self._debug = False
+        # The fast tables, read by the entry points through their bound .get: cleared, never rebound.
+        self.fast: dict[int, Rule] = {}
+        """``id(primal)`` to what a call of it runs: its one rule, or a dispatcher on argument types."""
+        self.fast_types: dict[type, Rule] = {}
+        """The same for callable objects, by class; filled as instances are met."""
+        self.fast_with_config: dict[int, Rule] = {}
+        """``fast`` without the primals that have config-aware rules: what a call with a config may use."""
+        self.fast_types_with_config: dict[type, Rule] = {}
+        follow_debug_mode(self)
+
+    # ----- registration -----
+
+    def register(
+        self,
+        primal: Any,
+        *arg_types: Any,
+        config: bool = False,
+        requires: Sequence[type] = (),
+        kind: RuleKind = "rule",
+    ) -> Callable[[Rule], Rule]:
+        """Decorator registering a rule for ``primal`` and, optionally, argument types.
+
+        An rrule is called as ``rule(f, *args, **kwargs)``, an frule as
+        ``rule((f_dot, *arg_dots), f, *args, **kwargs)``. ``config=True``
+        registers a config-aware rule, which receives the engine's
+        ``RuleConfig`` first and applies only when the config is an instance
+        of every class in ``requires`` (e.g. ``HasReverseMode``). ``kind`` is
+        what listings call the rule; ``non_differentiable`` sets it. The
+        decorated function is returned unchanged, so registrations stack.
+        """
+
+        module = _registering_module()
+
+        def decorator(rule: Rule) -> Rule:
+            if not callable(rule):
+                raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
+            record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), kind, module)
+            self._add(record)
+            return rule
+
+        return decorator
+
+    def opt_out(self, primal: Any, *arg_types: Any) -> None:
+        """Declare that ``primal`` has no rule for ``arg_types``, although a broader signature does.
+
+        The registry then returns ``None`` for such arguments and the engine
+        differentiates through the function instead.
+        """
+        if not arg_types:
+            raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
+        module = _registering_module()
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
+        self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
+
+    def _add(self, record: RuleRecord) -> None:
+        primal = record.primal
+        if isinstance(primal, types.GenericAlias) and primal.__origin__ is type:
+            (cls,) = primal.__args__  # type[C]: the constructor C(...), keyed by identity
+            entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls))
+        elif isinstance(primal, type):
+            entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
+        else:
+            entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
+        entry.add(record)
+        self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
+        self._records[_signature(record)] = record
+        self.fast_types.clear()
+        self.fast_types_with_config.clear()
+        if isinstance(entry.primal, type) and entry is self._by_class.get(entry.primal):
+            self._class_cache.clear()
+        elif not self._debug:
+            self._make_fast(id(entry.primal), entry, self.fast, self.fast_with_config)
+
+    def records(self) -> Iterator[RuleRecord]:
+        """Every registration, oldest first."""
+        return iter(list(self._records.values()))
+
+    # ----- the fast tables -----
+
+    def _make_fast(self, key: Any, entry: _Entry, table: dict[Any, Rule], with_config: dict[Any, Rule]) -> None:
+        """Put what a call of ``entry``'s primal runs into ``table``, and into ``with_config`` if it may."""
+        rule = entry.single_rule() or self._typed_caller(entry)
+        table[key] = rule
+        if entry.configured:
+            with_config.pop(key, None)
+        else:
+            with_config[key] = rule
+
+    def _typed_caller(self, entry: _Entry) -> Rule:
+        """What the fast path calls for a primal whose rules dispatch on argument types."""
+        skip = self.head_size + 1
+        cache_get = entry.plain_cache.get
+        find_plain = entry.find_plain
+
+        def dispatch_on_types(*call: Any, **kwargs: Any) -> Any:
+            arg_types = tuple(map(type, call[skip:]))
+            rule = cache_get(arg_types) or find_plain(arg_types)
+            return None if rule is None else rule(*call, **kwargs)
+
+        return dispatch_on_types
+
+    def set_debug_mode(self, enabled: bool) -> None:
+        """Check every rule's output shape and count, at a cost; see ``chainrules_core.set_debug_mode``."""
+        self._debug = enabled
+        for table in (self.fast, self.fast_types, self.fast_with_config, self.fast_types_with_config):
+            table.clear()
+        self._class_cache.clear()
+        if not enabled:
+            for key, entry in self._by_id.items():
+                self._make_fast(key, entry, self.fast, self.fast_with_config)
+
+    # ----- lookup -----
+
+    def _entry_for(self, f: Any) -> _Entry | None:
+        entry = self._by_id.get(id(f))
+        if entry is not None:
+            return entry
+        cls = type(f)
+        if cls in self._class_cache:
+            return self._class_cache[cls]
+        found = next((self._by_class[k] for k in cls.__mro__ if k in self._by_class), None)
+        self._class_cache[cls] = found
+        if found is not None and not self._debug:
+            self._make_fast(cls, found, self.fast_types, self.fast_types_with_config)
+        return found
+
+    def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
+        if not callable(f):
+            raise TypeError(f"{self.mode}: the primal must be callable, got {f!r} of type {type(f).__name__}")
+        entry = self._entry_for(f)
+        if entry is None:
+            return None, False
+        return entry.find(tuple(map(type, args)), config)
+
+    def find(self, f: Any, *args: Any, config: RuleConfig | None = None) -> Rule | None:
+        """The rule that a call with these arguments would use, without calling it; ``None`` if none.
+
+        Bound methods and partials resolve to the rule of the function behind them.
+        """
+        rule, _ = self._lookup(f, args, config)
+        if rule is _opt_out_rule:
+            return None
+        if rule is not None:
+            return rule
+        unwrapped = unwrap(f, {})
+        if unwrapped is None:
+            return None
+        func, leading, _, _ = unwrapped
+        return self.find(func, *leading, *args, config=config)
+
+    # ----- the general path -----
+
+    def call(
+        self, config: RuleConfig | None, head: tuple[Any, ...], f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """``rule(*head, f, *args, **kwargs)``: the config-aware rule, else the plain rule, else through ``f``.
+
+        A config-aware rule that returns ``None`` declines: the plain rule
+        answers instead. Without a rule for ``f`` itself, a bound method or a
+        partial is resolved to the function behind it.
+        """
+        fast = (self.fast if config is None else self.fast_with_config).get(id(f))
+        if fast is not None:  # what the entry points would call: the lookup below would find the same
+            return fast(*head, f, *args, **kwargs)
+        rule, takes_config = self._lookup(f, args, config)
+        if rule is None:
+            unwrapped = unwrap(f, kwargs)
+            return None if unwrapped is None else self._through(config, head, unwrapped, args)
+        if takes_config:
+            result = rule(config, *head, f, *args, **kwargs)
+            if result is None:
+                rule = self._lookup(f, args, None)[0]
+                result = None if rule is None else rule(*head, f, *args, **kwargs)
+        else:
+            result = rule(*head, f, *args, **kwargs)
+        if self._debug and result is not None:
+            return self._checked(result, f, args)
+        return result
+
+    def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
+        """The rule of the function behind a bound method or partial, its result in terms of ``f``."""
+        raise NotImplementedError
+
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
+        """``result`` after the debug-mode checks."""
+        raise NotImplementedError
+
+
+class RRuleRegistry(RuleRegistry):
+    """``rrule(f, *args, **kwargs) -> (y, pullback) | None``; see ``chainrules_core.rules``."""
+
+    mode = "rrule"
+
+    def dispatch(self, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The general path of ``rrule(f, *args, **kwargs)`` and ``rrule(config, f, *args, **kwargs)``."""
+        if isinstance(f, RuleConfig):
+            if not args:
+                raise TypeError("rrule(config, f, *args): the primal f is missing")
+            return self.call(f, (), args[0], args[1:], kwargs)
+        return self.call(None, (), f, args, kwargs)
+
+    def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
+        func, leading, keywords, fields = u
+        result = self.call(config, head, func, (*leading, *args), keywords)
+        if result is None:
+            return None
+        y, pullback = result
+        n = len(leading)
+
+        def unwrapped_pullback(y_bar: Any) -> tuple[Any, ...]:
+            func_bar, *arg_bars = pullback(y_bar)
+            return (fields.cotangent(func_bar, arg_bars[:n]), *arg_bars[n:])
+
+        return y, unwrapped_pullback
+
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
+        return checked_rrule_result(result, f, args)
+
+
+class FRuleRegistry(RuleRegistry):
+    """``frule((f_dot, *arg_dots), f, *args, **kwargs) -> (y, y_dot) | None``; see ``chainrules_core.rules``."""
+
+    mode = "frule"
+    head_size = 1
+
+    def dispatch(self, tangents: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The general path of ``frule(tangents, f, *args, **kwargs)`` and ``frule(config, tangents, f, ...)``."""
+        config = None
+        if isinstance(tangents, RuleConfig):
+            if f is MISSING or not args:
+                raise TypeError("frule(config, tangents, f, *args): the tangents or the primal f is missing")
+            config, tangents, f, args = tangents, f, args[0], args[1:]
+        if f is MISSING:
+            raise TypeError("frule(tangents, f, *args): the primal f is missing")
+        if not isinstance(tangents, (tuple, list)):
+            raise TypeError(
+                f"frule for {function_name(f)}: tangents must be a tuple (f_dot, *arg_dots), "
+                f"got a {type(tangents).__name__}"
+            )
+        if len(tangents) != len(args) + 1:
+            raise ValueError(
+                f"frule for {function_name(f)}: got {len(tangents)} tangents for {len(args)} arguments; "
+                f"expected {len(args) + 1}, the first for the function itself"
+            )
+        return self.call(config, (tuple(tangents),), f, args, kwargs)
+
+    def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
+        func, leading, keywords, fields = u
+        ((f_dot, *arg_dots),) = head
+        tangents = (*fields.tangents(f_dot, len(leading)), *arg_dots)
+        return self.call(config, (tangents,), func, (*leading, *args), keywords)
+
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
+        checked_frule_result(result, f)
+        return result
