@@ -1,11 +1,16 @@
-"""Joining and splitting: concatenate, stack, vstack, hstack, split, tile, repeat, pad.
+"""Joining and splitting: the stacks, concatenate, append, block, the splits, unstack, tile, resize, repeat, pad.
 
-The joins take a list or tuple of arrays; the cotangent of a list is a list
-and of a tuple ``Tangent(tuple, ...)``, with views of the seed as entries.
-The splits return lists; their pullbacks accept a list, a tuple or a
-``Tangent(tuple, ...)`` seed whose entries may be ``ZeroTangent()`` or
-thunks, and write the entries given into one zero array. ``out=`` gets no
-rule (``None``).
+The joins (``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
+``column_stack``, ``row_stack``) take a list, a tuple, or an array whose
+first-axis slices numpy joins; the cotangent of a list is
+``Tangent(list, ...)``, of a tuple ``Tangent(tuple, ...)``, of an array an
+array, with views of the seed as entries. ``append`` joins two arguments,
+both differentiable; ``block``'s nested lists get nested ``Tangent(list,
+...)`` cotangents. The splits return lists (``unstack`` a tuple); their
+pullbacks accept a list, a tuple or a ``Tangent`` seed whose entries may be
+``ZeroTangent()`` or thunks, and write the entries given into one zero
+array. ``tile``, ``resize`` and ``repeat`` copy entries: their pullbacks add
+the copies up. ``out=`` gets no rule (``None``).
 """
 
 from __future__ import annotations
@@ -16,75 +21,147 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, unthunk
 
 from ._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
+from ._entries import entries_rule
 from ._makers import linear_in_first_rule, rule_in_first
 
 # ----- joins: the pullback splits the seed back into views -----
 
-Arrangement = Callable[..., "tuple[int, list[tuple[int, ...]]] | None"]
-"""``(arrays, *args, **kwargs) -> (axis, shapes)``: the axis the inputs are laid along, and each
-input's shape as laid out (flattened, with an axis inserted, made at least 1-d or 2-d);
-``None`` refuses the call."""
+Layout = Callable[[list[tuple[int, ...]], tuple[Any, ...], dict[str, Any]], "tuple[int, list[tuple[int, ...]]]"]
+"""``(shapes, args, kwargs) -> (axis, laid)``: from the inputs' shapes, the axis they are laid
+along and each input's shape as laid out (flattened, with an axis inserted, made at least
+1-d, 2-d or 3-d). Called after the primal, so numpy has rejected what it rejects."""
 
 
-def _concatenate(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    options = bind_options(("axis", "out"), args, kwargs, axis=0)
-    if is_given(options["out"]):
-        return None
-    if options["axis"] is None:
-        return 0, [(math.prod(np.shape(a)),) for a in arrays]
-    shapes = [np.shape(a) for a in arrays]
-    return int(options["axis"]) % len(shapes[0]), shapes
+def _axis_option(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if args:
+        return args[0]
+    return kwargs.get("axis", 0)
 
 
-def _stack(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    options = bind_options(("axis", "out"), args, kwargs, axis=0)
-    if is_given(options["out"]):
-        return None
-    shapes = [np.shape(a) for a in arrays]
-    axis = int(options["axis"]) % (len(shapes[0]) + 1)
+def _concatenate(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    axis = _axis_option(args, kwargs)
+    if axis is None:
+        return 0, [(math.prod(s),) for s in shapes]
+    return int(axis) % len(shapes[0]), shapes
+
+
+def _stack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    axis = int(_axis_option(args, kwargs)) % (len(shapes[0]) + 1)
     return axis, [(*s[:axis], 1, *s[axis:]) for s in shapes]
 
 
-def _vstack(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    return 0, [np.shape(np.atleast_2d(a)) for a in arrays]
+def _at_least(ndim: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of ``np.atleast_{ndim}d`` (``ndim`` 1, 2 or 3) of an array of ``shape``."""
+    if len(shape) >= ndim:
+        return shape
+    if ndim == 3 and len(shape) == 2:
+        return (*shape, 1)
+    if ndim == 3:
+        return (1, *(shape or (1,)), 1)
+    return (1,) * (ndim - len(shape)) + shape
 
 
-def _hstack(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-    shapes = [np.shape(np.atleast_1d(a)) for a in arrays]
-    return (0 if len(shapes[0]) == 1 else 1), shapes
+def _vstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 0, [_at_least(2, s) for s in shapes]
 
 
-def _register_join(f: Any, arrangement: Arrangement) -> None:
+def _hstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    laid = [_at_least(1, s) for s in shapes]
+    return (0 if len(laid[0]) == 1 else 1), laid
+
+
+def _dstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 2, [_at_least(3, s) for s in shapes]
+
+
+def _column_stack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 1, [s if len(s) >= 2 else (math.prod(s), 1) for s in shapes]  # 0-d and 1-d become columns
+
+
+def _no_out(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return not (len(args) > 1 or is_given(kwargs.get("out")))
+
+
+def _always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return True
+
+
+_ARRAY_KINDS = frozenset("fc")
+_NO_TANGENT = NoTangent()
+
+
+def _piece_bar(bar: np.ndarray[Any, Any], x: Any, shape: tuple[int, ...]) -> Any:
+    """The cotangent of one input from its slice of the seed: its shape and dtype, or ``NoTangent()``."""
+    if type(x) is np.ndarray:
+        if x.dtype.kind not in _ARRAY_KINDS:
+            return NoTangent()
+        if bar.dtype != x.dtype:
+            bar = cast_to(bar, x.dtype)
+        return bar if bar.shape == shape else bar.reshape(shape)
+    return ProjectTo(x)(bar.reshape(shape))
+
+
+def _joined_cotangent(arrays: Any, bars: list[Any]) -> Any:
+    """The cotangent of the sequence argument: a ``Tangent`` of its container, or an array for an array."""
+    if type(arrays) is np.ndarray:
+        return ProjectTo(arrays)(np.stack(bars) if bars else np.zeros(arrays.shape))
+    return Tangent(list if isinstance(arrays, list) else tuple, *bars)
+
+
+def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool]) -> None:
+    """The rules of a join ``f(arrays, *args, **kwargs)``: the inputs laid side by side along one axis.
+
+    ``arrays`` may be a list, a tuple, or an array (numpy then joins its
+    first-axis slices, and the cotangent is an array).
+    """
+
     @rrule.register(f)
     def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        laid = arrangement(arrays, *args, **kwargs)
-        if laid is None:
+        if not applies(args, kwargs):
             return None
         out = f(arrays, *args, **kwargs)
-        axis, shapes = laid
-        project = ProjectTo(None) if ProjectTo(out).is_no_tangent else ProjectTo(arrays)
-        bounds = np.cumsum([0] + [s[axis] for s in shapes]).tolist()
+        others = (_NO_TANGENT,) * len(args)
+        shapes = []
+        differentiable = False
+        for a in arrays:
+            if type(a) is np.ndarray:
+                shapes.append(a.shape)
+                differentiable = differentiable or a.dtype.kind in _ARRAY_KINDS
+            else:
+                shapes.append(np.shape(a))
+                differentiable = differentiable or not ProjectTo(a).is_no_tangent
+        if not differentiable or out.dtype.kind not in _ARRAY_KINDS:
+
+            def constant_join_pullback(out_bar: Any) -> tuple[Any, ...]:
+                return (_NO_TANGENT, _NO_TANGENT, *others)
+
+            return out, constant_join_pullback
+        axis, laid = layout(shapes, args, kwargs)
         lead = (slice(None),) * axis
-        pieces = [((*lead, slice(start, stop)), np.shape(a)) for start, stop, a in zip(bounds, bounds[1:], arrays)]
-        others = (NoTangent(),) * len(args)
+        pieces = []
+        start = 0
+        for s in laid:
+            pieces.append((*lead, slice(start, start + s[axis])))
+            start += s[axis]
 
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
-                return (NoTangent(), project(ZeroTangent()), *others)
-            seed = np.asarray(out_bar)
-            x_bars = [seed[where] for where, _ in pieces]
-            x_bars = [bar if bar.shape == shape else bar.reshape(shape) for bar, (_, shape) in zip(x_bars, pieces)]
-            return (NoTangent(), project(x_bars), *others)
+            if isinstance(out_bar, AbstractZero):
+                return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
+            seed = out_bar if type(out_bar) is np.ndarray else np.asarray(out_bar)
+            if seed.shape != out.shape:
+                seed = ProjectTo(out)(seed)  # trivial dimensions reshaped; any other mismatch raises
+            bars = [_piece_bar(seed[where], a, shape) for where, a, shape in zip(pieces, arrays, shapes)]
+            return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
 
         return out, join_pullback
 
     @frule.register(f)
     def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        if arrangement(arrays, *args, **kwargs) is None:
+        if not applies(args, kwargs):
             return None
         out = f(arrays, *args, **kwargs)
         project_out = ProjectTo(out)
@@ -96,10 +173,58 @@ def _register_join(f: Any, arrangement: Arrangement) -> None:
         return out, project_out(f(dots, *args, **kwargs))
 
 
-_register_join(np.concatenate, _concatenate)
-_register_join(np.stack, _stack)
-_register_join(np.vstack, _vstack)
-_register_join(np.hstack, _hstack)
+_register_join(np.concatenate, _concatenate, _no_out)
+_register_join(np.stack, _stack, _no_out)
+_register_join(np.vstack, _vstack, _always)
+_register_join(np.hstack, _hstack, _always)
+_register_join(np.dstack, _dstack, _always)
+_register_join(np.column_stack, _column_stack, _always)
+if hasattr(np, "row_stack"):  # deprecated in numpy 2.0: vstack under another name
+    _register_join(np.row_stack, _vstack, _always)
+
+
+# ----- append: two arguments joined -----
+
+
+@rrule.register(np.append)
+def _rrule_append(f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(arr, values, *args, **kwargs)
+    axis = bind_options(("axis",), args, kwargs)["axis"]
+    shapes = [np.shape(arr), np.shape(values)]
+    flat = axis is None
+    axis = 0 if flat else int(axis) % out.ndim
+    split = np.shape(arr)[axis] if not flat else np.size(arr)
+    first, second = (slice(None),) * axis + (slice(None, split),), (slice(None),) * axis + (slice(split, None),)
+    no_tangent = ProjectTo(out).is_no_tangent
+    project_arr, project_values = (
+        (ProjectTo(None), ProjectTo(None)) if no_tangent else (ProjectTo(arr), ProjectTo(values))
+    )
+    others = (NoTangent(),) * len(args)
+
+    def append_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), project_arr(out_bar), project_values(out_bar), *others
+        seed = np.asarray(out_bar)
+        arr_bar, values_bar = (seed[where].reshape(shape) for where, shape in zip((first, second), shapes))
+        return NoTangent(), project_arr(arr_bar), project_values(values_bar), *others
+
+    return out, append_pullback
+
+
+@frule.register(np.append)
+def _frule_append(tangents: tuple[Any, ...], f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(arr, values, *args, **kwargs)
+    project_out = ProjectTo(out)
+    if project_out.is_no_tangent:
+        return out, NoTangent()
+    arr_dot, values_dot = (cast_to(instantiate_zeros(t, x), out.dtype) for t, x in zip(tangents[1:3], (arr, values)))
+    return out, project_out(f(arr_dot, values_dot, *args, **kwargs))
+
+
+# ----- block: nested lists of blocks -----
+
+entries_rule(np.block, [(0, "arrays")])
 
 
 # ----- splits: the pullback writes the pieces given into one zero array -----
@@ -116,6 +241,8 @@ _SPLIT_AXIS: dict[Any, Callable[..., int]] = {
     np.hsplit: lambda x, *args, **kwargs: 1 if np.ndim(x) > 1 else 0,
     np.dsplit: lambda x, *args, **kwargs: 2,
 }
+if hasattr(np, "unstack"):  # numpy >= 2.1: the pieces lose the axis
+    _SPLIT_AXIS[np.unstack] = lambda x, axis=0: int(axis) % np.ndim(x)
 
 
 def _split_options(f: Any, split_axis: Callable[..., int]) -> Callable[..., dict[str, Any]]:
@@ -129,6 +256,8 @@ def _split_options(f: Any, split_axis: Callable[..., int]) -> Callable[..., dict
 
 def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, list[int], Any]:
     axis = options["split_axis"](x, *options["args"], **options["kwargs"])
+    if options["f"] is getattr(np, "unstack", None):
+        return x, axis, list(range(len(out) + 1)), options
     bounds = np.cumsum([0] + [np.shape(piece)[axis] for piece in out]).tolist()
     return x, axis, bounds, options
 
@@ -143,8 +272,10 @@ def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> An
         return ZeroTangent()
     x_bar = np.zeros(np.shape(x), dtype=dtype)
     moved = np.moveaxis(x_bar, axis, 0)
+    unstacked = state[3]["f"] is getattr(np, "unstack", None)
     for k, piece in given_pieces:
-        moved[bounds[k] : bounds[k + 1]] = np.moveaxis(cast_to(piece, dtype), axis, 0)
+        piece = cast_to(piece, dtype)
+        moved[bounds[k] : bounds[k + 1]] = piece[None] if unstacked else np.moveaxis(piece, axis, 0)
     return x_bar
 
 
@@ -163,7 +294,7 @@ for _f, _axis in _SPLIT_AXIS.items():
     )
 
 
-# ----- tile and repeat: the pullback sums the copies -----
+# ----- tile, resize and repeat: the pullback sums the copies -----
 
 
 def _tile_adjoint(out_bar: Any, x: Any, reps: Any) -> Any:
@@ -195,7 +326,20 @@ def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: An
     return x_bar.reshape(shape)
 
 
+def _resize_adjoint(out_bar: Any, x: Any, new_shape: Any) -> Any:
+    """Each output entry ``k`` reads ``x.flat[k % x.size]``: add the seed's cycles up."""
+    size = np.size(x)
+    seed = np.ravel(out_bar)
+    if size == 0:
+        return np.zeros(np.shape(x), dtype=seed.dtype)
+    cycles = -(-seed.size // size)
+    padded = np.zeros(cycles * size, dtype=seed.dtype)
+    padded[: seed.size] = seed
+    return padded.reshape(cycles, size).sum(axis=0).reshape(np.shape(x))
+
+
 linear_in_first_rule(np.tile, _tile_adjoint)
+linear_in_first_rule(np.resize, _resize_adjoint)
 for _f in (np.repeat, np.ndarray.repeat):
     linear_in_first_rule(_f, _repeat_adjoint)
 

@@ -1,22 +1,27 @@
-"""Shapes and views: reshape, ravel, flatten, transpose, swapaxes, moveaxis, expand_dims,
-squeeze, broadcast_to, astype, flip and roll, and their ``ndarray`` methods.
+"""Shapes and views: reshape, ravel, flatten, transpose, swapaxes, moveaxis, rollaxis,
+matrix_transpose, expand_dims, squeeze, broadcast_to, broadcast_arrays, atleast_1d/2d/3d,
+astype, flip, fliplr, flipud, rot90 and roll, and their ``ndarray`` methods.
 
 All are linear, so each pushforward applies the function to the tangent and
 each pullback is the adjoint reshaping: a reshape, a transpose by the
-inverse permutation, a flip or roll back, a sum over broadcast axes. None
-builds a Jacobian or copies more than the seed's layout forces.
+inverse permutation, a flip, rotation or roll back, a sum over broadcast
+axes. None builds a Jacobian or copies more than the seed's layout forces.
+``atleast_*d`` and ``broadcast_arrays`` of several arrays return a tuple:
+their tangent is ``Tangent(tuple, ...)`` and their pullback takes a tuple
+seed whose entries may be ``ZeroTangent()``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import sum_to_shape
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
 from chainrules_core.rule_definition import non_differentiable
 
-from ._arrays import bind_options, cast_to
+from ._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
 from ._makers import linear_in_first_rule
 
 # ----- reshape, ravel, flatten -----
@@ -100,11 +105,28 @@ def _moveaxis_adjoint(out_bar: Any, x: Any, source: Any, destination: Any) -> An
     return np.moveaxis(out_bar, destination, source)
 
 
+def _rollaxis_adjoint(out_bar: Any, x: Any, axis: int, start: int = 0) -> Any:
+    # numpy's rollaxis is a transpose by this permutation (the primal has checked the bounds)
+    ndim = np.ndim(x)
+    axis, start = int(axis) % ndim, int(start) + (ndim if start < 0 else 0)
+    start -= axis < start
+    order = [k for k in range(ndim) if k != axis]
+    order.insert(start, axis)
+    return np.transpose(out_bar, np.argsort(order))
+
+
+def _matrix_transpose_adjoint(out_bar: Any, x: Any) -> Any:
+    return np.swapaxes(out_bar, -1, -2)
+
+
 linear_in_first_rule(np.transpose, _transpose_adjoint)
 linear_in_first_rule(np.ndarray.transpose, _method_transpose_adjoint)
 for _f in (np.swapaxes, np.ndarray.swapaxes):
     linear_in_first_rule(_f, _swapaxes_adjoint)
 linear_in_first_rule(np.moveaxis, _moveaxis_adjoint)
+linear_in_first_rule(np.rollaxis, _rollaxis_adjoint)
+for _f in [m.matrix_transpose for m in (np, np.linalg) if hasattr(m, "matrix_transpose")]:
+    linear_in_first_rule(_f, _matrix_transpose_adjoint)
 
 
 # ----- size-1 and broadcast axes -----
@@ -150,7 +172,54 @@ def _roll_adjoint(out_bar: Any, x: Any, shift: Any, *args: Any, **kwargs: Any) -
     return np.roll(out_bar, back, *args, **kwargs)
 
 
+def _rot90_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    options = bind_options(("k", "axes"), args, kwargs, k=1, axes=(0, 1))
+    return np.rot90(out_bar, -int(options["k"]), options["axes"])
+
+
 linear_in_first_rule(np.flip, _flip_adjoint)
+linear_in_first_rule(np.fliplr, lambda out_bar, x: np.fliplr(out_bar))
+linear_in_first_rule(np.flipud, lambda out_bar, x: np.flipud(out_bar))
+linear_in_first_rule(np.rot90, _rot90_adjoint)
 linear_in_first_rule(np.roll, _roll_adjoint)
+
+
+# ----- several arguments, a tuple of results: atleast_1d/2d/3d, broadcast_arrays -----
+
+
+def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
+    """The rules of ``f(*xs)``, which maps each ``x`` linearly to one result (a tuple of them for several).
+
+    ``adjoint(out_bar, x)`` is one result's adjoint; the pushforward is ``f``
+    of the tangents.
+    """
+
+    @rrule.register(f)
+    def _rrule_each(f: Any, *xs: Any, **kwargs: Any) -> Any:
+        out = f(*xs, **kwargs)
+        projects = [ProjectTo(x) for x in xs]
+
+        def each_pullback(out_bar: Any) -> tuple[Any, ...]:
+            bars = [unthunk(out_bar)] if len(xs) == 1 else tuple_entries(out_bar, len(xs))
+            return (
+                NoTangent(),
+                *(
+                    project(bar if isinstance(bar, AbstractZero) or project.is_no_tangent else adjoint(bar, x))
+                    for project, bar, x in zip(projects, bars, xs)
+                ),
+            )
+
+        return out, each_pullback
+
+    @frule.register(f)
+    def _frule_each(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
+        out = f(*xs, **kwargs)
+        dots = [instantiate_zeros(t, x) for t, x in zip(tangents[1:], xs)]
+        return out, ProjectTo(out)(f(*dots, **kwargs))
+
+
+for _f in (np.atleast_1d, np.atleast_2d, np.atleast_3d):  # reshapes that add axes of size 1
+    _register_each(_f, _reshape_back)
+_register_each(np.broadcast_arrays, _broadcast_to_adjoint)
 
 non_differentiable(np.shape, np.ndim, np.size)
