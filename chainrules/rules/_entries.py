@@ -45,8 +45,8 @@ _NO_TANGENT = ProjectTo(None)
 Labels = Any
 """An argument with each differentiable leaf replaced by an integer array numbering its entries."""
 
-Source = Callable[[Any, tuple[Any, ...], dict[str, Any], tuple[Any, ...], dict[str, Any]], Any]
-"""``(f, label_args, label_kwargs, args, kwargs) -> labels of the output``: where each output entry comes from."""
+Source = Callable[[Any, tuple[Any, ...], dict[str, Any], tuple[Any, ...], dict[str, Any], Any], Any]
+"""``(f, label_args, label_kwargs, args, kwargs, out) -> labels of the output``: where each output entry comes from."""
 
 
 def _is_container(x: Any) -> bool:
@@ -134,7 +134,9 @@ def entries_rule(
     """
     defaults = defaults or {}
 
-    def labelled(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Leaves, list[int], np.ndarray[Any, Any]]:
+    def labelled(
+        args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> tuple[_Leaves, list[int], np.ndarray[Any, Any]]:
         leaves = _Leaves()
         label_args = list(args)
         label_kwargs = dict(kwargs)
@@ -147,7 +149,7 @@ def entries_rule(
                 label_kwargs[name] = leaves.label(kwargs[name], False)
             elif name in defaults:
                 label_kwargs[name] = leaves.label(defaults[name], False)
-        labels = np.asarray(source(f, tuple(label_args), label_kwargs, args, kwargs), dtype=np.intp)
+        labels = np.asarray(source(f, tuple(label_args), label_kwargs, args, kwargs, out), dtype=np.intp)
         return leaves, positions, np.where(labels < 0, leaves.size, labels)  # constants read one extra zero
 
     def _rrule_entries(f: Any, *args: Any, **kwargs: Any) -> Any:
@@ -160,7 +162,7 @@ def entries_rule(
                 return (NoTangent(),) * (len(args) + 1)
 
             return out, constant_pullback
-        leaves, positions, labels = labelled(args, kwargs)
+        leaves, positions, labels = labelled(args, kwargs, out)
         projects = {p: ProjectTo(args[p]) for p in positions}
         dtype = np.asarray(out).dtype
 
@@ -185,7 +187,7 @@ def entries_rule(
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
-        _, positions, labels = labelled(args, kwargs)
+        _, positions, labels = labelled(args, kwargs, out)
         dtype = np.asarray(out).dtype
         parts = [leaf for p in positions for leaf in _tangent_leaves(tangents[p + 1], args[p], dtype)]
         flat_dot = np.concatenate([*parts, np.zeros(1, dtype=dtype)])

@@ -1,4 +1,4 @@
-"""Indexing: where, ``x[index]``, take, take_along_axis, diag, diagonal, tril, triu.
+"""Indexing: where, ``x[index]``, take, take_along_axis, diag, diagflat, diagonal, tril, triu.
 
 Indices, masks and conditions have no tangent. Every gather's pullback
 scatters the seed into one zero array: by assignment where no entry can be
@@ -178,6 +178,17 @@ def _diagonal_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     return diagonal_adjoint(out_bar, np.shape(x), dtype, options["offset"], options["axis1"], options["axis2"])
 
 
+def _diagflat_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    k = bind_options(("k",), args, kwargs, k=0)["k"]
+    return np.diagonal(out_bar, k).reshape(np.shape(x))
+
+
+def _linalg_diagonal_adjoint(out_bar: Any, x: Any, *, offset: int = 0) -> Any:
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    return diagonal_adjoint(out_bar, np.shape(x), dtype, offset, -2, -1)
+
+
 def _triangle_adjoint(triangle: Any) -> Any:
     def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         k = bind_options(("k",), args, kwargs, k=0)["k"]
@@ -187,6 +198,9 @@ def _triangle_adjoint(triangle: Any) -> Any:
 
 
 linear_in_first_rule(np.diag, _diag_adjoint)
+linear_in_first_rule(np.diagflat, _diagflat_adjoint)
+if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0: the diagonals of a stack of matrices
+    linear_in_first_rule(np.linalg.diagonal, _linalg_diagonal_adjoint)
 for _f in (np.diagonal, np.ndarray.diagonal):
     linear_in_first_rule(_f, _diagonal_adjoint)
 linear_in_first_rule(np.tril, _triangle_adjoint(np.tril))

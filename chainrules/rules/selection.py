@@ -75,7 +75,7 @@ def _trimmed(filt: Any, trim: str = "fb", axis: Any = None) -> tuple[slice, ...]
     return tuple(slice(start[k], stop[k]) if k in axes else slice(None) for k in range(x.ndim))
 
 
-def _trim_zeros_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any) -> Any:
+def _trim_zeros_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
     options = bind_options(("filt", "trim", "axis"), args, kwargs, trim="fb")
     return np.asarray(label_args[0])[_trimmed(options["filt"], options["trim"], options["axis"])]
 

@@ -1,10 +1,17 @@
-"""Sorting: sort, the unique family, and the index-valued functions as non-differentiable.
+"""Sorting: sort, partition, sort_complex, the unique family, and the index-valued functions as non-differentiable.
 
 ``sort`` moves each entry to its place: the pushforward gathers the tangent
 through the stable ``argsort`` permutation and the pullback scatters the
 seed back through it. Ties are the one place where sorting is not smooth;
 the stable permutation is the consistent choice rule_coverage.md suggests
 (autograd and PyTorch do the same).
+
+``partition`` and ``sort_complex`` move entries too (``entries_rule``): the
+output is numpy's own, and the entry each output came from is found by
+matching the sorted values of input and output, so ties and the order
+numpy leaves on either side of ``kth`` need no assumption about numpy's
+algorithm. That costs two sorts, ``O(n log n)`` against the partition's
+``O(n)``. ``argpartition`` is index-valued: no derivative.
 
 The ``unique`` family: the unique values are entries of the input, each
 read from its first occurrence, so their tangent is the input's tangent
@@ -31,6 +38,7 @@ from chainrules_core import (
 )
 
 from ._arrays import bind_options, cast_to, real_dtype_of
+from ._entries import entries_rule
 from ._makers import rule_in_first
 
 # ----- sort -----
@@ -83,6 +91,43 @@ rule_in_first(
     pushforward=_sort_pushforward,
     primal=_sorted,
 )
+
+
+# ----- partition and sort_complex: entries moved, found by matching sorted values -----
+
+
+def _matching_order(x: Any, out: Any, axis: int) -> np.ndarray[Any, Any]:
+    """The permutation ``p`` along ``axis`` with ``take_along_axis(x, p, axis) == out``.
+
+    ``out`` holds the entries of ``x`` along each line, reordered: sorting
+    both (stably, NaNs last) pairs each entry of ``out`` with one of ``x``
+    holding the same value; equal values are interchangeable.
+    """
+    from_x = np.argsort(x, axis=axis, kind="stable")
+    from_out = np.argsort(out, axis=axis, kind="stable")
+    order = np.empty_like(from_x)
+    np.put_along_axis(order, from_out, from_x, axis)
+    return order
+
+
+def _partition_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
+    axis = bind_options(("a", "kth", "axis"), args, kwargs, axis=-1)["axis"]
+    x, labels = np.asarray(args[0]), label_args[0]
+    if axis is None:
+        x, labels, axis = x.reshape(-1), labels.reshape(-1), -1
+    return np.take_along_axis(labels, _matching_order(x, out, int(axis)), int(axis))
+
+
+def _sort_complex_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
+    return np.take_along_axis(label_args[0], np.argsort(np.asarray(args[0]), axis=-1, kind="stable"), -1)
+
+
+def _no_order(*args: Any, **kwargs: Any) -> bool:
+    return bind_options(("a", "kth", "axis", "kind", "order"), args, kwargs)["order"] is None
+
+
+entries_rule(np.partition, [(0, "a")], source=_partition_source, applies=_no_order)
+entries_rule(np.sort_complex, [(0, "a")], source=_sort_complex_source)
 
 
 # ----- unique -----
