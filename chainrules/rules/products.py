@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, frule, named_after, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
 
-from ._arrays import instantiate_zeros
+from ._arrays import bind_options, tuple_entries
+from ._bilinear import Pullbacks, bilinear_rule, checked_seed
 from ._linalg_common import adjoint, as_array, matmul_summed
 from ._makers import output_tangent
 
@@ -50,79 +51,18 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any,
     return a_bar, b_bar
 
 
-# ----- the maker: a product linear in each of its two operands -----
-
-Pullbacks = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
-
-
-def _bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
-    """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
-
-    ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
-    function ``(a, b, out_bar) -> (a_bar, b_bar)`` of two functions computing
-    the unprojected cotangents, which run only when the thunks holding them
-    are forced; ``None`` refuses the call. ``rest`` are trailing
-    non-differentiable arguments (tensordot's ``axes``). The pushforward is
-    ``f(a_dot, b) + f(a, b_dot)``.
-    """
-
-    def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        pullbacks = pullbacks_of(a, b, *rest, **kwargs)
-        if pullbacks is None:
-            return None
-        out = f(a, b, *rest, **kwargs)
-        project_a, project_b = ProjectTo(a), ProjectTo(b)
-        a_arr, b_arr = as_array(a), as_array(b)
-        no_tangents = (NoTangent(),) * len(rest)
-
-        def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):  # no product to compute
-                return NoTangent(), project_a(out_bar), project_b(out_bar), *no_tangents
-            a_bar, b_bar = pullbacks(a_arr, b_arr, as_array(out_bar))
-            return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
-
-        return out, product_pullback
-
-    def _frule_product(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        if pullbacks_of(a, b, *rest, **kwargs) is None:
-            return None
-        out = f(a, b, *rest, **kwargs)
-        a_dot, b_dot = (_dense_if_sequence(unthunk(t), x) for t, x in zip(tangents[1:3], (a, b)))
-        terms = []
-        if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
-            terms.append(f(a_dot, b, *rest, **kwargs))
-        if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
-            terms.append(f(a, b_dot, *rest, **kwargs))
-        return out, output_tangent(out, terms)
-
-    rrule.register(f, *types)(named_after(f, _rrule_product))
-    frule.register(f, *types)(named_after(f, _frule_product))
-
-
-def _lazy(project: Any, compute: Callable[[], Any]) -> Any:
-    if project.is_no_tangent:
-        return NoTangent()
-    return Thunk(lambda: project(compute()))
-
-
-def _dense_if_sequence(t: Any, x: Any) -> Any:
-    """The tangent of an array-like list or tuple (a ``Tangent(list, ...)``) as an array; others as they are."""
-    return instantiate_zeros(t, x) if isinstance(x, (list, tuple)) else t
-
-
 def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
     return None if kwargs else _matmul_pullbacks
 
 
 for _f in (np.matmul, np.linalg.matmul):
-    _bilinear_rule(_f, _matmul_pullbacks_of)
+    bilinear_rule(_f, _matmul_pullbacks_of)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
 _MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
 for _types in _MATMUL_OPERANDS:
-    _bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
+    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
 
 
 # ----- tensordot, dot, inner, outer -----
@@ -202,7 +142,7 @@ for _f, _axes_of in [
     (np.dot, _dot_axes),
     (np.inner, _inner_axes),
 ]:
-    _bilinear_rule(_f, _contraction(_axes_of))
+    bilinear_rule(_f, _contraction(_axes_of))
 
 
 def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
@@ -220,5 +160,204 @@ def _without_keywords(pullbacks: Pullbacks) -> Callable[..., Pullbacks | None]:
 
 
 for _f in (np.outer, np.linalg.outer):
-    _bilinear_rule(_f, _without_keywords(_outer_pullbacks))
-_bilinear_rule(np.vdot, _without_keywords(_vdot_pullbacks))
+    bilinear_rule(_f, _without_keywords(_outer_pullbacks))
+bilinear_rule(np.vdot, _without_keywords(_vdot_pullbacks))
+
+
+# ----- kron -----
+
+
+def _kron_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    """``kron(a, b)`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a[i0, i1, ...] b[j0, j1, ...]``.
+
+    Each cotangent contracts that view of the seed with the other operand's
+    conjugate over the other operand's axes (autograd's ``grad_kron``, conjugated).
+    """
+    nd = max(a.ndim, b.ndim)
+    a_full = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b_full = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    interleaved = g.reshape([n for pair in zip(a_full.shape, b_full.shape) for n in pair])
+    split = interleaved.transpose([*range(0, 2 * nd, 2), *range(1, 2 * nd, 2)])  # a's axes, then b's
+
+    def a_bar() -> np.ndarray:
+        return np.tensordot(split, b_full.conj(), axes=nd).reshape(a.shape)
+
+    def b_bar() -> np.ndarray:
+        return np.tensordot(a_full.conj(), split, axes=nd).reshape(b.shape)
+
+    return a_bar, b_bar
+
+
+bilinear_rule(np.kron, _without_keywords(_kron_pullbacks))
+
+
+# ----- cross -----
+
+_CROSS_ARGS = ("axisa", "axisb", "axisc", "axis")
+
+
+def _padded(v: np.ndarray) -> np.ndarray:
+    """2-vectors (along the last axis) as 3-vectors with a zero third component."""
+    return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], axis=-1)
+
+
+def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks | None:
+    """``c = a x b`` is linear in each: ``a_bar = conj(b) x c_bar`` and ``b_bar = c_bar x conj(a)``.
+
+    The adjoint of ``a -> a x b = -[b]_x a`` is ``-[b]_x^H = conj([b]_x)``
+    (``[b]_x`` is antisymmetric). 2-vectors are 3-vectors with a zero third
+    component, which gets no cotangent; two 2-vectors give the third
+    component alone. Broadcast axes are summed back.
+    """
+    options = bind_options(_CROSS_ARGS, args, kwargs, axisa=-1, axisb=-1, axisc=-1)
+    if options["axis"] is not None:
+        options["axisa"] = options["axisb"] = options["axisc"] = options["axis"]
+    axisa, axisb, axisc = (int(options[name]) for name in _CROSS_ARGS[:3])
+
+    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+        a_moved, b_moved = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+        if a_moved.shape[-1] == 2 and b_moved.shape[-1] == 2:
+            g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+        else:
+            g3 = np.moveaxis(g, axisc, -1)
+
+        def a_bar() -> np.ndarray:
+            x_bar = np.cross(_padded(b_moved).conj(), g3)[..., : a_moved.shape[-1]]
+            return np.moveaxis(sum_to_shape(x_bar, a_moved.shape), -1, axisa)
+
+        def b_bar() -> np.ndarray:
+            x_bar = np.cross(g3, _padded(a_moved).conj())[..., : b_moved.shape[-1]]
+            return np.moveaxis(sum_to_shape(x_bar, b_moved.shape), -1, axisb)
+
+        return a_bar, b_bar
+
+    return pullbacks
+
+
+bilinear_rule(np.cross, _cross_pullbacks_of)
+if hasattr(np.linalg, "cross"):  # numpy >= 2.0: 3-vectors only, along ``axis``
+    bilinear_rule(np.linalg.cross, lambda a, b, axis=-1: _cross_pullbacks_of(a, b, axis=axis))
+
+
+# ----- vecdot, matvec, vecmat (numpy >= 2.0 and 2.2): batched, broadcasting -----
+
+
+def _vecdot_pullbacks_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: Any) -> Pullbacks | None:
+    """``vecdot(a, b) = sum(conj(a) * b, axis)``: antiholomorphic in ``a``, as ``vdot``.
+
+    ``a_bar = b conj(out_bar)``, ``b_bar = a out_bar``, each summed back over broadcast axes.
+    """
+    if rest or kwargs:
+        return None
+
+    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+        a_moved, b_moved = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
+        g_column = g[..., None]
+
+        def a_bar() -> np.ndarray:
+            return np.moveaxis(sum_to_shape(b_moved * g_column.conj(), a_moved.shape), -1, axis)
+
+        def b_bar() -> np.ndarray:
+            return np.moveaxis(sum_to_shape(a_moved * g_column, b_moved.shape), -1, axis)
+
+        return a_bar, b_bar
+
+    return pullbacks
+
+
+def _matvec_pullbacks(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
+    """``matvec(a, v) = a @ v``: ``a_bar = out_bar v^H``, ``v_bar = a^H out_bar``."""
+    g_column = g[..., None]
+
+    def a_bar() -> np.ndarray:
+        return matmul_summed(g_column, v.conj()[..., None, :], a.shape)
+
+    def v_bar() -> np.ndarray:
+        return matmul_summed(adjoint(a), g_column, (*v.shape, 1))[..., 0]
+
+    return a_bar, v_bar
+
+
+def _vecmat_pullbacks(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
+    """``vecmat(v, a) = conj(v) @ a``, antiholomorphic in ``v``: ``v_bar = a conj(out_bar)``, ``a_bar = v out_bar^T``.
+
+    With ``out_j = sum_i conj(v_i) a_ij``, ``a`` enters holomorphically with
+    partial ``conj(v_i)``, so its cotangent is ``v_i out_bar_j``.
+    """
+
+    def v_bar() -> np.ndarray:
+        return matmul_summed(a, g.conj()[..., None], (*v.shape, 1))[..., 0]
+
+    def a_bar() -> np.ndarray:
+        return matmul_summed(v[..., None], g[..., None, :], a.shape)
+
+    return v_bar, a_bar
+
+
+if hasattr(np, "vecdot"):  # numpy >= 2.0
+    bilinear_rule(np.vecdot, _vecdot_pullbacks_of)
+    bilinear_rule(np.linalg.vecdot, _vecdot_pullbacks_of)
+if hasattr(np, "matvec"):
+    bilinear_rule(np.matvec, _without_keywords(_matvec_pullbacks))
+    bilinear_rule(np.vecmat, _without_keywords(_vecmat_pullbacks))
+
+
+# ----- multi_dot: a chain of matrix products -----
+
+
+def _partial_products(mats: list[np.ndarray]) -> tuple[list[Any], list[Any]]:
+    """``left[k] = A_1 ... A_{k-1}`` and ``right[k] = A_{k+1} ... A_n`` (``None`` for the empty product)."""
+    left: list[Any] = [None]
+    for a in mats[:-1]:
+        left.append(a if left[-1] is None else left[-1] @ a)
+    right: list[Any] = [None]
+    for a in mats[:0:-1]:
+        right.append(a if right[-1] is None else a @ right[-1])
+    return left, right[::-1]
+
+
+@rrule.register(np.linalg.multi_dot)
+def _rrule_multi_dot(f: Any, arrays: Any, **kwargs: Any) -> Any:
+    """``A_k``'s cotangent is ``(A_1 ... A_{k-1})^H out_bar (A_{k+1} ... A_n)^H`` (Giles 2008, 2.2.2).
+
+    A 1-d first (last) array is a row (column): its cotangent is that row's (column's).
+    """
+    if kwargs:  # out=
+        return None
+    out = f(arrays)
+    project = ProjectTo(arrays)
+
+    def multi_dot_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
+            return NoTangent(), project(ZeroTangent())
+        mats = [as_array(a) for a in arrays]
+        rows = mats[0][None, :] if mats[0].ndim == 1 else mats[0]
+        cols = mats[-1][:, None] if mats[-1].ndim == 1 else mats[-1]
+        mats = [rows, *mats[1:-1], cols]
+        seed = checked_seed(f, out_bar, out).reshape(rows.shape[0], cols.shape[1])
+        bars = []
+        for a, left, right in zip(arrays, *_partial_products(mats)):
+            bar = seed if left is None else adjoint(left) @ seed
+            bar = bar if right is None else bar @ adjoint(right)
+            bars.append(bar.reshape(np.shape(a)))
+        return NoTangent(), project(bars)
+
+    return out, multi_dot_pullback
+
+
+@frule.register(np.linalg.multi_dot)
+def _frule_multi_dot(tangents: tuple[Any, ...], f: Any, arrays: Any, **kwargs: Any) -> Any:
+    if kwargs:
+        return None
+    out = f(arrays)
+    dots = unthunk(tangents[1])
+    if isinstance(dots, AbstractZero):
+        return out, ProjectTo(out)(dots)
+    entries = tuple_entries(dots, len(arrays))
+    terms = [
+        f([*arrays[:k], dot, *arrays[k + 1 :]])
+        for k, (dot, a) in enumerate(zip(entries, arrays))
+        if not isinstance(dot, AbstractZero) and not ProjectTo(a).is_no_tangent
+    ]
+    return out, output_tangent(out, terms)
