@@ -270,19 +270,21 @@ def _vander_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, 
     return bind_options(("N", "increasing"), args, kwargs, increasing=False)
 
 
-def _vander_partials(x: Any, options: dict[str, Any], out: Any) -> Any:
-    """``d out[i, j] / d x[i] = p_j x[i] ** (p_j - 1)`` for the power ``p_j`` of column ``j``: 0 for ``p_j = 0``.
+def vander_derivative(x: Any, columns: int, increasing: bool) -> Any:
+    """``d V[i, j] / d x[i] = p_j x[i] ** (p_j - 1)`` for ``V = np.vander(x, columns, increasing)``: 0 where ``p_j = 0``.
 
     The powers one lower are the columns of the Vandermonde matrix with one
     column fewer, so nothing is divided by ``x`` and ``x = 0`` is exact.
     """
-    columns = out.shape[1]
     if columns < 2:
-        return np.zeros_like(out)
-    powers = np.arange(columns)
-    lower = np.vander(x, columns - 1, increasing=True) * powers[1:]
+        return np.zeros((np.size(x), columns), dtype=np.result_type(x, 1.0))
+    lower = np.vander(x, columns - 1, increasing=True) * np.arange(1, columns)
     partials = np.concatenate([np.zeros_like(lower[:, :1]), lower], axis=1)
-    return partials if options["increasing"] else partials[:, ::-1]
+    return partials if increasing else partials[:, ::-1]
+
+
+def _vander_partials(x: Any, options: dict[str, Any], out: Any) -> Any:
+    return vander_derivative(x, out.shape[1], bool(options["increasing"]))
 
 
 rule_in_first(

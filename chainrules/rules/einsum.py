@@ -29,6 +29,8 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, ZeroTangent, frule, rrule, unthunk
 
+from ._bilinear import checked_seed
+
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # numpy's labels 0..51
 _ALLOWED_KWARGS = frozenset({"optimize"})
 
@@ -148,13 +150,15 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
+        if not isinstance(out_bar, AbstractZero):
+            out_bar = checked_seed(f, out_bar, out)
         cotangents: list[Any] = [NoTangent()] * (len(args) + 1)
         for k, i in enumerate(positions):
             project = projects[i]
             if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
                 cotangents[i + 1] = project(ZeroTangent())
             else:
-                cotangents[i + 1] = Thunk(_thunk_body(project, spec, k, np.asarray(out_bar), optimize))
+                cotangents[i + 1] = Thunk(_thunk_body(project, spec, k, out_bar, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback
