@@ -61,4 +61,13 @@ register_cases(
     Case(np.ndarray.diagonal, (_X, 1), name="method"),
     *(Case(f, (Arg(REALS, (2, 3, 4)), *k)) for f in (np.tril, np.triu) for k in ((), (1,), (-2,))),
     *(Case(f, (Arg(REALS, (3,)),), name="1-d input") for f in (np.tril, np.triu)),
+    Case(np.diagflat, (Arg(REALS, (2, 2)),)),
+    Case(np.diagflat, (Arg(REALS, (3,)), -2)),
+    Case(np.diagflat, (Arg(REALS, None),), kwargs={"k": 1}, name="python scalar"),
 )
+if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0
+    register_cases(
+        "indexing",
+        Case(np.linalg.diagonal, (Arg(REALS, (2, 3, 4)),)),
+        Case(np.linalg.diagonal, (Arg(REALS, (3, 2)),), kwargs={"offset": -1}),
+    )

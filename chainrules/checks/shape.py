@@ -47,6 +47,21 @@ SHAPE_CASES = (
     Case(np.roll, (_X, 2)),
     Case(np.roll, (_X, -1, 1)),
     Case(np.roll, (_X, (1, 3), (0, 2))),
+    Case(np.fliplr, (_X,)),
+    Case(np.flipud, (Arg(REALS, (4,)),)),
+    Case(np.rot90, (_X,)),
+    Case(np.rot90, (_X, 3, (2, 0))),
+    Case(np.rot90, (_X,), kwargs={"k": -2, "axes": (1, 2)}),
+    Case(np.rollaxis, (_X, 2)),
+    Case(np.rollaxis, (_X, 0, 3)),
+    Case(np.rollaxis, (_X, -1, -2)),
+    Case(np.atleast_1d, (Arg(REALS, None),), name="python scalar"),
+    Case(np.atleast_2d, (Arg(REALS, (3,)),)),
+    Case(np.atleast_3d, (Arg(REALS, ()), Arg(REALS, (3,)), Arg(REALS, (2, 3)), _X), name="several: a tuple"),
+    Case(np.broadcast_arrays, (Arg(REALS, (3, 1)), Arg(REALS, (2, 1, 4)), Arg(REALS, None))),
+    Case(np.broadcast_arrays, (Arg(REALS, (2, 3)),), name="one array"),
 )
+if hasattr(np, "matrix_transpose"):  # numpy >= 2.0
+    SHAPE_CASES += (Case(np.matrix_transpose, (_X,)), Case(np.linalg.matrix_transpose, (Arg(REALS, (3, 2)),)))
 
 register_cases("shape", *SHAPE_CASES)

@@ -28,6 +28,14 @@ register_cases(
         for f in _UNIQUE[1:]
     ),
 )
+register_cases(
+    "sorting",
+    Case(np.partition, (Arg(REALS, (3, 5)), 2)),
+    Case(np.partition, (Arg(REALS, (4, 3)), [0, 2], 0), name="several kth"),
+    Case(np.partition, (Arg(REALS, (2, 3)), -1), kwargs={"axis": None}),
+    Case(np.sort_complex, (Arg(REALS, (5,)),)),
+    Case(np.sort_complex, (Arg(REALS, (2, 4)),)),
+)
 if "sorted" in inspect.signature(np.unique).parameters:
     register_cases(
         "sorting",

@@ -110,7 +110,9 @@ def dense_seed(out_bar: Any, out: Any) -> Any:
     return out_bar
 
 
-def _default_source(f: Any, label_args: tuple[Any, ...], label_kwargs: dict[str, Any], args: Any, kwargs: Any) -> Any:
+def _default_source(
+    f: Any, label_args: tuple[Any, ...], label_kwargs: dict[str, Any], args: Any, kwargs: Any, out: Any
+) -> Any:
     return f(*label_args, **label_kwargs)
 
 

@@ -271,7 +271,7 @@ def _vander_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, 
 
 
 def vander_derivative(x: Any, columns: int, increasing: bool) -> Any:
-    """``d V[i, j] / d x[i] = p_j x[i] ** (p_j - 1)`` for ``V = np.vander(x, columns, increasing)``: 0 where ``p_j = 0``.
+    """``d V[i, j] / d x[i] = p_j x[i] ** (p_j - 1)`` for ``V = np.vander(x, columns, increasing)`` (0 for ``p_j = 0``).
 
     The powers one lower are the columns of the Vandermonde matrix with one
     column fewer, so nothing is divided by ``x`` and ``x = 0`` is exact.

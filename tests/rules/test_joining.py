@@ -5,6 +5,7 @@ from chainrules_core import NoTangent, Tangent, Thunk, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
+@pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("case, dtype, mode", case_params("joining"))
 def test_rule(case, dtype, mode):
     """Every declared case of the join and split family passes the harness."""

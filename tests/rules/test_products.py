@@ -1,4 +1,4 @@
-"""The products: matmul, ``@``, dot, vdot, inner, outer, tensordot."""
+"""The products: matmul, ``@``, dot, vdot, inner, outer, tensordot, kron, cross, vecdot, matvec, vecmat, multi_dot."""
 
 import operator
 
@@ -10,6 +10,7 @@ from chainrules_core.testing import test_frule, test_rrule
 from tests.rules.cases import case_params
 
 
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors are deprecated:DeprecationWarning")
 @pytest.mark.parametrize("case, dtype, mode", case_params("products"))
 def test_rule(case, dtype, mode):
     """Every declared case of the products family passes the harness."""
