@@ -56,7 +56,7 @@ def test_polydiv_outputs_are_a_tuple():
 
 
 def test_polyfit_of_data_on_the_curve_moves_with_y():
-    """For y exactly quadratic, fitting degree 2 reproduces it: dp/dy is the pseudo-inverse of the Vandermonde matrix."""
+    """y exactly quadratic, fitted with degree 2: dp/dy is the pseudo-inverse of the Vandermonde matrix."""
     x = np.linspace(-1.0, 1.0, 5)
     y = 2 * x**2 - x + 0.5
     _, pullback = rrule(np.polyfit, x, y, 2)
