@@ -77,3 +77,60 @@ def test_out_is_refused():
     """concatenate and stack into ``out=`` get no rule."""
     assert rrule(np.concatenate, [np.ones(2), np.ones(2)], out=np.zeros(4)) is None
     assert rrule(np.stack, [np.ones(2), np.ones(2)], out=np.zeros((2, 2))) is None
+
+
+@pytest.mark.parametrize("f", [np.concatenate, np.stack, np.vstack, np.hstack, np.dstack, np.column_stack])
+def test_an_array_as_the_sequence_gets_an_array_cotangent(f):
+    """numpy joins the first-axis slices of an array passed as the sequence: its cotangent is an array."""
+    x = np.arange(12.0).reshape(3, 2, 2)
+    out, pullback = rrule(f, x)
+    x_bar = pullback(np.ones_like(out) * 2.0)[1]
+    assert type(x_bar) is np.ndarray and x_bar.shape == x.shape and np.all(x_bar == 2.0)
+    out, pullback = rrule(f, x.astype(np.float32))
+    assert pullback(np.arange(out.size, dtype=np.float64).reshape(out.shape))[1].dtype == np.float32
+
+
+def test_concatenate_of_0d_arrays_raises_numpys_error():
+    """Zero-dimensional arrays cannot be concatenated: the rule raises numpy's ValueError, not its own."""
+    with pytest.raises(ValueError, match="zero-dimensional arrays cannot be concatenated"):
+        rrule(np.concatenate, [np.array(1.0), np.array(2.0)])
+    with pytest.raises(ValueError, match="zero-dimensional arrays cannot be concatenated"):
+        frule((NoTangent(), ZeroTangent()), np.concatenate, [np.array(1.0), np.array(2.0)])
+
+
+def test_join_seed_of_the_wrong_shape_is_refused():
+    """A seed that does not fit the output raises a ValueError rather than splitting wrongly."""
+    out, pullback = rrule(np.concatenate, [np.ones(2), np.ones(3)])
+    with pytest.raises(ValueError, match="does not fit"):
+        pullback(np.ones(4))
+    assert np.array_equal(pullback(np.arange(5.0)[:, None])[1][1], [2.0, 3.0, 4.0])  # trivial axes are fine
+
+
+def test_block_cotangent_follows_the_nesting():
+    """block's cotangent mirrors its nested lists; integer blocks get NoTangent."""
+    a, b, c = np.ones((2, 2)), np.arange(2).reshape(2, 1), np.ones((1, 3))
+    out, pullback = rrule(np.block, [[a, b], [c]])
+    seed = np.arange(9.0).reshape(3, 3)
+    bar = pullback(seed)[1]
+    assert isinstance(bar, Tangent) and isinstance(bar[0], Tangent)
+    assert np.array_equal(bar[0][0], seed[:2, :2]) and bar[0][1] == NoTangent()
+    assert np.array_equal(bar[1][0], seed[2:])
+
+
+def test_unstack_and_append():
+    """unstack's pullback stacks the entries given (zeros elsewhere); append's splits the seed in two."""
+    x = np.arange(6.0).reshape(2, 3)
+    out, pullback = rrule(np.unstack, x, axis=1)
+    assert len(out) == 3
+    x_bar = pullback(Tangent(tuple, ZeroTangent(), np.ones(2), ZeroTangent()))[1]
+    assert np.array_equal(x_bar, [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    out, pullback = rrule(np.append, x, [7.0, 8.0])
+    _, x_bar, values_bar = pullback(np.arange(8.0))
+    assert np.array_equal(x_bar, np.arange(6.0).reshape(2, 3)) and values_bar == Tangent(list, 6.0, 7.0)
+
+
+def test_resize_adds_the_cycles_up():
+    """Each output entry k reads x.flat[k % x.size]: the pullback sums the repeats."""
+    out, pullback = rrule(np.resize, np.array([1.0, 2.0]), 5)
+    assert np.array_equal(out, [1.0, 2.0, 1.0, 2.0, 1.0])
+    assert np.array_equal(pullback(np.arange(5.0))[1], [0.0 + 2.0 + 4.0, 1.0 + 3.0])

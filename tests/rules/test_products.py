@@ -93,3 +93,42 @@ def test_unsupported_keywords_get_no_rule(f, kwargs):
     a, b = np.ones((2, 3)), np.ones((3, 2))
     assert rrule(f, a, b, **kwargs) is None
     assert frule((NoTangent(), a, b), f, a, b, **kwargs) is None
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (np.dot, (np.ones(3), np.ones(3))),
+        (np.matmul, (np.ones((2, 3)), np.ones((3, 2)))),
+        (np.vdot, (np.ones(3), np.ones(3))),
+        (np.tensordot, (np.ones((2, 3)), np.ones((3, 2)), 1)),
+        (np.einsum, ("ij,jk", np.ones((2, 3)), np.ones((3, 2)))),
+        (np.kron, (np.ones(2), np.ones(3))),
+        (np.cross, (np.ones(3), np.ones(3))),
+        (np.linalg.multi_dot, ([np.ones((2, 3)), np.ones((3, 2))],)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_a_seed_that_is_not_numeric_fails_when_the_pullback_is_called(f, args):
+    """A string seed raises a TypeError naming the function at once, not later inside a thunk."""
+    _, pullback = rrule(f, *args)
+    with pytest.raises(TypeError, match=r"np\.(linalg\.)?" + f.__name__ + ": the cotangent of the output"):
+        pullback("abc")
+
+
+def test_a_seed_of_the_wrong_shape_fails_when_the_pullback_is_called():
+    """A seed that does not fit the output raises a ValueError naming the function; size-1 axes are fine."""
+    _, pullback = rrule(np.dot, np.ones((2, 3)), np.ones(3))
+    with pytest.raises(ValueError, match=r"np\.dot: a cotangent of shape"):
+        pullback(np.ones(3))
+    assert np.array_equal(unthunk(pullback(np.ones((2, 1)))[2]), [2.0, 2.0, 2.0])
+
+
+def test_cross_of_2_vectors_is_the_z_component():
+    """Two 2-vectors give a scalar; the cotangents are the 2-d parts of the 3-d formula."""
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 5.0])
+    with pytest.warns(DeprecationWarning):
+        out, pullback = rrule(np.cross, a, b)
+    assert out == 1.0 * 5.0 - 2.0 * 3.0
+    _, a_bar, b_bar = pullback(1.0)
+    assert np.array_equal(unthunk(a_bar), [5.0, -3.0]) and np.array_equal(unthunk(b_bar), [-2.0, 1.0])
