@@ -47,6 +47,8 @@ register_cases(
     "creation",
     Case(np.ascontiguousarray, (Arg(REALS, (2, 3)),)),
     Case(np.asfortranarray, (Arg(REALS, (2, 3)),)),
+    Case(np.asanyarray, (Arg(REALS, (2, 3)),)),
+    Case(np.require, (Arg(REALS, (2, 3)), None, "F")),
     Case(np.linspace, (Arg(REALS, None), Arg(REALS, None), 5), name="python scalars"),
     Case(np.linspace, (_A, _B, 4), name="broadcast"),
     Case(np.linspace, (_A, _B, 4, False), kwargs={"axis": 1}, name="no endpoint"),

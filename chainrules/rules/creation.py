@@ -41,8 +41,9 @@ def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     return np.reshape(out_bar, np.shape(x))
 
 
-for _f in (np.array, np.asarray, np.copy, np.ndarray.copy, np.ascontiguousarray, np.asfortranarray):
+for _f in (np.array, np.asarray, np.asanyarray, np.copy, np.ndarray.copy, np.ascontiguousarray, np.asfortranarray):
     linear_in_first_rule(_f, _same_layout)
+linear_in_first_rule(np.require, _same_layout)  # a copy with the flags asked for; ``dtype`` casts as astype does
 
 
 # ----- full and full_like: the fill value is differentiable -----

@@ -15,7 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unbroadcast, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    frule,
+    non_differentiable,
+    rrule,
+    unbroadcast,
+    unthunk,
+)
 
 from ._arrays import bind_options, cast_to, diagonal_adjoint, instantiate_zeros, is_given, real_dtype_of, scatter_add
 from ._makers import linear_in_first_rule
@@ -205,3 +215,7 @@ for _f in (np.diagonal, np.ndarray.diagonal):
     linear_in_first_rule(_f, _diagonal_adjoint)
 linear_in_first_rule(np.tril, _triangle_adjoint(np.tril))
 linear_in_first_rule(np.triu, _triangle_adjoint(np.triu))
+
+
+# The indices of a diagonal or triangle of an array of ``arr``'s shape: its values do not matter.
+non_differentiable(np.tril_indices_from, np.triu_indices_from, np.diag_indices_from)

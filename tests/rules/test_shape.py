@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from chainrules_core import NoTangent, frule, rrule
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from chainrules_core.testing import REALS, Arg, Case, test_rrule
 from tests.rules.cases import case_params
 
@@ -99,3 +99,24 @@ def test_broadcast_to_sums_over_the_new_axes():
     """broadcast_to's pullback sums over leading and stretched axes."""
     out, pullback = rrule(np.broadcast_to, np.ones((3, 1)), (2, 3, 4))
     assert np.array_equal(pullback(np.ones((2, 3, 4)))[1], np.full((3, 1), 8.0))
+
+
+def test_several_arrays_give_a_tuple_whose_seed_may_hold_zeros():
+    """atleast_*d and broadcast_arrays of several arrays: tuple tangents, ZeroTangent entries in the seed."""
+    a, b = np.ones(3), np.ones((2, 1))
+    out, pullback = rrule(np.atleast_2d, a, b)
+    _, a_bar, b_bar = pullback(Tangent(tuple, np.full((1, 3), 2.0), ZeroTangent()))
+    assert np.array_equal(a_bar, [2.0, 2.0, 2.0]) and b_bar == ZeroTangent()
+    out, pullback = rrule(np.broadcast_arrays, a, b)
+    _, a_bar, b_bar = pullback((ZeroTangent(), np.ones((2, 3))))
+    assert a_bar == ZeroTangent() and np.array_equal(b_bar, [[3.0], [3.0]])
+    out, out_dot = frule((NoTangent(), np.arange(3.0), ZeroTangent()), np.broadcast_arrays, a, b)
+    assert isinstance(out_dot, Tangent) and np.array_equal(out_dot[0], np.tile(np.arange(3.0), (2, 1)))
+
+
+def test_rot90_and_rollaxis_undo_themselves():
+    """Pulling the output back through rot90 and rollaxis gives the input back (they permute entries)."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for f, args in [(np.rot90, (3, (2, 0))), (np.rollaxis, (-1, -2)), (np.rollaxis, (0, 3))]:
+        out, pullback = rrule(f, x, *args)
+        assert np.array_equal(pullback(out)[1], x)

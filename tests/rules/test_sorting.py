@@ -58,3 +58,21 @@ def test_index_valued_functions_are_non_differentiable(f, args):
     out, pullback = rrule(f, *args)
     assert pullback(ZeroTangent()) == (NoTangent(),) * (len(args) + 1)
     assert frule((NoTangent(),) * (len(args) + 1), f, *args)[1] == NoTangent()
+
+
+def test_partition_follows_numpys_output_whatever_its_order():
+    """The rule returns numpy's partition, and each output entry's cotangent goes to the entry it holds."""
+    x = np.array([5.0, 1.0, 4.0, 2.0, 3.0, 2.0])
+    out, pullback = rrule(np.partition, x, 2)
+    assert np.array_equal(out, np.partition(x, 2))
+    x_bar = pullback(out)[1]
+    assert np.array_equal(np.sort(x_bar), np.sort(x)) and np.array_equal(x_bar[[0, 2, 4]], x[[0, 2, 4]])
+    assert rrule(np.partition, x, 1, order="f") is None
+
+
+def test_sort_complex_of_real_input_gets_a_real_cotangent():
+    """sort_complex returns complex numbers; a real input's cotangent keeps the real part."""
+    out, pullback = rrule(np.sort_complex, np.array([3.0, 1.0, 2.0]))
+    assert out.dtype == np.complex128
+    x_bar = pullback(np.array([1.0 + 5j, 2.0, 3.0]))[1]
+    assert x_bar.dtype == np.float64 and np.array_equal(x_bar, [3.0, 1.0, 2.0])
