@@ -204,6 +204,7 @@ def _padded(v: np.ndarray) -> np.ndarray:
 def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks | None:
     """``c = a x b`` is linear in each: ``a_bar = conj(b) x c_bar`` and ``b_bar = c_bar x conj(a)``.
 
+    These are autograd's ``cross`` VJPs, conjugated for the complex convention.
     The adjoint of ``a -> a x b = -[b]_x a`` is ``-[b]_x^H = conj([b]_x)``
     (``[b]_x`` is antisymmetric). 2-vectors are 3-vectors with a zero third
     component, which gets no cotangent; two 2-vectors give the third
