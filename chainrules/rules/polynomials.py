@@ -316,9 +316,8 @@ class _LeastSquares:
         self.x, self.y = np.asarray(x) + 0.0, np.asarray(y) + 0.0
         order = int(deg) + 1
         self.weights = np.ones(self.x.size) if w is None else np.asarray(w) + 0.0
-        weights = self.weights if self.y.ndim == 1 else self.weights[:, None]
         self.a = np.vander(self.x, order) * self.weights[:, None]
-        self.b = self.y * weights
+        self.b = _weighted(self, self.y)
         self.scale = np.sqrt(np.sum(np.abs(self.a) ** 2, axis=0))
         self.scale[self.scale == 0] = 1.0
         _, s, vh = np.linalg.svd(self.a / self.scale, full_matrices=False)
@@ -337,32 +336,38 @@ class _LeastSquares:
         return vander_derivative(self.x, self.order, False) * self.weights[:, None]
 
 
-def _polyfit_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+def _fitted(f: Any, x: Any, y: Any, deg: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``(fit, p, residual)`` for a call the rules handle; ``None`` for ``full=``, ``cov=`` or a rank-deficient fit."""
     options = bind_options(("rcond", "full", "w", "cov"), args, kwargs, full=False, cov=False)
-    return None if options["full"] or options["cov"] is not False else options
-
-
-@rrule.register(np.polyfit)
-def _rrule_polyfit(f: Any, x: Any, y: Any, deg: Any, *args: Any, **kwargs: Any) -> Any:
-    options = _polyfit_options(args, kwargs)
-    if options is None:
+    if options["full"] or options["cov"] is not False:
         return None
     fit = _LeastSquares(x, y, deg, options["rcond"], options["w"])
     if fit.rank_deficient:
         return None
     p = f(x, y, deg, *args, **kwargs)
+    return fit, p, fit.b - fit.a @ p
+
+
+def _weighted(fit: _LeastSquares, v: Any) -> Any:
+    """``W v`` for a vector or the columns of a matrix."""
+    return v * (fit.weights if np.ndim(v) == 1 else fit.weights[:, None])
+
+
+@rrule.register(np.polyfit)
+def _rrule_polyfit(f: Any, x: Any, y: Any, deg: Any, *args: Any, **kwargs: Any) -> Any:
+    fitted = _fitted(f, x, y, deg, args, kwargs)
+    if fitted is None:
+        return None
+    fit, p, residual = fitted
     project_x, project_y = ProjectTo(x), ProjectTo(y)
     others = (NoTangent(),) * (len(args) + 1)
 
     def polyfit_pullback(out_bar: Any) -> tuple[Any, ...]:
-        p_bar = np.asarray(unthunk(out_bar))
-        z = fit.normal_solve(p_bar)
+        z = fit.normal_solve(np.asarray(unthunk(out_bar)))
         az = fit.a @ z
-        y_bar = az * (fit.weights if az.ndim == 1 else fit.weights[:, None])
-        residual = fit.b - fit.a @ p
         a_bar = _outer_sum(residual, z.conj()) - _outer_sum(az, p.conj())
         x_bar = np.sum(fit.slope().conj() * a_bar, axis=1)
-        return NoTangent(), project_x(x_bar), project_y(y_bar), *others
+        return NoTangent(), project_x(x_bar), project_y(_weighted(fit, az)), *others
 
     return p, polyfit_pullback
 
@@ -374,20 +379,16 @@ def _outer_sum(u: Any, v: Any) -> Any:
 
 @frule.register(np.polyfit)
 def _frule_polyfit(tangents: tuple[Any, ...], f: Any, x: Any, y: Any, deg: Any, *args: Any, **kwargs: Any) -> Any:
-    options = _polyfit_options(args, kwargs)
-    if options is None:
+    fitted = _fitted(f, x, y, deg, args, kwargs)
+    if fitted is None:
         return None
-    fit = _LeastSquares(x, y, deg, options["rcond"], options["w"])
-    if fit.rank_deficient:
-        return None
-    p = f(x, y, deg, *args, **kwargs)
+    fit, p, residual = fitted
     x_dot, y_dot = unthunk(tangents[1]), unthunk(tangents[2])
     rhs = np.zeros_like(p, dtype=np.result_type(p, fit.a))
     if not isinstance(y_dot, AbstractZero) and not ProjectTo(y).is_no_tangent:
-        rhs = rhs + fit.a.conj().T @ (np.asarray(y_dot) * (fit.weights if p.ndim == 1 else fit.weights[:, None]))
+        rhs = rhs + fit.a.conj().T @ _weighted(fit, np.asarray(y_dot))
     if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
         a_dot = fit.slope() * np.asarray(x_dot)[:, None]
-        residual = fit.b - fit.a @ p
         rhs = rhs - fit.a.conj().T @ (a_dot @ p) + a_dot.conj().T @ residual
     return p, ProjectTo(p)(fit.normal_solve(rhs))
 
