@@ -10,7 +10,7 @@ from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import NONZERO, REALS, Arg, At, Case, Generated, register_cases
 
 _P = Arg(REALS, (4,))
-_X = At(np.linspace(-1.0, 1.0, 7))
+_X = Generated(lambda rng, dtype: np.linspace(-1.0, 1.0, 7).astype(dtype), "7 points in [-1, 1]")
 _NEARBY = {"fdm": FiniteDifferences(max_step=1e-3)}
 """Steps that keep real roots real (a large step can merge two into a complex pair, which
 changes the output's dtype and shape) and keep the eigenvalue solver's order of the roots."""

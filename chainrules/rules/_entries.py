@@ -39,8 +39,7 @@ from chainrules_core import (
 )
 
 from ._arrays import cast_to, scatter_add
-
-_NO_TANGENT = ProjectTo(None)
+from ._bilinear import checked_seed
 
 Labels = Any
 """An argument with each differentiable leaf replaced by an integer array numbering its entries."""
@@ -175,7 +174,7 @@ def entries_rule(
                     NoTangent(),
                     *(projects[p](out_bar) if p in projects else NoTangent() for p in range(len(args))),
                 )
-            flat = scatter_add(leaves.size + 1, labels, np.broadcast_to(out_bar, labels.shape), dtype)
+            flat = scatter_add(leaves.size + 1, labels, checked_seed(f, out_bar, labels), dtype)
             cursor = [0]
             bars = {p: projects[p](leaves.rebuild(args[p], flat, cursor)) for p in positions}
             return (NoTangent(), *(bars.get(p, NoTangent()) for p in range(len(args))))

@@ -24,6 +24,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, unthunk
 
 from ._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
+from ._bilinear import checked_seed
 from ._entries import entries_rule
 from ._makers import linear_in_first_rule, rule_in_first
 
@@ -151,9 +152,8 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
-            seed = out_bar if type(out_bar) is np.ndarray else np.asarray(out_bar)
-            if seed.shape != out.shape:
-                seed = ProjectTo(out)(seed)  # trivial dimensions reshaped; any other mismatch raises
+            fits = type(out_bar) is np.ndarray and out_bar.shape == out.shape
+            seed = out_bar if fits else checked_seed(f, out_bar, out)
             bars = [_piece_bar(seed[where], a, shape) for where, a, shape in zip(pieces, arrays, shapes)]
             return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
 
@@ -195,17 +195,15 @@ def _rrule_append(f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> A
     axis = 0 if flat else int(axis) % out.ndim
     split = np.shape(arr)[axis] if not flat else np.size(arr)
     first, second = (slice(None),) * axis + (slice(None, split),), (slice(None),) * axis + (slice(split, None),)
-    no_tangent = ProjectTo(out).is_no_tangent
-    project_arr, project_values = (
-        (ProjectTo(None), ProjectTo(None)) if no_tangent else (ProjectTo(arr), ProjectTo(values))
-    )
+    constant = ProjectTo(out).is_no_tangent
+    project_arr, project_values = (ProjectTo(None if constant else x) for x in (arr, values))
     others = (NoTangent(),) * len(args)
 
     def append_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
         if isinstance(out_bar, AbstractZero):
             return NoTangent(), project_arr(out_bar), project_values(out_bar), *others
-        seed = np.asarray(out_bar)
+        seed = checked_seed(f, out_bar, out)
         arr_bar, values_bar = (seed[where].reshape(shape) for where, shape in zip((first, second), shapes))
         return NoTangent(), project_arr(arr_bar), project_values(values_bar), *others
 

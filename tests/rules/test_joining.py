@@ -101,7 +101,7 @@ def test_concatenate_of_0d_arrays_raises_numpys_error():
 def test_join_seed_of_the_wrong_shape_is_refused():
     """A seed that does not fit the output raises a ValueError rather than splitting wrongly."""
     out, pullback = rrule(np.concatenate, [np.ones(2), np.ones(3)])
-    with pytest.raises(ValueError, match="does not fit"):
+    with pytest.raises(ValueError, match=r"np\.concatenate: a cotangent of shape \(4,\)"):
         pullback(np.ones(4))
     assert np.array_equal(pullback(np.arange(5.0)[:, None])[1][1], [2.0, 3.0, 4.0])  # trivial axes are fine
 
