@@ -197,6 +197,7 @@ NO_RULE = {
     "copyto": _IN_PLACE,
     "fill_diagonal": _IN_PLACE,
     "ndarray.__setitem__": _IN_PLACE,
+    "operator.setitem": _IN_PLACE,
     "ndarray.sort": _IN_PLACE,
     "ndarray.partition": _IN_PLACE,
     "piecewise": "no rule: it calls the user's functions on masked pieces; a rule would need RuleConfig's rrule_via_ad",
