@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 
 from chainrules.rules.sorting import _UNIQUE
-from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, register_cases
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, Generated, register_cases
+
+
+def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
+    """A Python list of numbers, as users write them."""
+    values = rng.standard_normal(4) + (1j * rng.standard_normal(4) if np.dtype(dtype).kind == "c" else 0)
+    return values.tolist()
+
 
 # Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
 # difference could confirm; tests/rules/test_sorting.py checks the conventions there exactly.
@@ -34,6 +42,7 @@ register_cases(
     Case(np.partition, (Arg(REALS, (4, 3)), [0, 2], 0), name="several kth"),
     Case(np.partition, (Arg(REALS, (2, 3)), -1), kwargs={"axis": None}),
     Case(np.sort_complex, (Arg(REALS, (5,)),)),
+    Case(np.sort_complex, (Generated(_numbers, "list"),), name="a list"),
     Case(np.sort_complex, (Arg(REALS, (2, 4)),)),
 )
 if "sorted" in inspect.signature(np.unique).parameters:

@@ -112,14 +112,15 @@ def _matching_order(x: Any, out: Any, axis: int) -> np.ndarray[Any, Any]:
 
 def _partition_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
     axis = bind_options(("a", "kth", "axis"), args, kwargs, axis=-1)["axis"]
-    x, labels = np.asarray(args[0]), label_args[0]
+    x, labels = np.asarray(args[0]), np.asarray(label_args[0])
     if axis is None:
         x, labels, axis = x.reshape(-1), labels.reshape(-1), -1
     return np.take_along_axis(labels, _matching_order(x, out, int(axis)), int(axis))
 
 
 def _sort_complex_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
-    return np.take_along_axis(label_args[0], np.argsort(np.asarray(args[0]), axis=-1, kind="stable"), -1)
+    order = np.argsort(np.asarray(args[0]), axis=-1, kind="stable")
+    return np.take_along_axis(np.asarray(label_args[0]), order, -1)
 
 
 def _no_order(*args: Any, **kwargs: Any) -> bool:
