@@ -26,6 +26,7 @@ from chainrules_core import (
     ProjectTo,
     ZeroTangent,
     frule,
+    named_after,
     non_differentiable,
     rrule,
     sum_to_shape,
@@ -52,7 +53,6 @@ linear_in_first_rule(np.require, _same_layout)  # a copy with the flags asked fo
 def _register_full(f: Any, prototype: bool) -> None:
     """``f(shape_or_prototype, fill_value, ...)``: a prototype's values do not matter (zero cotangent)."""
 
-    @rrule.register(f)
     def _rrule_full(f: Any, first: Any, *args: Any, **kwargs: Any) -> Any:
         out = f(first, *args, **kwargs)
         first_bar = ProjectTo(first)(ZeroTangent()) if prototype else NoTangent()
@@ -71,7 +71,6 @@ def _register_full(f: Any, prototype: bool) -> None:
 
         return out, full_pullback
 
-    @frule.register(f)
     def _frule_full(tangents: tuple[Any, ...], f: Any, first: Any, *args: Any, **kwargs: Any) -> Any:
         out = f(first, *args, **kwargs)
         project_out = ProjectTo(out)
@@ -81,6 +80,9 @@ def _register_full(f: Any, prototype: bool) -> None:
         if isinstance(fill_dot, AbstractZero):
             return out, ZeroTangent()
         return out, project_out(np.full(out.shape, cast_to(fill_dot, out.dtype)))
+
+    rrule.register(f)(named_after(f, _rrule_full))
+    frule.register(f)(named_after(f, _frule_full))
 
 
 _register_full(np.full, prototype=False)
@@ -194,7 +196,6 @@ class _Spacing:
 
 
 def _register_spacing(f: Any) -> None:
-    @rrule.register(f)
     def _rrule_spacing(f: Any, *args: Any, **kwargs: Any) -> Any:
         call = _Spacing(f, args, kwargs)
         projects = [ProjectTo(x if k in call.partials else None) for k, x in enumerate(args)]
@@ -205,7 +206,6 @@ def _register_spacing(f: Any) -> None:
 
         return call.out, spacing_pullback
 
-    @frule.register(f)
     def _frule_spacing(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         call = _Spacing(f, args, kwargs)
         if call.constant:
@@ -215,6 +215,9 @@ def _register_spacing(f: Any) -> None:
             for k, (t, x) in enumerate(zip(tangents[1:], args))
         ]
         return call.out, ProjectTo(call.out)(call.pushforward(dots))
+
+    rrule.register(f)(named_after(f, _rrule_spacing))
+    frule.register(f)(named_after(f, _frule_spacing))
 
 
 for _f in _SPACE_NAMES:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, named_after, rrule, unthunk
 
 from ._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
 from ._bilinear import checked_seed
@@ -119,7 +119,6 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
     first-axis slices, and the cotangent is an array).
     """
 
-    @rrule.register(f)
     def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if not applies(args, kwargs):
             return None
@@ -159,7 +158,6 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
 
         return out, join_pullback
 
-    @frule.register(f)
     def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if not applies(args, kwargs):
             return None
@@ -171,6 +169,9 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
             return out, ZeroTangent()
         dots = [cast_to(d, out.dtype) for d in instantiate_zeros(tangents[1], arrays)]
         return out, project_out(f(dots, *args, **kwargs))
+
+    rrule.register(f)(named_after(f, _rrule_join))
+    frule.register(f)(named_after(f, _frule_join))
 
 
 _register_join(np.concatenate, _concatenate, _no_out)

@@ -47,6 +47,7 @@ from chainrules_core import (
     ProjectTo,
     ZeroTangent,
     frule,
+    named_after,
     rrule,
     sum_to_shape,
     unthunk,
@@ -196,7 +197,6 @@ def _frule_polyint(tangents: tuple[Any, ...], f: Any, p: Any, *args: Any, **kwar
 def _register_padded_sum(f: Any, sign: int) -> None:
     """``polyadd``/``polysub``: the shorter operand is padded with leading zeros; each cotangent is the seed's tail."""
 
-    @rrule.register(f)
     def _rrule_padded_sum(f: Any, a1: Any, a2: Any) -> Any:
         if not _plain(a1, a2):
             return None
@@ -210,12 +210,14 @@ def _register_padded_sum(f: Any, sign: int) -> None:
 
         return out, padded_sum_pullback
 
-    @frule.register(f)
     def _frule_padded_sum(tangents: tuple[Any, ...], f: Any, a1: Any, a2: Any) -> Any:
         if not _plain(a1, a2):
             return None
         out = f(a1, a2)
         return out, ProjectTo(out)(f(_dense(tangents[1], a1), _dense(tangents[2], a2)))
+
+    rrule.register(f)(named_after(f, _rrule_padded_sum))
+    frule.register(f)(named_after(f, _frule_padded_sum))
 
 
 _register_padded_sum(np.polyadd, 1)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, named_after, rrule, sum_to_shape, unthunk
 from chainrules_core.rule_definition import non_differentiable
 
 from ._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
@@ -194,7 +194,6 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
     of the tangents.
     """
 
-    @rrule.register(f)
     def _rrule_each(f: Any, *xs: Any, **kwargs: Any) -> Any:
         out = f(*xs, **kwargs)
         projects = [ProjectTo(x) for x in xs]
@@ -211,11 +210,13 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
 
         return out, each_pullback
 
-    @frule.register(f)
     def _frule_each(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
         out = f(*xs, **kwargs)
         dots = [instantiate_zeros(t, x) for t, x in zip(tangents[1:], xs)]
         return out, ProjectTo(out)(f(*dots, **kwargs))
+
+    rrule.register(f)(named_after(f, _rrule_each))
+    frule.register(f)(named_after(f, _frule_each))
 
 
 for _f in (np.atleast_1d, np.atleast_2d, np.atleast_3d):  # reshapes that add axes of size 1
