@@ -139,3 +139,34 @@ def tuple_tangent(out: Any, *values: Any) -> Any:
 
 def as_array(x: Any) -> np.ndarray:
     return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x[..., i, j] / (w_j - w_i)`` off the diagonal; 0 on it and wherever ``x`` is 0.
+
+    The eigenvector and singular-vector terms of Giles 2008, section 3.1. A
+    zero entry of ``x`` contributes nothing even where two values coincide
+    (no ``0 * inf``); a nonzero one over a zero gap gives ``inf``/``nan``
+    with numpy's warning, as the vectors have no derivative there.
+    """
+    gaps = w[..., None, :] - w[..., :, None]
+    where = (x != 0) & ~np.eye(w.shape[-1], dtype=bool)
+    out = np.zeros(np.broadcast_shapes(x.shape, gaps.shape), np.result_type(x, gaps))
+    return np.divide(x, gaps, out=out, where=where)
+
+
+def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """The tangent of ``q2``, an orthonormal basis of the complement of ``q1``'s columns, as ``q1`` moves.
+
+    ``q2`` is any such basis; the one that does not turn within the
+    complement (``q2^H q2_dot = 0``) moves as ``q2_dot = -q1 (q1_dot^H q2)``,
+    which keeps ``[q1 | q2]`` unitary to first order.
+    """
+    return -(q1 @ (adjoint(q1_dot) @ q2))
+
+
+def complement_cotangent(q1: np.ndarray, q2: np.ndarray, q2_bar: Any) -> Any:
+    """The cotangent of ``q1`` that ``complement_tangent`` sends ``q2_bar`` to: ``-q2 q2_bar^H q1``."""
+    if isinstance(q2_bar, AbstractZero):
+        return q2_bar
+    return -(q2 @ (adjoint(q2_bar) @ q1))
