@@ -225,7 +225,10 @@ register_cases(
         for shape in [(3, 3), (4, 3), (3, 4)]
     ],
     *[Case(svd_invariants, (_separated(shape),)) for shape in [(3, 3), (4, 3), (3, 4), (2, 4, 3)]],
-    *[Case(svd_invariants, (_separated(shape),), kwargs={"full_matrices": True}) for shape in [(3, 3), (4, 3), (2, 3, 4)]],
+    *[
+        Case(svd_invariants, (_separated(shape),), kwargs={"full_matrices": True})
+        for shape in [(3, 3), (4, 3), (2, 3, 4)]
+    ],
     *[
         # one extra real singular vector: fixed up to a sign, so numpy's and the rules' gauges agree
         Case(np.linalg.svd, (_separated(shape),), dtypes=_REAL, name="raw outputs, full_matrices")

@@ -170,3 +170,31 @@ def complement_cotangent(q1: np.ndarray, q2: np.ndarray, q2_bar: Any) -> Any:
     if isinstance(q2_bar, AbstractZero):
         return q2_bar
     return -(q2 @ (adjoint(q2_bar) @ q1))
+
+
+def _products_of_the_others(s: np.ndarray) -> np.ndarray:
+    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
+
+    Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
+    lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    """
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    p = _products_of_the_others(s).astype(a.dtype)
+    return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
+
+
+def inverse(a: np.ndarray) -> np.ndarray:
+    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return adjugate_svd(a) / np.linalg.det(a)[..., None, None]

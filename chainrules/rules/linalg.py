@@ -16,7 +16,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unbroadcast, unthunk
 
 from ._arrays import tuple_entries
-from ._linalg_common import adjoint, as_array, matmul_summed, solve_vectors, tuple_tangent
+from ._linalg_common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
 
 # ----- inv -----
 
@@ -87,26 +87,6 @@ def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
 # ----- det -----
 
 
-def _products_of_the_others(s: np.ndarray) -> np.ndarray:
-    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
-    ones = np.ones_like(s[..., :1])
-    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
-    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return before * after
-
-
-def _adjugate_svd(a: np.ndarray) -> np.ndarray:
-    """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
-
-    Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
-    lower rank gives zero), as in PyTorch's singular branch of det's backward.
-    """
-    u, s, vh = np.linalg.svd(a)
-    phase = np.linalg.det(u) * np.linalg.det(vh)
-    p = _products_of_the_others(s).astype(a.dtype)
-    return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
-
-
 def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     """The adjugate ``det(a) inv(a)``, finite at singular matrices.
 
@@ -118,15 +98,15 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     try:
         inv = np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        return _adjugate_svd(a)
+        return adjugate_svd(a)
     cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
     good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
     adj = np.asarray(det)[..., None, None] * inv
     if not np.all(good):
         bad = ~good
         if adj.ndim == 2:
-            return _adjugate_svd(a)
-        adj[bad] = _adjugate_svd(a[bad])
+            return adjugate_svd(a)
+        adj[bad] = adjugate_svd(a[bad])
     return adj
 
 
@@ -162,14 +142,6 @@ def _inexact(a: np.ndarray) -> np.ndarray:
 # ----- slogdet -----
 
 
-def _inverse(a: np.ndarray) -> np.ndarray:
-    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
-    try:
-        return np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        return _adjugate_svd(a) / np.linalg.det(a)[..., None, None]
-
-
 @rrule.register(np.linalg.slogdet)
 def _rrule_slogdet(f: Any, a: Any) -> Any:
     out = f(a)
@@ -190,7 +162,7 @@ def _rrule_slogdet(f: Any, a: Any) -> Any:
             t_bar = t_bar + np.real(logabsdet_bar)
         if not isinstance(sign_bar, AbstractZero):
             t_bar = t_bar - 1j * np.imag(np.conj(sign_bar) * sign)
-        return NoTangent(), project_a(t_bar[..., None, None] * adjoint(_inverse(a_arr)))
+        return NoTangent(), project_a(t_bar[..., None, None] * adjoint(inverse(a_arr)))
 
     return out, slogdet_pullback
 
@@ -202,7 +174,7 @@ def _frule_slogdet(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    t = np.einsum("...ji,...ij->...", _inverse(_inexact(as_array(a))), a_dot)
+    t = np.einsum("...ji,...ij->...", inverse(_inexact(as_array(a))), a_dot)
     logabsdet_dot = ProjectTo(logabsdet)(np.real(t))
     if np.iscomplexobj(sign):
         return out, tuple_tangent(out, ProjectTo(sign)(sign * 1j * np.imag(t)), logabsdet_dot)
