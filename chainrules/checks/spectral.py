@@ -10,7 +10,8 @@ from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
-from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing import FiniteDifferences, with_tangent
+from chainrules_core.testing.cases import At, Case, Generated, register_cases
 
 # The harness compares a rule with finite differences of the function itself,
 # and numpy's phase convention for complex singular vectors and eigenvectors
@@ -197,6 +198,10 @@ def _separated(shape: tuple[int, ...]) -> Generated:
 
 _REAL = ("float64", "float32")
 _DEGENERATE = [1.0, 1.0, 3.0]
+# A zero singular value is a kink, 5 |t| along RANK_ONE + t (RANK_ONE + NULL_BLOCK): even in t, so the
+# central difference is exact at large steps (see the norms' checks).
+_RANK_ONE = np.array([[1.0, 2.0], [2.0, 4.0], [-1.0, -2.0]])
+_NULL_BLOCK = np.array([[4.0, -2.0], [-2.0, 1.0], [0.0, 0.0]])
 
 
 def _eigenvalue_seed(out: Any) -> Any:
@@ -240,4 +245,10 @@ register_cases(
     Case(np.linalg.svd, (_separated((2, 3, 4)), False, False), name="compute_uv positional"),
     Case(np.linalg.svdvals, (_separated((4, 3)),)),
     Case(np.linalg.svdvals, (_separated((2, 3, 4)),)),
+    Case(
+        np.linalg.svdvals,
+        (with_tangent(At(_RANK_ONE.tolist()), _RANK_ONE + _NULL_BLOCK),),
+        options={"fdm": FiniteDifferences(max_step=0.1, steps=3)},
+        name="a zero singular value",
+    ),
 )

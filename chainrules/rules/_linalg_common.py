@@ -198,3 +198,13 @@ def inverse(a: np.ndarray) -> np.ndarray:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
         return adjugate_svd(a) / np.linalg.det(a)[..., None, None]
+
+
+def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Which singular values ``s`` (descending) of matrices of ``shape`` are above zero beyond rounding.
+
+    numpy's ``matrix_rank`` tolerance, ``s > max(m, n) * eps * s_max``. A
+    singular value at 0 is a kink, ``|h| c`` along any direction: its
+    central difference, and the rules' derivative there, is 0.
+    """
+    return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps

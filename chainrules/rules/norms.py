@@ -43,7 +43,7 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
 
-from ._linalg_common import adjoint, as_array, inverse
+from ._linalg_common import adjoint, as_array, inverse, nonzero_singular_values
 from ._makers import rule_in_first
 
 
@@ -87,9 +87,9 @@ def _spectral_gradient(x: np.ndarray, ord: Any, svd: Any = None) -> np.ndarray:
     that are zero up to rounding (the central difference at that kink).
     """
     u, s, vh = np.linalg.svd(x, full_matrices=False) if svd is None else svd
-    tol = s[..., :1] * max(x.shape[-2:]) * np.finfo(s.dtype).eps
-    weights = s > tol
+    weights = nonzero_singular_values(s, x.shape)
     if ord != "nuc":
+        tol = s[..., :1] * max(x.shape[-2:]) * np.finfo(s.dtype).eps
         tied = np.abs(s - (s[..., :1] if ord == 2 else s[..., -1:])) <= tol
         weights = weights * tied / np.sum(tied, axis=-1, keepdims=True)
     return (u * weights[..., None, :].astype(u.dtype)) @ vh

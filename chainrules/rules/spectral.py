@@ -19,7 +19,9 @@ result finite. ``eigvalsh`` and ``svdvals`` never form that term.
 Primal values. ``eigvalsh``, ``svdvals`` and ``svd(compute_uv=False)``
 return numpy's own values (LAPACK computes them without vectors, which can
 differ from the vectors' path by a few ulps); their pullbacks compute the
-vectors when called.
+vectors when called. A singular value at 0 (up to ``max(m, n) * eps *
+s_max``) is a kink, ``|h| c`` along any direction: ``svdvals`` and
+``svd(compute_uv=False)`` give it the central difference, 0.
 
 eigh and ``svd(hermitian=True)`` read one triangle of their input (``UPLO``);
 the cotangent lives on that triangle, with a real diagonal.
@@ -50,6 +52,7 @@ from ._linalg_common import (
     diagonal,
     fold_to_triangle,
     hermitian_from_triangle,
+    nonzero_singular_values,
     over_gaps,
     tuple_tangent,
 )
@@ -200,15 +203,17 @@ def _svd_pullback(u: np.ndarray, s: np.ndarray, vh: np.ndarray, u_bar: Any, s_ba
 
 def _values_pullback(a: Any, s_bar: Any, hermitian: bool) -> np.ndarray:
     """``A_bar = U diag(Re s_bar) Vh`` from a reduced SVD computed now (a seed on the singular values only)."""
-    u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
-    a_bar = (u * np.real(s_bar)[..., None, :].astype(u.dtype)) @ vh
+    u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+    weights = np.real(s_bar) * nonzero_singular_values(s, np.shape(a))
+    a_bar = (u * weights[..., None, :].astype(u.dtype)) @ vh
     return fold_to_triangle(a_bar, lower=True) if hermitian else a_bar
 
 
 def _values_pushforward(a: Any, a_dot: np.ndarray, hermitian: bool) -> np.ndarray:
     """``s_dot = Re diag(U^H A_dot V)`` from a reduced SVD computed now."""
-    u, _, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
-    return np.real(np.einsum("...ki,...kl,...il->...i", u.conj(), a_dot, vh.conj()))
+    u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+    s_dot = np.real(np.einsum("...ki,...kl,...il->...i", u.conj(), a_dot, vh.conj()))
+    return s_dot * nonzero_singular_values(s, np.shape(a))
 
 
 def _reduced_vector_bars(u: np.ndarray, vh: np.ndarray, k: int, u_bar: Any, vh_bar: Any) -> tuple[Any, Any]:
