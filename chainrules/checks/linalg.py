@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import math
 from typing import Any
+
+import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
