@@ -208,3 +208,23 @@ def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray
     central difference, and the rules' derivative there, is 0.
     """
     return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps
+
+
+def vecdot_cotangents(x1: np.ndarray, x2: np.ndarray, g: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cotangents of ``x1`` and ``x2`` in ``vecdot(x1, x2, axis) = sum(conj(x1) * x2, axis)``, broadcast.
+
+    Antiholomorphic in ``x1``: ``x1_bar = conj(g) x2``; ``x2_bar = g x1``
+    (``g`` expanded along ``axis``). Sum them to each operand's shape.
+    """
+    g = np.expand_dims(g, axis % (np.ndim(g) + 1))
+    return g.conj() * x2, g * x1
+
+
+def cross_cotangents(x1: np.ndarray, x2: np.ndarray, g: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cotangents of ``x1`` and ``x2`` in ``cross(x1, x2, axis)``, broadcast.
+
+    ``<g, x1_dot × x2> = <conj(x2) × g, x1_dot>`` and ``<g, x1 × x2_dot> =
+    <g × conj(x1), x2_dot>`` (the scalar triple product, conjugated for
+    complex vectors). Sum them to each operand's shape.
+    """
+    return np.cross(x2.conj(), g, axis=axis), np.cross(g, x1.conj(), axis=axis)
