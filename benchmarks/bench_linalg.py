@@ -5,8 +5,9 @@ table gives the time of ``rrule`` (primal plus closure), of the pullback
 (every cotangent forced), and of ``frule``, as ratios to it. A pullback is a
 few primal-sized operations: matmul's is two matrix products (ratio ~2),
 solve's a second solve plus an outer product (~1-2), cholesky's two
-triangular solves that numpy can only do as general solves, and svd's a few
-matrix products on top of nothing (the decomposition is reused). einsum's
+triangular solves that numpy can only do as general solves, svd's a few
+matrix products on top of nothing (the decomposition is reused), eig's an
+inverse and a few products, pinv's six products. einsum's
 fixed cost (reading the subscripts, planning each operand's contraction)
 shows at small n.
 
@@ -51,6 +52,8 @@ def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[
         ("solve", np.linalg.solve, (a + n * np.eye(n), b), {}),
         ("cholesky", np.linalg.cholesky, (_spd(rng, n),), {}),
         ("svd", np.linalg.svd, (a,), {"full_matrices": False}),
+        ("eig", np.linalg.eig, (a,), {}),
+        ("pinv", np.linalg.pinv, (a[:, : n // 2],), {}),
         ("einsum ij,jk->ik", np.einsum, ("ij,jk->ik", a, b), {}),
         ("einsum ij,ij->i", np.einsum, ("ij,ij->i", a, b), {}),
     ]
