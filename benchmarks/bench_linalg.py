@@ -70,6 +70,10 @@ def _seed(out: Any, rng: np.random.Generator) -> Any:
     return rng.normal(size=np.shape(out))
 
 
+def _tangent(x: Any, rng: np.random.Generator) -> Any:
+    return NoTangent() if isinstance(x, str) else rng.normal(size=np.shape(x))
+
+
 def main(sizes: list[int]) -> None:
     rows = []
     for n in sizes:
@@ -77,7 +81,7 @@ def main(sizes: list[int]) -> None:
             rng = np.random.default_rng(1)
             out, pullback = rrule(f, *args, **kwargs)
             seed = _seed(out, rng)
-            tangents = (NoTangent(), *(NoTangent() if isinstance(x, str) else rng.normal(size=np.shape(x)) for x in args))
+            tangents = (NoTangent(), *(_tangent(x, rng) for x in args))
             calls = {
                 "primal": lambda f=f, args=args, kwargs=kwargs: f(*args, **kwargs),
                 "rrule": lambda f=f, args=args, kwargs=kwargs: rrule(f, *args, **kwargs),

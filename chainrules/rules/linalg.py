@@ -371,21 +371,25 @@ def _frule_multi_dot(tangents: tuple[Any, ...], f: Any, arrays: Any, **kwargs: A
 # ----- tensorinv, tensorsolve: inv and solve of the matrices numpy reshapes them to -----
 
 
-def _tensorinv_matrix(a: Any, out: np.ndarray, args: tuple[Any, ...], kwargs: dict[str, Any]) -> np.ndarray | None:
-    """``inv(a.reshape(P, P))``, the matrix ``out`` holds; None for calls numpy refuses or unknown keywords."""
+def _tensorinv_ind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """``ind`` of a ``tensorinv`` call; None for unknown keywords."""
     if len(args) + len(kwargs) > 1 or not kwargs.keys() <= {"ind"}:
         return None
-    ind = operator.index(args[0] if args else kwargs.get("ind", 2))
+    return operator.index(args[0] if args else kwargs.get("ind", 2))
+
+
+def _tensorinv_matrix(a: Any, out: np.ndarray, ind: int) -> np.ndarray:
+    """``inv(a.reshape(P, P))``, which ``out`` holds reshaped."""
     return out.reshape(math.prod(np.shape(a)[ind:]), -1)
 
 
 @rrule.register(np.linalg.tensorinv)
 def _rrule_tensorinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if len(args) + len(kwargs) > 1 or not kwargs.keys() <= {"ind"}:
+    ind = _tensorinv_ind(args, kwargs)
+    if ind is None:
         return None
     out = f(a, *args, **kwargs)
-    x = _tensorinv_matrix(a, out, args, kwargs)
-    assert x is not None
+    x = _tensorinv_matrix(a, out, ind)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
 
@@ -398,14 +402,14 @@ def _rrule_tensorinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 @frule.register(np.linalg.tensorinv)
 def _frule_tensorinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if len(args) + len(kwargs) > 1 or not kwargs.keys() <= {"ind"}:
+    ind = _tensorinv_ind(args, kwargs)
+    if ind is None:
         return None
     out = f(a, *args, **kwargs)
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    x = _tensorinv_matrix(a, out, args, kwargs)
-    assert x is not None
+    x = _tensorinv_matrix(a, out, ind)
     return out, ProjectTo(out)(np.reshape(-(x @ np.reshape(a_dot, x.shape) @ x), out.shape))
 
 

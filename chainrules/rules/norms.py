@@ -221,12 +221,12 @@ def _cond_parse(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 class _Cond:
-    """One call of ``cond``: its gradient, computed when first needed."""
+    """One call of ``cond``: its input and ``p``; the gradient is computed when a rule needs it."""
 
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
         x_arr = as_array(x)
         self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
-        self.p, self.out = options["p"], out
+        self.p = options["p"]
 
     def gradient(self) -> np.ndarray:
         x, p = self.x, self.p
