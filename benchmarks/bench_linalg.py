@@ -5,8 +5,11 @@ table gives the time of ``rrule`` (primal plus closure), of the pullback
 (every cotangent forced), and of ``frule``, as ratios to it. A pullback is a
 few primal-sized operations: matmul's is two matrix products (ratio ~2),
 solve's a second solve plus an outer product (~1-2), cholesky's two
-triangular solves that numpy can only do as general solves, and svd's a few
-matrix products on top of nothing (the decomposition is reused).
+triangular solves that numpy can only do as general solves, svd's a few
+matrix products on top of nothing (the decomposition is reused), eig's an
+inverse and a few products, pinv's six products. einsum's
+fixed cost (reading the subscripts, planning each operand's contraction)
+shows at small n.
 
 The BLAS runs on one thread and the four timings of a case are taken in
 turns, round after round, keeping each one's best: on a shared machine the
@@ -49,6 +52,10 @@ def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[
         ("solve", np.linalg.solve, (a + n * np.eye(n), b), {}),
         ("cholesky", np.linalg.cholesky, (_spd(rng, n),), {}),
         ("svd", np.linalg.svd, (a,), {"full_matrices": False}),
+        ("eig", np.linalg.eig, (a,), {}),
+        ("pinv", np.linalg.pinv, (a[:, : n // 2],), {}),
+        ("einsum ij,jk->ik", np.einsum, ("ij,jk->ik", a, b), {}),
+        ("einsum ij,ij->i", np.einsum, ("ij,ij->i", a, b), {}),
     ]
 
 
@@ -63,6 +70,10 @@ def _seed(out: Any, rng: np.random.Generator) -> Any:
     return rng.normal(size=np.shape(out))
 
 
+def _tangent(x: Any, rng: np.random.Generator) -> Any:
+    return NoTangent() if isinstance(x, str) else rng.normal(size=np.shape(x))
+
+
 def main(sizes: list[int]) -> None:
     rows = []
     for n in sizes:
@@ -70,7 +81,7 @@ def main(sizes: list[int]) -> None:
             rng = np.random.default_rng(1)
             out, pullback = rrule(f, *args, **kwargs)
             seed = _seed(out, rng)
-            tangents = (NoTangent(), *(rng.normal(size=np.shape(x)) for x in args))
+            tangents = (NoTangent(), *(_tangent(x, rng) for x in args))
             calls = {
                 "primal": lambda f=f, args=args, kwargs=kwargs: f(*args, **kwargs),
                 "rrule": lambda f=f, args=args, kwargs=kwargs: rrule(f, *args, **kwargs),

@@ -9,35 +9,55 @@ import numpy as np
 from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
-from chainrules_core import rrule
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
 
 
-def qr_complete_reduced_part(a: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``n`` columns of Q and the first ``n`` rows of R from ``qr(a, mode='complete')``.
+def qr_complete_parts(a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Q1``, ``R1`` and ``Q2 Q2^H`` from ``qr(a, mode='complete') = [Q1 | Q2] [R1; 0]``.
 
-    For a tall ``a`` these are determined by ``a`` (they are the reduced QR);
-    the rest of the complete Q is not.
+    For a tall ``a``, ``Q1`` and ``R1`` are its reduced QR and ``Q2`` any
+    orthonormal basis of the complement of its range: the projector
+    ``Q2 Q2^H`` does not depend on which.
 
-    >>> q, r = qr_complete_reduced_part(np.array([[3.0], [4.0]]))
-    >>> q.shape, r.shape
-    ((2, 1), (1, 1))
+    >>> q1, r1, p2 = qr_complete_parts(np.array([[3.0], [4.0]]))
+    >>> q1.shape, r1.shape, np.round(p2 * 25, 12) + 0.0
+    ((2, 1), (1, 1), array([[ 16., -12.],
+           [-12.,   9.]]))
     """
     q, r = np.linalg.qr(a, mode="complete")
     n = np.shape(a)[-1]
-    return q[..., :n], r[..., :n, :]
+    q2 = q[..., n:]
+    return q[..., :n], r[..., :n, :], q2 @ adjoint(q2)
 
 
-@rrule.register(qr_complete_reduced_part)
-def _qr_complete_reduced_part_rrule(f: Any, a: Any) -> Any:
+@rrule.register(qr_complete_parts)
+def _qr_complete_parts_rrule(f: Any, a: Any) -> Any:
     (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
     n = np.shape(a)[-1]
+    q2 = q[..., n:]
 
-    def qr_complete_reduced_part_pullback(out_bar: Any) -> tuple[Any, Any]:
-        q_bar, r_bar = tuple_entries(out_bar, ("Q", "R"))
-        return pullback((pad_to(q_bar, q.shape), pad_to(r_bar, r.shape)))
+    def qr_complete_parts_pullback(out_bar: Any) -> tuple[Any, Any]:
+        q1_bar, r1_bar, p2_bar = tuple_entries(out_bar, ("Q1", "R1", "Q2 Q2^H"))
+        q_bar = pad_to(q1_bar, q.shape) if isinstance(p2_bar, AbstractZero) else np.zeros_like(q)
+        if not isinstance(p2_bar, AbstractZero):
+            if not isinstance(q1_bar, AbstractZero):
+                q_bar[..., :n] = q1_bar
+            q_bar[..., n:] = (p2_bar + adjoint(p2_bar)) @ q2
+        return pullback((q_bar, pad_to(r1_bar, r.shape)))
 
-    return (q[..., :n], r[..., :n, :]), qr_complete_reduced_part_pullback
+    return (q[..., :n], r[..., :n, :], q2 @ adjoint(q2)), qr_complete_parts_pullback
+
+
+@frule.register(qr_complete_parts)
+def _qr_complete_parts_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    (q, r), out_dot = frule((NoTangent(), tangents[1]), np.linalg.qr, a, mode="complete")
+    n = np.shape(a)[-1]
+    q_dot, r_dot = tuple_entries(out_dot, ("Q", "R"))
+    q2, q2_dot = q[..., n:], q_dot[..., n:]
+    out = (q[..., :n], r[..., :n, :], q2 @ adjoint(q2))
+    parts_dot = (q_dot[..., :n], r_dot[..., :n, :], q2_dot @ adjoint(q2) + q2 @ adjoint(q2_dot))
+    return out, tuple(ProjectTo(o)(d) for o, d in zip(out, parts_dot))
 
 
 def _spd(shape: tuple[int, ...]) -> Generated:
@@ -83,6 +103,8 @@ def _full_rank(shape: tuple[int, ...]) -> Generated:
     return Generated(make, f"full rank{shape}".replace(" ", ""))
 
 
+_REAL = ("float64", "float32")
+
 register_cases(
     "factorizations",
     Case(np.linalg.cholesky, (_spd((3, 3)),)),
@@ -93,5 +115,6 @@ register_cases(
     Case(np.linalg.qr, (_full_rank((3, 5)), "r")),
     Case(np.linalg.qr, (_full_rank((3, 5)),), kwargs={"mode": "complete"}, name="complete equals reduced"),
     Case(np.linalg.qr, (_full_rank((3, 3)),), kwargs={"mode": "complete"}),
-    Case(qr_complete_reduced_part, (_full_rank((5, 3)),), modes=("rrule",), name="complete, tall"),
+    Case(np.linalg.qr, (_full_rank((4, 3)),), kwargs={"mode": "complete"}, dtypes=_REAL, name="one extra column"),
+    *[Case(qr_complete_parts, (_full_rank(shape),), name="complete, tall") for shape in [(5, 3), (2, 4, 2)]],
 )

@@ -7,11 +7,26 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._matrices import well_conditioned
+from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
 
 _ZERO_VECTOR = [0.0, 0.0, 0.0]
 _TIED = [3.0, -1.0, -3.0, 2.0]  # |3| == |-3|: ties in the inf-norm, no tie in the -inf-norm
 _TIED_ROWS = [[1.0, -2.0], [2.0, 1.0], [0.5, 0.5]]  # row sums 3, 3, 1; column sums 3.5, 3.5
+_ZERO_MATRIX = [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+_MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
+_RANK_ONE = [[1.0, 2.0], [2.0, 4.0], [-1.0, -2.0]]  # singular values sqrt(30), 0
+# The kink of s_min at 0 is |h| c + O(h^2) with an odd h^2 term along most directions, which a
+# central difference resolves only linearly. Along RANK_ONE + t NULL_BLOCK the singular values are
+# sqrt(30) (1 + t) and 5 |t|: even in t, so the finite difference is exact at any step, and large
+# steps keep the round-off of s_max (eps * sqrt(30)) out of it.
+_LARGE_STEPS = {"fdm": FiniteDifferences(max_step=0.1, steps=3)}
+_NULL_BLOCK = [[4.0, -2.0], [-2.0, 1.0], [0.0, 0.0]]
+_ALONG_BOTH = (np.array(_RANK_ONE) + np.array(_NULL_BLOCK)).tolist()
+_TIED_LARGEST = [[0.0, 2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]  # singular values 2, 2, 1
+_TIED_SMALLEST = [[3.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]]  # singular values 3, 1, 1
+_CONDS = (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
 
 
 def _norm_case(f: Any, shape: tuple[int, ...], name: str = "", **kwargs: Any) -> Case:
@@ -45,4 +60,29 @@ register_cases(
     _norm_case(np.linalg.matrix_norm, (2, 3, 4)),
     *[_norm_case(np.linalg.matrix_norm, (2, 4, 3), ord=p) for p in ("nuc", 2, -2, 1, math.inf)],
     _norm_case(np.linalg.matrix_norm, (2, 3, 3), ord=-1, keepdims=True),
+    *[Case(np.linalg.norm, (At(_ZERO_MATRIX),), kwargs={"ord": p}, name="zero matrix") for p in _MATRIX_ORDS],
+    *[Case(np.linalg.norm, (At(_ZERO_VECTOR),), kwargs={"ord": p}, name="zero vector") for p in (-math.inf, 0.5, -1.5)],
+    Case(np.linalg.norm, (At(_TIED_LARGEST),), kwargs={"ord": 2}, name="tied largest singular values"),
+    Case(np.linalg.norm, (At(_TIED_SMALLEST),), kwargs={"ord": -2}, name="tied smallest singular values"),
+    Case(np.linalg.norm, (At(_RANK_ONE),), kwargs={"ord": "nuc"}, name="a zero singular value"),
+    Case(
+        np.linalg.norm,
+        (with_tangent(At(_RANK_ONE), np.array(_ALONG_BOTH)),),
+        kwargs={"ord": -2},
+        options=_LARGE_STEPS,
+        name="s_min = 0",
+    ),
+    Case(np.linalg.matrix_norm, (At([_RANK_ONE, _RANK_ONE]),), kwargs={"ord": "nuc"}, name="a stack, rank one"),
+    *[Case(np.linalg.cond, (well_conditioned((3, 3)),), kwargs={"p": p}) for p in _CONDS],
+    Case(np.linalg.cond, (well_conditioned((2, 3, 3)),)),
+    Case(np.linalg.cond, (well_conditioned((2, 4, 4)), 1), name="p positional"),
+    Case(np.linalg.cond, (Arg(REALS, (3, 5)),), name="rectangular"),
+    Case(np.linalg.cond, (At(_TIED_LARGEST),), name="tied largest singular values"),
+    Case(
+        np.linalg.cond,
+        (with_tangent(At(_RANK_ONE[:2]), np.array(_NULL_BLOCK[:2])),),
+        kwargs={"p": -2},
+        options=_LARGE_STEPS,
+        name="singular: s_min / s_max at its kink",
+    ),
 )

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix
-from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
 
 
 def _arrays(*shapes: tuple[int, ...]) -> tuple[Arg, ...]:
@@ -70,8 +70,6 @@ register_cases(
     Case(np.cross, _arrays((4, 2), (4, 2)), name="2-vectors: the z component"),
     Case(np.cross, _arrays((4, 2), (3,)), name="a 2-vector and a 3-vector"),
     Case(np.cross, _arrays((3,), (2,)), name="a 3-vector and a 2-vector"),
-    Case(np.linalg.multi_dot, (Generated(lambda rng, dtype: _chain(rng, dtype, (3, 4, 2)), "matrices"),)),
-    Case(np.linalg.multi_dot, (Generated(lambda rng, dtype: _chain(rng, dtype, (3, 4, 2, 2, 5)), "vector ends"),)),
 )
 if hasattr(np, "vecdot"):  # numpy >= 2.0
     register_cases(

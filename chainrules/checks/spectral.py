@@ -10,7 +10,8 @@ from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
-from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing import FiniteDifferences, with_tangent
+from chainrules_core.testing.cases import At, Case, Generated, register_cases
 
 # The harness compares a rule with finite differences of the function itself,
 # and numpy's phase convention for complex singular vectors and eigenvectors
@@ -115,6 +116,55 @@ def _eigh_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: 
     return (w, v2), (w_dot, ProjectTo(v2)(2 * np.real(v.conj() * v_dot)))
 
 
+def svd_complements(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``U2 U2^H`` and ``V2 V2^H``: the projectors onto the singular vectors of a full SVD beyond ``min(m, n)``.
+
+    ``U2`` and ``V2`` are any orthonormal bases of the complements of the
+    first ``min(m, n)`` singular vectors; the projectors do not depend on
+    which.
+
+    >>> p_u, p_v = svd_complements(np.array([[3.0], [0.0]]))
+    >>> p_u, p_v
+    (array([[0., 0.],
+           [0., 1.]]), array([[0.]]))
+    """
+    u, s, vh = np.linalg.svd(a, full_matrices=True)
+    k = s.shape[-1]
+    u2, vh2 = u[..., k:], vh[..., k:, :]
+    return u2 @ adjoint(u2), adjoint(vh2) @ vh2
+
+
+@rrule.register(svd_complements)
+def _svd_complements_rrule(f: Any, a: Any) -> Any:
+    (u, s, vh), pullback = rrule(np.linalg.svd, a, full_matrices=True)
+    k = s.shape[-1]
+    u2, vh2 = u[..., k:], vh[..., k:, :]
+
+    def svd_complements_pullback(out_bar: Any) -> tuple[Any, Any]:
+        pu_bar, pv_bar = tuple_entries(out_bar, ("U2 U2^H", "V2 V2^H"))
+        u_bar = np.zeros_like(u)
+        vh_bar = np.zeros_like(vh)
+        if not isinstance(pu_bar, AbstractZero):
+            u_bar[..., k:] = (pu_bar + adjoint(pu_bar)) @ u2
+        if not isinstance(pv_bar, AbstractZero):
+            vh_bar[..., k:, :] = vh2 @ (pv_bar + adjoint(pv_bar))
+        return pullback((u_bar, ZeroTangent(), vh_bar))[:2]
+
+    return (u2 @ adjoint(u2), adjoint(vh2) @ vh2), svd_complements_pullback
+
+
+@frule.register(svd_complements)
+def _svd_complements_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    (u, s, vh), parts_dot = frule((NoTangent(), tangents[1]), np.linalg.svd, a, full_matrices=True)
+    k = s.shape[-1]
+    u_dot, _, vh_dot = tuple_entries(parts_dot, ("U", "S", "Vh"))
+    u2, vh2, u2_dot, vh2_dot = u[..., k:], vh[..., k:, :], u_dot[..., k:], vh_dot[..., k:, :]
+    pu_dot = u2_dot @ adjoint(u2) + u2 @ adjoint(u2_dot)
+    pv_dot = adjoint(vh2_dot) @ vh2 + adjoint(vh2) @ vh2_dot
+    out = (u2 @ adjoint(u2), adjoint(vh2) @ vh2)
+    return out, tuple(ProjectTo(o)(d) for o, d in zip(out, (pu_dot, pv_dot)))
+
+
 def _hermitian(shape: tuple[int, ...], spectrum: Any = None) -> Generated:
     """Hermitian matrices with eigenvalues ``spectrum`` (default: well separated); noise in the upper triangle."""
     n = shape[-1]
@@ -148,6 +198,10 @@ def _separated(shape: tuple[int, ...]) -> Generated:
 
 _REAL = ("float64", "float32")
 _DEGENERATE = [1.0, 1.0, 3.0]
+# A zero singular value is a kink, 5 |t| along RANK_ONE + t (RANK_ONE + NULL_BLOCK): even in t, so the
+# central difference is exact at large steps (see the norms' checks).
+_RANK_ONE = np.array([[1.0, 2.0], [2.0, 4.0], [-1.0, -2.0]])
+_NULL_BLOCK = np.array([[4.0, -2.0], [-2.0, 1.0], [0.0, 0.0]])
 
 
 def _eigenvalue_seed(out: Any) -> Any:
@@ -176,15 +230,25 @@ register_cases(
         for shape in [(3, 3), (4, 3), (3, 4)]
     ],
     *[Case(svd_invariants, (_separated(shape),)) for shape in [(3, 3), (4, 3), (3, 4), (2, 4, 3)]],
-    Case(svd_invariants, (_separated((3, 3)),), kwargs={"full_matrices": True}),
     *[
-        # the pullback takes the extra singular vectors' zero cotangent; the pushforward refuses
-        Case(svd_invariants, (_separated(shape),), kwargs={"full_matrices": True}, modes=("rrule",))
+        Case(svd_invariants, (_separated(shape),), kwargs={"full_matrices": True})
+        for shape in [(3, 3), (4, 3), (2, 3, 4)]
+    ],
+    *[
+        # one extra real singular vector: fixed up to a sign, so numpy's and the rules' gauges agree
+        Case(np.linalg.svd, (_separated(shape),), dtypes=_REAL, name="raw outputs, full_matrices")
         for shape in [(4, 3), (2, 3, 4)]
     ],
+    *[Case(svd_complements, (_separated(shape),)) for shape in [(5, 3), (3, 5), (2, 4, 2)]],
     Case(svd_invariants, (_hermitian((3, 3), [-3.0, 1.0, 2.0]),), kwargs={"hermitian": True}),
     Case(np.linalg.svd, (_separated((4, 3)),), kwargs={"compute_uv": False}),
     Case(np.linalg.svd, (_separated((2, 3, 4)), False, False), name="compute_uv positional"),
     Case(np.linalg.svdvals, (_separated((4, 3)),)),
     Case(np.linalg.svdvals, (_separated((2, 3, 4)),)),
+    Case(
+        np.linalg.svdvals,
+        (with_tangent(At(_RANK_ONE.tolist()), _RANK_ONE + _NULL_BLOCK),),
+        options={"fdm": FiniteDifferences(max_step=0.1, steps=3)},
+        name="a zero singular value",
+    ),
 )

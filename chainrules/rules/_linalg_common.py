@@ -139,3 +139,72 @@ def tuple_tangent(out: Any, *values: Any) -> Any:
 
 def as_array(x: Any) -> np.ndarray:
     return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x[..., i, j] / (w_j - w_i)`` off the diagonal; 0 on it and wherever ``x`` is 0.
+
+    The eigenvector and singular-vector terms of Giles 2008, section 3.1. A
+    zero entry of ``x`` contributes nothing even where two values coincide
+    (no ``0 * inf``); a nonzero one over a zero gap gives ``inf``/``nan``
+    with numpy's warning, as the vectors have no derivative there.
+    """
+    gaps = w[..., None, :] - w[..., :, None]
+    where = (x != 0) & ~np.eye(w.shape[-1], dtype=bool)
+    out = np.zeros(np.broadcast_shapes(x.shape, gaps.shape), np.result_type(x, gaps))
+    return np.divide(x, gaps, out=out, where=where)
+
+
+def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """The tangent of ``q2``, an orthonormal basis of the complement of ``q1``'s columns, as ``q1`` moves.
+
+    ``q2`` is any such basis; the one that does not turn within the
+    complement (``q2^H q2_dot = 0``) moves as ``q2_dot = -q1 (q1_dot^H q2)``,
+    which keeps ``[q1 | q2]`` unitary to first order.
+    """
+    return -(q1 @ (adjoint(q1_dot) @ q2))
+
+
+def complement_cotangent(q1: np.ndarray, q2: np.ndarray, q2_bar: Any) -> Any:
+    """The cotangent of ``q1`` that ``complement_tangent`` sends ``q2_bar`` to: ``-q2 q2_bar^H q1``."""
+    if isinstance(q2_bar, AbstractZero):
+        return q2_bar
+    return -(q2 @ (adjoint(q2_bar) @ q1))
+
+
+def _products_of_the_others(s: np.ndarray) -> np.ndarray:
+    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
+
+    Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
+    lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    """
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    p = _products_of_the_others(s).astype(a.dtype)
+    return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
+
+
+def inverse(a: np.ndarray) -> np.ndarray:
+    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return adjugate_svd(a) / np.linalg.det(a)[..., None, None]
+
+
+def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Which singular values ``s`` (descending) of matrices of ``shape`` are above zero beyond rounding.
+
+    numpy's ``matrix_rank`` tolerance, ``s > max(m, n) * eps * s_max``. A
+    singular value at 0 is a kink, ``|h| c`` along any direction: its
+    central difference, and the rules' derivative there, is 0.
+    """
+    return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps

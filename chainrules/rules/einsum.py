@@ -17,10 +17,15 @@ more than that one ``einsum``:
 
 ``optimize=`` is passed to every ``einsum`` the rules call; calls with other
 keywords (``out=``, ``dtype=``, ``casting=``, ``order=``) get no rule (``None``).
+
+Reading the subscripts and planning each operand's contraction depend only
+on the subscripts and the operands' shapes: the plan is cached by those
+(the last 256 kinds of call), so a call in a loop pays for it once.
 """
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from typing import Any
@@ -36,12 +41,34 @@ _ALLOWED_KWARGS = frozenset({"optimize"})
 
 
 @dataclass(frozen=True)
-class _Spec:
-    """Parsed einsum arguments: operands, one label list per operand, the output labels."""
+class _OperandPlan:
+    """How the cotangent of one operand is computed from the output cotangent.
 
-    operands: tuple[np.ndarray, ...]
+    ``einsum(subscripts, g, *others)`` gives its entries over the labels it
+    computes (``subscripts`` is the string form, which numpy reads fastest);
+    reshaped to ``kept`` and broadcast
+    to ``shape`` (one size per distinct label of the operand) it is the
+    cotangent, written onto the diagonal ``labels`` -> ``distinct`` of a zero
+    array when a label repeats.
+    """
+
+    others: tuple[int, ...]
+    subscripts: str
+    kept: tuple[int, ...]
+    shape: tuple[int, ...]
+    labels: tuple[int, ...]
+    distinct: tuple[int, ...]
+    operand_shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Parsed einsum arguments: where the operands are, their labels, the output labels, each cotangent's plan."""
+
+    positions: tuple[int, ...]
     inputs: tuple[tuple[int, ...], ...]
     output: tuple[int, ...]
+    cotangents: tuple[_OperandPlan, ...]
 
 
 def _parse_term(term: Any) -> list[Any]:
@@ -62,25 +89,53 @@ def _parse_term(term: Any) -> list[Any]:
     return [Ellipsis if t is Ellipsis else int(t) for t in term]
 
 
-def _parse(args: tuple[Any, ...]) -> _Spec:
+def _key(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What the plan of a call depends on: its subscripts (hashable) and its operands' shapes."""
     if isinstance(args[0], str):
-        subscripts, operands = args[0], args[1:]
+        return (args[0], tuple(_shape(x) for x in args[1:]))
+    n = len(args) // 2
+    terms = tuple(tuple(args[2 * i + 1]) for i in range(n))
+    output = tuple(args[-1]) if len(args) % 2 else None
+    return (terms, output, tuple(_shape(args[2 * i]) for i in range(n)))
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return x.shape if type(x) is np.ndarray else np.shape(x)
+
+
+def _plan(args: tuple[Any, ...]) -> _Plan:
+    return _cached_plan(_key(args))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_plan(key: tuple[Any, ...]) -> _Plan:
+    if isinstance(key[0], str):
+        subscripts, shapes = key
         if "->" in subscripts:
             lhs, rhs = subscripts.split("->")
             explicit: list[Any] | None = _parse_term(rhs)
         else:
             lhs, explicit = subscripts, None
         terms = [_parse_term(t) for t in lhs.split(",")]
+        positions = tuple(range(1, len(shapes) + 1))
     else:
-        operands = args[0:-1:2] if len(args) % 2 else args[0::2]
-        terms = [_parse_term(t) for t in args[1::2]][: len(operands)]
-        explicit = _parse_term(args[-1]) if len(args) % 2 else None
-    arrays = tuple(np.asarray(x) for x in operands)
-    if len(terms) != len(arrays):
-        raise ValueError(f"einsum: {len(terms)} subscript terms for {len(arrays)} operands")
+        raw_terms, raw_output, shapes = key
+        terms = [_parse_term(t) for t in raw_terms]
+        explicit = None if raw_output is None else _parse_term(raw_output)
+        positions = tuple(2 * i for i in range(len(shapes)))
+    if len(terms) != len(shapes):
+        raise ValueError(f"einsum: {len(terms)} subscript terms for {len(shapes)} operands")
+    inputs, output = _labels(terms, explicit, shapes)
+    cotangents = tuple(_operand_plan(k, inputs, output, shapes) for k in range(len(shapes)))
+    return _Plan(positions, inputs, output, cotangents)
 
+
+def _labels(
+    terms: list[list[Any]], explicit: list[Any] | None, shapes: tuple[tuple[int, ...], ...]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Integer labels for every operand and the output, the dimensions under ``...`` given labels of their own."""
     used = {label for term in terms for label in term if label is not Ellipsis}
-    ellipsis_ranks = [x.ndim - (len(t) - 1) if Ellipsis in t else 0 for t, x in zip(terms, arrays)]
+    ellipsis_ranks = [len(shape) - (len(t) - 1) if Ellipsis in t else 0 for t, shape in zip(terms, shapes)]
     rank = max(ellipsis_ranks, default=0)
     fresh = [label for label in range(len(_LETTERS)) if label not in used][:rank]
     if len(fresh) < rank:
@@ -93,48 +148,61 @@ def _parse(args: tuple[Any, ...]) -> _Spec:
         return (*term[:i], *fresh[rank - n :], *term[i + 1 :])
 
     inputs = tuple(expand(t, n) for t, n in zip(terms, ellipsis_ranks))
-    if explicit is None:
-        counts: dict[int, int] = {}
-        for term in terms:
-            for label in term:
-                if label is not Ellipsis:
-                    counts[label] = counts.get(label, 0) + 1
-        output = (*fresh, *sorted(label for label, c in counts.items() if c == 1))
-    else:
-        output = expand(explicit, rank)
-    return _Spec(arrays, inputs, output)
+    if explicit is not None:
+        return inputs, expand(explicit, rank)
+    counts: dict[int, int] = {}
+    for term in terms:
+        for label in term:
+            if label is not Ellipsis:
+                counts[label] = counts.get(label, 0) + 1
+    return inputs, (*fresh, *sorted(label for label, c in counts.items() if c == 1))
 
 
-def _interleaved(arrays: list[Any], labels: list[tuple[int, ...]], output: tuple[int, ...]) -> list[Any]:
-    call: list[Any] = []
-    for x, term in zip(arrays, labels):
-        call += [x, list(term)]
-    return [*call, list(output)]
-
-
-def _operand_cotangent(spec: _Spec, k: int, g: np.ndarray, optimize: Any) -> np.ndarray:
-    """The cotangent of operand ``k`` from the output cotangent ``g``."""
-    x, labels = spec.operands[k], spec.inputs[k]
-    distinct = list(dict.fromkeys(labels))
-    size = {label: x.shape[labels.index(label)] for label in distinct}
-    elsewhere: dict[int, int] = {label: n for label, n in zip(spec.output, g.shape)}
-    for j, (y, term) in enumerate(zip(spec.operands, spec.inputs)):
+def _operand_plan(
+    k: int, inputs: tuple[tuple[int, ...], ...], output: tuple[int, ...], shapes: tuple[tuple[int, ...], ...]
+) -> _OperandPlan:
+    labels = inputs[k]
+    distinct = tuple(dict.fromkeys(labels))
+    size = {label: shapes[k][labels.index(label)] for label in distinct}
+    elsewhere: dict[int, int] = {}
+    for j, (term, shape) in enumerate(zip(inputs, shapes)):
         if j != k:
-            for label, n in zip(term, y.shape):
+            for label, n in zip(term, shape):
                 elsewhere[label] = max(elsewhere.get(label, 1), n)
+    for label in output:
+        elsewhere.setdefault(label, 1)
     # Labels computed by the einsum; the others are summed within x alone (broadcast back)
     # or size 1 in x but stretched by broadcasting (summed by leaving them out).
-    computed = [label for label in distinct if label in elsewhere and not (size[label] == 1 != elsewhere[label])]
-    others = [y.conj() for j, y in enumerate(spec.operands) if j != k]
-    other_labels = [term for j, term in enumerate(spec.inputs) if j != k]
-    call = _interleaved([g, *others], [spec.output, *other_labels], tuple(computed))
-    r = np.einsum(*call, optimize=optimize)
-    r = r.reshape([r.shape[computed.index(label)] if label in computed else 1 for label in distinct])
-    r = np.broadcast_to(r, [size[label] for label in distinct])
-    if len(distinct) == len(labels):
+    computed = tuple(label for label in distinct if label in elsewhere and not (size[label] == 1 != elsewhere[label]))
+    others = tuple(j for j in range(len(inputs)) if j != k)
+    terms = ",".join(_letters(term) for term in (output, *(inputs[j] for j in others)))
+    return _OperandPlan(
+        others=others,
+        subscripts=f"{terms}->{_letters(computed)}",
+        kept=tuple(size[label] if label in computed else 1 for label in distinct),
+        shape=tuple(size[label] for label in distinct),
+        labels=labels,
+        distinct=distinct,
+        operand_shape=shapes[k],
+    )
+
+
+def _letters(labels: tuple[int, ...]) -> str:
+    return "".join(_LETTERS[label] for label in labels)
+
+
+def _operand_cotangent(plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> np.ndarray:
+    """The cotangent of one operand from the output cotangent ``g``."""
+    others = [operands[j].conj() if operands[j].dtype.kind == "c" else operands[j] for j in plan.others]
+    r = np.einsum(plan.subscripts, g, *others, optimize=optimize)
+    if r.shape != plan.kept:
+        r = r.reshape(plan.kept)
+    if r.shape != plan.shape:
+        r = np.broadcast_to(r, plan.shape)
+    if len(plan.distinct) == len(plan.labels):
         return r
-    x_bar = np.zeros(x.shape, dtype=np.result_type(g, *others))
-    np.einsum(x_bar, list(labels), distinct)[...] = r  # a writable view of the diagonal
+    x_bar = np.zeros(plan.operand_shape, np.result_type(g, *others))
+    np.einsum(x_bar, list(plan.labels), list(plan.distinct))[...] = r  # a writable view of the diagonal
     return x_bar
 
 
@@ -144,36 +212,33 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     optimize = kwargs.get("optimize", False)
     out = f(*args, **kwargs)
-    spec = _parse(args)
-    projects = [ProjectTo(a) for a in args]
-    positions = _operand_positions(args)
+    plan = _plan(args)
+    projects = [ProjectTo(args[i]) for i in plan.positions]
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
         if not isinstance(out_bar, AbstractZero):
             out_bar = checked_seed(f, out_bar, out)
         cotangents: list[Any] = [NoTangent()] * (len(args) + 1)
-        for k, i in enumerate(positions):
-            project = projects[i]
-            if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
+        g = np.asarray(out_bar)
+        operands = [np.asarray(args[i]) for i in plan.positions]
+        for k, (i, project) in enumerate(zip(plan.positions, projects)):
+            if project.is_no_tangent:
                 cotangents[i + 1] = project(ZeroTangent())
             else:
-                cotangents[i + 1] = Thunk(_thunk_body(project, spec, k, out_bar, optimize))
+                cotangents[i + 1] = Thunk(_thunk_body(project, plan.cotangents[k], operands, g, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback
 
 
-def _thunk_body(project: Any, spec: _Spec, k: int, g: np.ndarray, optimize: Any) -> Any:
-    return lambda: project(_operand_cotangent(spec, k, g, optimize))
+def _thunk_body(project: Any, plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> Any:
+    return lambda: project(_operand_cotangent(plan, operands, g, optimize))
 
 
-def _operand_positions(args: tuple[Any, ...]) -> list[int]:
+def _operand_positions(args: tuple[Any, ...]) -> range:
     """Where the operands are among the positional arguments."""
-    if isinstance(args[0], str):
-        return list(range(1, len(args)))
-    n = len(args) // 2
-    return [2 * i for i in range(n)]
+    return range(1, len(args)) if isinstance(args[0], str) else range(0, 2 * (len(args) // 2), 2)
 
 
 @frule.register(np.einsum)

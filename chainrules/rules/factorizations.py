@@ -6,10 +6,12 @@ rules see the Hermitian matrix that triangle stands for, and the cotangent
 lives on that triangle only, with a real diagonal.
 
 ``qr`` has rules for modes ``'reduced'``, ``'r'`` and ``'complete'``; with
-``'complete'`` and more rows than columns the extra columns of Q are any
-basis of a complement, so the pullback takes a cotangent that is zero on
-them and raises ``ValueError`` otherwise, and the frule returns ``None``.
-``mode='raw'`` and unknown keywords get no rule (``None``).
+``'complete'`` and more rows than columns the extra columns ``Q2`` of
+``Q = [Q1 | Q2]`` are any orthonormal basis of the complement of A's range:
+the rules use the gauge in which that basis does not turn within the
+complement, ``Q2^H Q2_dot = 0``, so ``Q2_dot = -Q1 (Q1_dot^H Q2)``; the
+zero rows of R have a zero tangent. ``mode='raw'`` and unknown keywords get
+no rule (``None``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, fru
 from ._arrays import tuple_entries
 from ._linalg_common import (
     adjoint,
+    complement_cotangent,
+    complement_tangent,
     diag_embed,
     diagonal,
     fold_to_triangle,
@@ -31,7 +35,6 @@ from ._linalg_common import (
     solve_lower,
     solve_right,
     tuple_tangent,
-    unique_part,
 )
 
 # ----- cholesky -----
@@ -143,18 +146,6 @@ def _qr_mode(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     return mode if mode in ("reduced", "complete", "r") else None
 
 
-def _complete_extra(q: np.ndarray, r: np.ndarray) -> int:
-    """How many columns of a complete-mode Q are not determined by A (m - n when m > n)."""
-    return max(q.shape[-1] - r.shape[-1], 0)
-
-
-_NOT_UNIQUE = (
-    "rrule(np.linalg.qr): mode='complete' with more rows than columns: the last {} columns of Q are "
-    "any orthonormal basis of the complement of A's range, so a result that depends on them has no "
-    "derivative; use mode='reduced'"
-)
-
-
 @rrule.register(np.linalg.qr)
 def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     mode = _qr_mode(args, kwargs)
@@ -163,11 +154,8 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(a, *args, **kwargs)
     project_a = ProjectTo(a)
     a_arr = np.asarray(a)
-    if mode == "r":
-        q, r = np.linalg.qr(a_arr)
-    else:
-        q, r = out
-    extra = _complete_extra(q, r) if mode == "complete" else 0
+    q, r = np.linalg.qr(a_arr) if mode == "r" else out
+    k = min(q.shape[-2], r.shape[-1])
     n_extra_args = len(args)
 
     def qr_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -177,13 +165,11 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             q_bar, r_bar = tuple_entries(out_bar, ("Q", "R"))
         if isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *(NoTangent(),) * n_extra_args
-        q_k, r_k = q, r
-        if extra:
-            k = r.shape[-1]
-            q_k, r_k = q[..., :k], r[..., :k, :]
-            q_bar = unique_part(q_bar, k, -1, _NOT_UNIQUE.format(extra))
+        if q.shape[-1] > k:  # complete mode, tall: fold in the complement's cotangent; R's zero rows are constant
+            if not isinstance(q_bar, AbstractZero):
+                q_bar = q_bar[..., :k] + complement_cotangent(q[..., :k], q[..., k:], q_bar[..., k:])
             r_bar = r_bar if isinstance(r_bar, AbstractZero) else r_bar[..., :k, :]
-        a_bar = _qr_pullback(q_k, r_k, a_arr, q_bar, r_bar)
+        a_bar = _qr_pullback(q[..., :k], r[..., :k, :], a_arr, q_bar, r_bar)
         return NoTangent(), project_a(a_bar), *(NoTangent(),) * n_extra_args
 
     return out, qr_pullback
@@ -199,9 +185,11 @@ def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     q, r = np.linalg.qr(a) if mode == "r" else out
-    if mode == "complete" and _complete_extra(q, r):
-        return None  # the extra columns of Q are not determined by A
-    q_dot, r_dot = _qr_pushforward(q, r, np.asarray(a_dot))
+    k = min(q.shape[-2], r.shape[-1])
+    q_dot, r_dot = _qr_pushforward(q[..., :k], r[..., :k, :], np.asarray(a_dot))
     if mode == "r":
         return out, ProjectTo(out)(r_dot)
+    if q.shape[-1] > k:  # complete mode, tall
+        q_dot = np.concatenate([q_dot, complement_tangent(q[..., :k], q_dot, q[..., k:])], axis=-1)
+        r_dot = np.concatenate([r_dot, np.zeros_like(r[..., k:, :])], axis=-2)
     return out, tuple_tangent(out, ProjectTo(q)(q_dot), ProjectTo(r)(r_dot))

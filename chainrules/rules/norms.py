@@ -1,22 +1,37 @@
-"""Norms: ``np.linalg.norm``, ``vector_norm`` and ``matrix_norm``.
+"""Norms: ``np.linalg.norm``, ``vector_norm``, ``matrix_norm``, and ``cond``.
 
 A norm is real-valued, so one array ``g`` shaped like ``x`` (its gradient)
 gives both rules: the pushforward ``Re(sum(conj(g) * x_dot))`` over the
 reduced axes and the pullback ``out_bar * g`` (for complex ``x`` this is the
 2×2 real Jacobian written in complex form: ``d|z| = Re(conj(z / |z|) dz)``).
 
-Non-smooth points, each the value a central difference gives:
+Non-smooth points get the value a central difference gives (a norm is
+even, ``|h| ||d||`` both ways, so its central difference at 0 is 0):
 
-* the zero vector (any ord) and zero entries: gradient 0, never nan;
+* the zero vector and the zero matrix, for every ord: gradient 0, never nan;
+* a zero entry (``ord`` 1, inf, ``p < 1``, the matrix 1 and inf norms): 0;
 * ``ord=inf`` / ``-inf`` (and matrix ``1``, ``-1``, ``inf``, ``-inf``) with
   ties: the gradient is split evenly among the tied entries (rows, columns);
+* matrix ``2`` / ``-2`` with a repeated extreme singular value: split evenly
+  among the tied singular pairs, ``U_t V_t^H / r``;
+* matrix ``-2`` at a rank-deficient matrix (smallest singular value 0) and
+  the zero singular values of ``nuc``: they contribute 0, so ``nuc`` has
+  ``U_+ V_+^H`` over the nonzero singular values;
 * ``ord=0`` counts the nonzero entries: a piecewise-constant function, its
-  derivative is zero (``ZeroTangent()``);
-* ``p < 1`` at a zero entry: the derivative is unbounded there; the rule
-  gives 0, the symmetric value;
-* matrix ``2`` / ``-2`` with a repeated extreme singular value, and ``nuc``
-  with a zero singular value: ``u_1 v_1^H`` (``u_n v_n^H``, ``U V^H``) from
-  numpy's SVD, one subgradient.
+  derivative is zero (``ZeroTangent()``).
+
+Singular values count as tied, or as zero, within ``max(m, n) * eps * s_max``
+(numpy's ``matrix_rank`` tolerance), as the SVD computes a repeated value
+only to that accuracy.
+
+``cond(x, p)`` is ``s_max / s_min`` for ``p`` in None, 2 (``s_min / s_max``
+for -2), else ``norm(x, p) * norm(inv(x), p)``; its gradient is composed
+from the norms' gradients above, ties and kinks included
+(``d inv(x) = -inv(x) dx inv(x)``). A singular matrix is a pole of
+``cond``: numpy returns ``inf`` (or about ``1 / eps`` when rounding leaves
+``s_min`` above 0), and the cotangent is ``inf``/``nan`` with numpy's
+warnings (or as large). ``cond(x, -2) = s_min / s_max`` is 0 there, a kink
+like the norm's: its gradient is 0.
 """
 
 from __future__ import annotations
@@ -28,7 +43,8 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
 
-from ._linalg_common import as_array
+from ._linalg_common import adjoint, as_array, inverse, nonzero_singular_values
+from ._makers import rule_in_first
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
@@ -62,16 +78,29 @@ def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int,
     return np.where(nonzero, _sign(x) * ratio ** (p - 1), 0).astype(x.dtype)
 
 
+def _spectral_gradient(x: np.ndarray, ord: Any, svd: Any = None) -> np.ndarray:
+    """The gradient of the matrix norms ``nuc``, 2 and -2: ``U diag(weights) Vh``.
+
+    ``d s_i = Re(u_i^H dA v_i)`` (Townsend 2016, the diagonal term); the
+    weights are 1 for ``nuc`` and ``1 / r`` on the ``r`` singular values
+    tied with the largest (2) or smallest (-2), and 0 on singular values
+    that are zero up to rounding (the central difference at that kink).
+    """
+    u, s, vh = np.linalg.svd(x, full_matrices=False) if svd is None else svd
+    weights = nonzero_singular_values(s, x.shape)
+    if ord != "nuc":
+        tol = s[..., :1] * max(x.shape[-2:]) * np.finfo(s.dtype).eps
+        tied = np.abs(s - (s[..., :1] if ord == 2 else s[..., -1:])) <= tol
+        weights = weights * tied / np.sum(tied, axis=-1, keepdims=True)
+    return (u * weights[..., None, :].astype(u.dtype)) @ vh
+
+
 def _matrix_gradient(x: np.ndarray, norm: np.ndarray, ord: Any) -> np.ndarray:
     """``d norm / d x`` for a matrix norm over the last two axes; ``norm`` has them kept."""
     if ord in ("fro", None):
         return _vector_gradient(x, norm, 2, (-2, -1))  # type: ignore[return-value]
     if ord in ("nuc", 2, -2):
-        u, _, vh = np.linalg.svd(x, full_matrices=False)
-        if ord == "nuc":
-            return u @ vh  # d sum(s) = Re tr((U Vh)^H dA) (Townsend 2016, the diagonal term)
-        k = 0 if ord == 2 else -1
-        return u[..., :, k, None] * vh[..., None, k, :]
+        return _spectral_gradient(x, ord)
     if ord in (1, -1):  # the largest (smallest) column sum
         return _signed_extremes(x, np.sum(np.abs(x), axis=-2, keepdims=True), (-1,), ord > 0)
     if ord in (math.inf, -math.inf):  # the largest (smallest) row sum
@@ -180,3 +209,47 @@ def _rrule_matrix_norm(f: Any, x: Any, **kwargs: Any) -> Any:
 @frule.register(np.linalg.matrix_norm)
 def _frule_matrix_norm(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
     return _matrix_norm(f, x, kwargs).frule(tangents)
+
+
+# ----- cond -----
+
+
+def _cond_parse(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if len(args) > 1 or not kwargs.keys() <= {"p"}:
+        return None
+    return {"p": args[0] if args else kwargs.get("p")}
+
+
+class _Cond:
+    """One call of ``cond``: its input and ``p``; the gradient is computed when a rule needs it."""
+
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        x_arr = as_array(x)
+        self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
+        self.p = options["p"]
+
+    def gradient(self) -> np.ndarray:
+        x, p = self.x, self.p
+        if p in (None, 2, -2):  # s_max / s_min (s_min / s_max for -2), from one SVD
+            svd = np.linalg.svd(x, full_matrices=False)
+            s = svd[1]
+            top, bottom = (s[..., -1:], s[..., :1]) if p == -2 else (s[..., :1], s[..., -1:])
+            g_top = _spectral_gradient(x, -2 if p == -2 else 2, svd)
+            g_bottom = _spectral_gradient(x, 2 if p == -2 else -2, svd)
+            return g_top / bottom[..., None] - (top / bottom**2)[..., None] * g_bottom
+        inv = inverse(x)
+        norm_x = np.linalg.norm(x, p, axis=(-2, -1), keepdims=True)
+        norm_inv = np.linalg.norm(inv, p, axis=(-2, -1), keepdims=True)
+        g_x, g_inv = _matrix_gradient(x, norm_x, p), _matrix_gradient(inv, norm_inv, p)
+        return norm_inv * g_x - norm_x * (adjoint(inv) @ g_inv @ adjoint(inv))
+
+
+def _cond_pullback(state: _Cond, out_bar: Any) -> Any:
+    return np.asarray(np.real(out_bar))[..., None, None] * state.gradient()
+
+
+def _cond_pushforward(state: _Cond, x_dot: Any) -> Any:
+    return np.sum(np.real(state.gradient().conj() * x_dot), axis=(-2, -1))
+
+
+rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, pullback=_cond_pullback, pushforward=_cond_pushforward)

@@ -21,12 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import sum_to_shape
 
-from ._arrays import bind_options, tuple_entries
-from ._bilinear import Pullbacks, bilinear_rule, checked_seed
-from ._linalg_common import adjoint, as_array, matmul_summed
-from ._makers import output_tangent
+from ._arrays import bind_options
+from ._bilinear import Pullbacks, bilinear_rule
+from ._linalg_common import adjoint, matmul_summed
 
 # ----- matmul -----
 
@@ -301,64 +300,3 @@ if hasattr(np, "vecdot"):  # numpy >= 2.0
 if hasattr(np, "matvec"):
     bilinear_rule(np.matvec, _without_keywords(_matvec_pullbacks))
     bilinear_rule(np.vecmat, _without_keywords(_vecmat_pullbacks))
-
-
-# ----- multi_dot: a chain of matrix products -----
-
-
-def _partial_products(mats: list[np.ndarray]) -> tuple[list[Any], list[Any]]:
-    """``left[k] = A_1 ... A_{k-1}`` and ``right[k] = A_{k+1} ... A_n`` (``None`` for the empty product)."""
-    left: list[Any] = [None]
-    for a in mats[:-1]:
-        left.append(a if left[-1] is None else left[-1] @ a)
-    right: list[Any] = [None]
-    for a in mats[:0:-1]:
-        right.append(a if right[-1] is None else a @ right[-1])
-    return left, right[::-1]
-
-
-@rrule.register(np.linalg.multi_dot)
-def _rrule_multi_dot(f: Any, arrays: Any, **kwargs: Any) -> Any:
-    """``A_k``'s cotangent is ``(A_1 ... A_{k-1})^H out_bar (A_{k+1} ... A_n)^H`` (Giles 2008, 2.2.2).
-
-    A 1-d first (last) array is a row (column): its cotangent is that row's (column's).
-    """
-    if kwargs:  # out=
-        return None
-    out = f(arrays)
-    project = ProjectTo(arrays)
-
-    def multi_dot_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero) or project.is_no_tangent:
-            return NoTangent(), project(ZeroTangent())
-        mats = [as_array(a) for a in arrays]
-        rows = mats[0][None, :] if mats[0].ndim == 1 else mats[0]
-        cols = mats[-1][:, None] if mats[-1].ndim == 1 else mats[-1]
-        mats = [rows, *mats[1:-1], cols]
-        seed = checked_seed(f, out_bar, out).reshape(rows.shape[0], cols.shape[1])
-        bars = []
-        for a, left, right in zip(arrays, *_partial_products(mats)):
-            bar = seed if left is None else adjoint(left) @ seed
-            bar = bar if right is None else bar @ adjoint(right)
-            bars.append(bar.reshape(np.shape(a)))
-        return NoTangent(), project(bars)
-
-    return out, multi_dot_pullback
-
-
-@frule.register(np.linalg.multi_dot)
-def _frule_multi_dot(tangents: tuple[Any, ...], f: Any, arrays: Any, **kwargs: Any) -> Any:
-    if kwargs:
-        return None
-    out = f(arrays)
-    dots = unthunk(tangents[1])
-    if isinstance(dots, AbstractZero):
-        return out, ProjectTo(out)(dots)
-    entries = tuple_entries(dots, len(arrays))
-    terms = [
-        f([*arrays[:k], dot, *arrays[k + 1 :]])
-        for k, (dot, a) in enumerate(zip(entries, arrays))
-        if not isinstance(dot, AbstractZero) and not ProjectTo(a).is_no_tangent
-    ]
-    return out, output_tangent(out, terms)

@@ -34,14 +34,20 @@ def test_cholesky_of_identity():
     np.testing.assert_allclose(pullback(l_bar)[1], [[0.5, 0.0], [2.0, 1.5]])
 
 
-def test_qr_complete_of_a_tall_matrix():
-    """mode='complete' with m > n: the extra columns of Q must have no cotangent; frule refuses."""
-    a = np.random.default_rng(1).normal(size=(4, 2))
-    (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
-    with pytest.raises(ValueError, match="mode='reduced'"):
-        pullback((np.ones((4, 4)), ZeroTangent()))
-    assert frule((NoTangent(), np.ones((4, 2))), np.linalg.qr, a, mode="complete") is None
-    q_bar = np.zeros((4, 4))
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_qr_complete_of_a_tall_matrix(dtype):
+    """mode='complete' with m > n: Q stays unitary to first order and its extra columns do not turn among themselves."""
+    rng = np.random.default_rng(1)
+    a, a_dot = rng.normal(size=(5, 2)).astype(dtype), rng.normal(size=(5, 2)).astype(dtype)
+    if dtype == np.complex128:
+        a, a_dot = a + 1j * rng.normal(size=(5, 2)), a_dot + 1j * rng.normal(size=(5, 2))
+    (q, r), out_dot = frule((NoTangent(), a_dot), np.linalg.qr, a, mode="complete")
+    skew = q.conj().T @ out_dot.Q
+    np.testing.assert_allclose(skew, -skew.conj().T, atol=1e-12)
+    np.testing.assert_allclose(skew[2:, 2:], 0, atol=1e-12)
+    np.testing.assert_array_equal(out_dot.R[2:], 0)
+    (_, _), pullback = rrule(np.linalg.qr, a, mode="complete")
+    q_bar = np.zeros((5, 5), dtype)
     q_bar[:, :2] = 1.0
     _, reduced = rrule(np.linalg.qr, a)
     np.testing.assert_allclose(pullback((q_bar, ZeroTangent()))[1], reduced((q_bar[:, :2], ZeroTangent()))[1])

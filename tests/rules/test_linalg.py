@@ -88,3 +88,34 @@ def test_solve_with_a_vector_for_a_stack():
     expected_b = sum(np.linalg.solve(a[i].T, x_bar[i]) for i in range(4))
     np.testing.assert_allclose(b_bar, expected_b)
     np.testing.assert_allclose(a_bar[0], -np.outer(np.linalg.solve(a[0].T, x_bar[0]), x[0]))
+
+
+@pytest.mark.parametrize("n", [2, 5, -1, -4])
+def test_matrix_power_is_the_sum_of_its_terms(n):
+    """d(A^n) = sum_k A^k dA A^(n-1-k), and for n < 0 the same through inv(A)."""
+    rng = np.random.default_rng(4)
+    a, a_dot = rng.normal(size=(3, 3)) / 2 + np.eye(3), rng.normal(size=(3, 3))
+    b, b_dot = (a, a_dot) if n > 0 else (np.linalg.inv(a), -np.linalg.inv(a) @ a_dot @ np.linalg.inv(a))
+    power = np.linalg.matrix_power
+    expected = sum(power(b, k) @ b_dot @ power(b, abs(n) - 1 - k) for k in range(abs(n)))
+    np.testing.assert_allclose(frule((NoTangent(), a_dot, NoTangent()), power, a, n)[1], expected)
+
+
+def test_matrix_power_zero_and_non_integer_exponents():
+    """A^0 = I has a zero derivative; a float exponent gets no rule (numpy refuses it)."""
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    assert rrule(np.linalg.matrix_power, a, 0)[1](np.ones((2, 2), np.float32))[1] == ZeroTangent()
+    assert rrule(np.linalg.matrix_power, a, 2.0) is None
+
+
+def test_multi_dot_cotangent_follows_the_container():
+    """A list of arrays gets a Tangent(list, ...), a tuple a Tangent(tuple, ...); out= gets no rule."""
+    from chainrules_core import Tangent
+
+    arrays = [np.ones((2, 3)), np.ones((3, 4)), np.ones(4)]
+    for container in (list, tuple):
+        _, pullback = rrule(np.linalg.multi_dot, container(arrays))
+        bars = pullback(np.array([1.0, 2.0]))[1]
+        assert isinstance(bars, Tangent) and len(bars) == 3
+        np.testing.assert_allclose(bars[2], np.full(4, 9.0))  # (A1 A2)^T (1, 2): (1 + 2) * 3 for each entry
+    assert rrule(np.linalg.multi_dot, arrays, out=np.zeros(2)) is None

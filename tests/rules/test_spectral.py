@@ -13,6 +13,10 @@ def test_rule(case, dtype, mode):
     case.run(dtype, mode)
 
 
+def adjoint(x):
+    return np.swapaxes(x, -1, -2).conj()
+
+
 def _fd_gradient(f, a, h=1e-6):
     """Central differences of a scalar function, entry by entry (real matrices)."""
     g = np.zeros_like(a)
@@ -55,8 +59,25 @@ def test_eigh_reads_one_triangle():
     assert np.all(np.diagonal(a_bar).imag == 0)
 
 
-def test_svd_full_matrices_non_square():
-    """full_matrices=True on a tall matrix: the extra columns of U may have no cotangent."""
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 2)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_svd_full_matrices_gauge(shape, dtype):
+    """full_matrices=True: U and Vh stay unitary to first order, and the extra vectors do not turn among themselves."""
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=shape).astype(dtype)
+    a_dot = rng.normal(size=shape).astype(dtype)
+    if dtype == np.complex128:
+        a, a_dot = a + 1j * rng.normal(size=shape), a_dot + 1j * rng.normal(size=shape)
+    (u, s, vh), out_dot = frule((NoTangent(), a_dot), np.linalg.svd, a)
+    k = s.shape[-1]
+    for q, q_dot in [(u, out_dot.U), (adjoint(vh), adjoint(out_dot.Vh))]:
+        skew = adjoint(q) @ q_dot
+        np.testing.assert_allclose(skew, -adjoint(skew), atol=1e-12)  # d(Q^H Q) = 0
+        np.testing.assert_allclose(skew[..., k:, k:], 0, atol=1e-12)  # Q2^H Q2_dot = 0
+
+
+def test_svd_full_matrices_agrees_with_reduced_on_the_first_vectors():
+    """A cotangent on the first min(m, n) vectors alone gives the reduced SVD's cotangent."""
     rng = np.random.default_rng(2)
     a = rng.normal(size=(4, 2))
     (u, s, vh), pullback = rrule(np.linalg.svd, a)
@@ -68,9 +89,52 @@ def test_svd_full_matrices_non_square():
         pullback((u_bar, ZeroTangent(), ZeroTangent()))[1],
         reduced_pullback((u_bar[:, :2], ZeroTangent(), ZeroTangent()))[1],
     )
-    with pytest.raises(ValueError, match="full_matrices=False"):
-        pullback((np.ones((4, 4)), ZeroTangent(), ZeroTangent()))
-    assert frule((NoTangent(), np.ones((4, 2))), np.linalg.svd, a) is None
+
+
+def test_svd_full_matrices_projector_onto_the_complement():
+    """The derivative of U2 U2^H = I - U1 U1^H through the extra vectors matches the one through U1."""
+    rng = np.random.default_rng(4)
+    a, a_dot = rng.normal(size=(5, 2)), rng.normal(size=(5, 2))
+    (u, _, _), out_dot = frule((NoTangent(), a_dot), np.linalg.svd, a)
+    u1, u2, u1_dot, u2_dot = u[:, :2], u[:, 2:], out_dot.U[:, :2], out_dot.U[:, 2:]
+    through_u2 = u2_dot @ u2.T + u2 @ u2_dot.T
+    through_u1 = -(u1_dot @ u1.T + u1 @ u1_dot.T)
+    np.testing.assert_allclose(through_u2, through_u1, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "f, kwargs", [(np.linalg.eigvalsh, {}), (np.linalg.svdvals, {}), (np.linalg.svd, {"compute_uv": False})]
+)
+def test_values_only_primals_are_numpys_own(f, kwargs):
+    """The primal of eigvalsh, svdvals and svd(compute_uv=False) is exactly numpy's, not the vectors' path."""
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(3, 6, 6))
+    a = a + np.swapaxes(a, -1, -2)
+    expected = f(a, **kwargs)
+    np.testing.assert_array_equal(rrule(f, a, **kwargs)[0], expected)
+    np.testing.assert_array_equal(frule((NoTangent(), a), f, a, **kwargs)[0], expected)
+
+
+def test_eigh_zero_eigenvector_cotangent_at_repeated_eigenvalues():
+    """An all-zero eigenvector cotangent contributes nothing, even where eigenvalues repeat (no 0 * inf)."""
+    a = np.diag([1.0, 1.0, 2.0])
+    _, pullback = rrule(np.linalg.eigh, a)
+    w_bar = np.array([0.5, 0.5, 1.0])
+    with np.errstate(all="raise"):
+        a_bar = pullback((w_bar, np.zeros((3, 3))))[1]
+    np.testing.assert_array_equal(a_bar, pullback((w_bar, ZeroTangent()))[1])
+    with np.errstate(all="raise"):
+        _, out_dot = frule((NoTangent(), np.diag([1.0, 2.0, 3.0])), np.linalg.eigh, a)
+    np.testing.assert_allclose(out_dot.eigenvectors, 0)  # a diagonal tangent does not mix the eigenvectors
+
+
+def test_svd_zero_vector_cotangents_at_repeated_singular_values():
+    """Zero cotangents on U and Vh contribute nothing where singular values repeat."""
+    a = np.diag([2.0, 2.0, 1.0])
+    _, pullback = rrule(np.linalg.svd, a)
+    with np.errstate(all="raise"):
+        a_bar = pullback((np.zeros((3, 3)), np.ones(3), np.zeros((3, 3))))[1]
+    np.testing.assert_allclose(a_bar, np.eye(3))
 
 
 def test_svd_singular_values_only_at_a_repeated_singular_value():
