@@ -33,7 +33,9 @@ def _hermitian_in(shape: tuple[int, ...], lower: bool) -> Generated:
 
     def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
         b = random_matrix(rng, shape, dtype)
-        h = b @ adjoint(b) + n * np.eye(n) + 0.5j * np.eye(n) * (np.dtype(dtype).kind == "c")
+        h = b @ adjoint(b) + n * np.eye(n)
+        if np.dtype(dtype).kind == "c":
+            h = h + 0.5j * np.eye(n)
         noise = random_matrix(rng, shape, dtype)
         kept = np.tril(h) + np.triu(noise, 1) if lower else np.triu(h) + np.tril(noise, -1)
         return kept.astype(dtype)
