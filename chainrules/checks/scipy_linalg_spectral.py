@@ -32,19 +32,18 @@ def _abs2(x: np.ndarray) -> np.ndarray:
     return (x * x.conj()).real
 
 
-def eigh_invariants(a: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``w, abs(V)**2`` for ``w, V = scipy.linalg.eigh(a, *args, **kwargs)``: unaffected by the vectors' phases.
-
-    >>> w, v2 = eigh_invariants(np.diag([2.0, 1.0]), np.diag([1.0, 4.0]))
-    >>> w, v2
-    (array([0.25, 2.  ]), array([[0.    , 0.25  ],
-           [0.0625, 0.    ]]))
-    """
-    w, v = linalg.eigh(a, *args, **kwargs)
-    return w, _abs2(v)
-
-
 if linalg is not None:
+
+    def eigh_invariants(a: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``w, abs(V)**2`` for ``w, V = scipy.linalg.eigh(a, *args, **kwargs)``: unaffected by the vectors' phases.
+
+        >>> w, v2 = eigh_invariants(np.diag([2.0, 1.0]), np.diag([1.0, 4.0]))
+        >>> w, v2
+        (array([0.25, 2.  ]), array([[0.    , 0.25  ],
+               [0.0625, 0.    ]]))
+        """
+        w, v = linalg.eigh(a, *args, **kwargs)
+        return w, _abs2(v)
 
     @rrule.register(eigh_invariants)
     def _eigh_invariants_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:

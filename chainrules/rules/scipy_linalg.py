@@ -397,7 +397,7 @@ def _rrule_solve_banded(f: Any, l_and_u: Any, ab: Any, b: Any, *args: Any, **kwa
     def solve_banded_pullback(x_bar: Any) -> tuple[Any, ...]:
         x_bar = _as_matrices(np.asarray(unthunk(x_bar)), vector)
         b_bar = f((upper, lower), _band_adjoint(ab_arr, lower, upper), x_bar)
-        ab_bar = -_band_of_outer(b_bar, _as_matrices(x, vector), lower, upper)
+        ab_bar = _band_of_outer(-b_bar, _as_matrices(x, vector), lower, upper)
         b_bar = b_bar[..., 0] if vector else b_bar
         return NoTangent(), NoTangent(), project_ab(sum_to_shape(ab_bar, ab_arr.shape)), unbroadcast(b, b_bar), *extra
 
