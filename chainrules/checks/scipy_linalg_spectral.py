@@ -39,8 +39,8 @@ if linalg is not None:
 
         >>> w, v2 = eigh_invariants(np.diag([2.0, 1.0]), np.diag([1.0, 4.0]))
         >>> w, v2
-        (array([0.25, 2.  ]), array([[0.    , 0.25  ],
-               [0.0625, 0.    ]]))
+        (array([0.25, 2.  ]), array([[0.  , 1.  ],
+               [0.25, 0.  ]]))
         """
         w, v = linalg.eigh(a, *args, **kwargs)
         return w, _abs2(v)
