@@ -272,8 +272,8 @@ def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, 
     seen = structure[0]
     x = f(a, b, *args, **kwargs)
     _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
-    tangents = (NoTangent(), _matrix_tangent(a_dot, seen), b_dot)
-    return numpy_linalg._frule_solve(tangents, returning(x), seen(as_array(a)), b)
+    matrix_tangents = (NoTangent(), _matrix_tangent(a_dot, seen), b_dot)
+    return numpy_linalg._frule_solve(matrix_tangents, returning(x), seen(as_array(a)), b)
 
 
 @rrule.register(linalg.inv)

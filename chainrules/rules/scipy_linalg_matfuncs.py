@@ -48,38 +48,59 @@ from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, block_frechet, matmul_summed
 from .scipy_linalg import call_options
 
-# ----- expm, logm: the block-triangular Fréchet derivative -----
+# ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
+# expm and logm: L(A, E) from the block-triangular identity (block_frechet).
+# sqrtm: X dX + dX X = dA (Higham 2008, chapter 6), a Sylvester equation; the
+# adjoint of Z -> X Z + Z X is W -> X^H W + W X^H, so X^H A_bar + A_bar X^H = X_bar.
 
 
-def _rrule_frechet(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or kwargs:
-        return None
-    out = f(a)
-    project_a = ProjectTo(a)
-    a_h = adjoint(as_array(a))
-
-    def frechet_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
-        if project_a.is_no_tangent:
-            return NoTangent(), NoTangent()
-        return NoTangent(), project_a(block_frechet(f, a_h, out_bar))
-
-    return out, frechet_pullback
+def _block_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
+    return block_frechet(f, a, e)
 
 
-def _frule_frechet(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or kwargs:
-        return None
-    out = f(a)
-    a_dot = unthunk(tangents[1])
-    if isinstance(a_dot, AbstractZero):
-        return out, ZeroTangent()
-    return out, ProjectTo(out)(block_frechet(f, as_array(a), a_dot))
+def _sqrtm_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
+    return linalg.solve_sylvester(out, out, e)
 
 
-for _f in (linalg.expm, linalg.logm):
-    rrule.register(_f)(named_after(_f, _rrule_frechet))
-    frule.register(_f)(named_after(_f, _frule_frechet))
+def _matrix_function_rules(f: Any, derivative: Any) -> None:
+    """Register the rules of ``X = f(A)`` given ``derivative(f, A, X, E) = L(A, E)``; the pullback is ``L(A^H, .)``.
+
+    ``L(A^H, .)`` is the adjoint of ``L(A, .)`` for functions with real Taylor
+    coefficients (``f(A^H) = f(A)^H``). Options (the deprecated ``disp`` and
+    ``blocksize``) get no rule.
+    """
+
+    def _rrule_function(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            return None
+        out = f(a)
+        project_a = ProjectTo(a)
+        a_h, out_h = adjoint(as_array(a)), adjoint(out)
+
+        def function_pullback(out_bar: Any) -> tuple[Any, Any]:
+            out_bar = unthunk(out_bar)
+            if project_a.is_no_tangent:
+                return NoTangent(), NoTangent()
+            return NoTangent(), project_a(derivative(f, a_h, out_h, out_bar))
+
+        return out, function_pullback
+
+    def _frule_function(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            return None
+        out = f(a)
+        a_dot = unthunk(tangents[1])
+        if isinstance(a_dot, AbstractZero):
+            return out, ZeroTangent()
+        return out, ProjectTo(out)(derivative(f, as_array(a), out, a_dot))
+
+    rrule.register(f)(named_after(f, _rrule_function))
+    frule.register(f)(named_after(f, _frule_function))
+
+
+_matrix_function_rules(linalg.expm, _block_derivative)
+_matrix_function_rules(linalg.logm, _block_derivative)
+_matrix_function_rules(linalg.sqrtm, _sqrtm_derivative)
 
 
 # ----- expm_frechet: the second-order Fréchet derivative -----
@@ -156,39 +177,6 @@ def _frule_expm_frechet(tangents: tuple[Any, ...], f: Any, a: Any, e: Any, *args
         return out, ProjectTo(out)(frechet_dot)
     expm_a, frechet = out
     return out, Tangent(tuple, ProjectTo(expm_a)(expm_dot), ProjectTo(frechet)(frechet_dot))
-
-
-# ----- sqrtm: a Sylvester equation -----
-# X = sqrtm(A): X dX + dX X = dA (Higham 2008, chapter 6); the adjoint of
-# Z -> X Z + Z X is W -> X^H W + W X^H, so X^H A_bar + A_bar X^H = X_bar.
-
-
-@rrule.register(linalg.sqrtm)
-def _rrule_sqrtm(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or kwargs:
-        return None
-    out = f(a)
-    project_a = ProjectTo(a)
-    out_h = adjoint(out)
-
-    def sqrtm_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
-        if project_a.is_no_tangent:
-            return NoTangent(), NoTangent()
-        return NoTangent(), project_a(linalg.solve_sylvester(out_h, out_h, out_bar))
-
-    return out, sqrtm_pullback
-
-
-@frule.register(linalg.sqrtm)
-def _frule_sqrtm(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or kwargs:
-        return None
-    out = f(a)
-    a_dot = unthunk(tangents[1])
-    if isinstance(a_dot, AbstractZero):
-        return out, ZeroTangent()
-    return out, ProjectTo(out)(linalg.solve_sylvester(out, out, a_dot))
 
 
 # ----- solve_sylvester, solve_continuous_lyapunov -----
