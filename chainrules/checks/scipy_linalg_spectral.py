@@ -103,10 +103,11 @@ if linalg is not None:
             eigh_invariants,
             (Generated(lambda rng, dt: adjoint(h((3, 3)).make(rng, dt)), "upper"),),
             kwargs={"lower": False},
+            dtypes=_DOUBLE,
         ),
         Case(eigh_invariants, (h((3, 3)), pd((3, 3))), name="generalized"),
         Case(eigh_invariants, (h((2, 3, 3)), pd((3, 3))), dtypes=_DOUBLE, name="generalized, one b for a stack"),
-        Case(eigh_invariants, (h((4, 4)),), kwargs={"subset_by_index": [1, 2]}),
+        Case(eigh_invariants, (h((4, 4)),), kwargs={"subset_by_index": [1, 2]}, dtypes=_DOUBLE),
         Case(eigh_invariants, (h((4, 4)), pd((4, 4))), kwargs={"subset_by_index": [2, 3]}, dtypes=_DOUBLE),
         Case(
             eigh_invariants,
@@ -115,7 +116,12 @@ if linalg is not None:
             dtypes=_DOUBLE,
         ),
         Case(linalg.eigh, (h((3, 3)),), kwargs={"eigvals_only": True}),
-        Case(linalg.eigh, (h((3, 3)), pd((3, 3))), kwargs={"eigvals_only": True, "subset_by_index": [0, 1]}),
+        Case(
+            linalg.eigh,
+            (h((3, 3)), pd((3, 3))),
+            kwargs={"eigvals_only": True, "subset_by_index": [0, 1]},
+            dtypes=_DOUBLE,
+        ),
         Case(
             linalg.eigh,
             (h((3, 3), [1.0, 1.0, 3.0]),),
@@ -126,9 +132,9 @@ if linalg is not None:
         ),
         # polar: unique for full rank, repeated singular values included
         Case(linalg.polar, (well_conditioned((3, 3)),)),
-        Case(linalg.polar, (well_conditioned((3, 3)), "left")),
+        Case(linalg.polar, (well_conditioned((3, 3)), "left"), dtypes=_DOUBLE),
         Case(linalg.polar, (_full_rank((4, 3)),)),
-        Case(linalg.polar, (_full_rank((3, 4)),), kwargs={"side": "left"}),
+        Case(linalg.polar, (_full_rank((3, 4)),), kwargs={"side": "left"}, dtypes=_DOUBLE),
         Case(linalg.polar, (well_conditioned((2, 3, 3)),), dtypes=_DOUBLE),
-        Case(linalg.polar, (_repeated_singular_values(3),), name="repeated singular values"),
+        Case(linalg.polar, (_repeated_singular_values(3),), dtypes=_DOUBLE, name="repeated singular values"),
     )
