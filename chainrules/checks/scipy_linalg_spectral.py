@@ -85,6 +85,11 @@ def _repeated_singular_values(n: int) -> Generated:
     return Generated(make, f"2 unitary({n},{n})")
 
 
+def _invariants(*args: Any, name: str = "", **options: Any) -> Case:
+    """A case of ``eigh_invariants``, named after ``scipy.linalg.eigh`` so that ``check scipy.linalg`` runs it."""
+    return Case(eigh_invariants, args, name=f"of scipy.linalg.eigh{', ' + name if name else ''}", **options)
+
+
 def _equal_seed(out: Any) -> Any:
     """A seed on the eigenvalues only, equal on the degenerate pair (a smooth function there)."""
     return np.array([0.7, 0.7, -1.3], dtype=out.dtype)
@@ -97,24 +102,18 @@ if linalg is not None:
         # the default driver (evr) flips eigenvector signs under tiny perturbations: raw outputs through evd
         Case(linalg.eigh, (h((3, 3)),), kwargs={"driver": "evd"}, dtypes=_REAL, name="raw outputs"),
         Case(linalg.eigh, (h((3, 3)), pd((3, 3))), kwargs={"driver": "gvd"}, dtypes=_REAL, name="raw outputs"),
-        Case(eigh_invariants, (h((4, 4)),)),
-        Case(eigh_invariants, (h((2, 3, 3)),), dtypes=_DOUBLE),
-        Case(
-            eigh_invariants,
-            (Generated(lambda rng, dt: adjoint(h((3, 3)).make(rng, dt)), "upper"),),
+        _invariants(h((4, 4))),
+        _invariants(h((2, 3, 3)), dtypes=_DOUBLE),
+        _invariants(
+            Generated(lambda rng, dt: adjoint(h((3, 3)).make(rng, dt)), "upper"),
             kwargs={"lower": False},
             dtypes=_DOUBLE,
         ),
-        Case(eigh_invariants, (h((3, 3)), pd((3, 3))), name="generalized"),
-        Case(eigh_invariants, (h((2, 3, 3)), pd((3, 3))), dtypes=_DOUBLE, name="generalized, one b for a stack"),
-        Case(eigh_invariants, (h((4, 4)),), kwargs={"subset_by_index": [1, 2]}, dtypes=_DOUBLE),
-        Case(eigh_invariants, (h((4, 4)), pd((4, 4))), kwargs={"subset_by_index": [2, 3]}, dtypes=_DOUBLE),
-        Case(
-            eigh_invariants,
-            (h((4, 4), [-3.0, -1.0, 1.0, 3.0]),),
-            kwargs={"subset_by_value": (-2.0, 2.0)},
-            dtypes=_DOUBLE,
-        ),
+        _invariants(h((3, 3)), pd((3, 3)), name="generalized"),
+        _invariants(h((2, 3, 3)), pd((3, 3)), dtypes=_DOUBLE, name="generalized, one b for a stack"),
+        _invariants(h((4, 4)), kwargs={"subset_by_index": [1, 2]}, dtypes=_DOUBLE),
+        _invariants(h((4, 4)), pd((4, 4)), kwargs={"subset_by_index": [2, 3]}, dtypes=_DOUBLE),
+        _invariants(h((4, 4), [-3.0, -1.0, 1.0, 3.0]), kwargs={"subset_by_value": (-2.0, 2.0)}, dtypes=_DOUBLE),
         Case(linalg.eigh, (h((3, 3)),), kwargs={"eigvals_only": True}),
         Case(
             linalg.eigh,
