@@ -208,3 +208,27 @@ def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray
     central difference, and the rules' derivative there, is 0.
     """
     return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps
+
+
+def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The Fréchet derivative ``L_f(a, e)`` of a primary matrix function ``f``, for stacks of matrices.
+
+    ``f([[a, e], [0, a]]) = [[f(a), L_f(a, e)], [0, f(a)]]`` (Mathias 1996;
+    Higham 2008, "Functions of Matrices", section 3.2). ``L_f(a, .)`` is
+    linear, so ``e`` is first scaled to the 1-norm of ``a`` and the result
+    scaled back: the block then has the norm of ``a``, which keeps the
+    algorithm for ``f`` (its scaling, its Padé degree) that of ``a``.
+    """
+    a, e = np.asarray(a), np.asarray(e)
+    a, e = np.broadcast_arrays(a, e)
+    dtype = np.result_type(a, e, 1.0)
+    n = a.shape[-1]
+    a_norm = np.linalg.norm(a, 1, axis=(-2, -1))
+    e_norm = np.linalg.norm(e, 1, axis=(-2, -1))
+    target = np.where(a_norm > 0, a_norm, 1.0)
+    scale = np.where(e_norm > 0, target / np.where(e_norm > 0, e_norm, 1.0), 1.0).astype(dtype.char.lower())
+    block = np.zeros((*a.shape[:-2], 2 * n, 2 * n), dtype=dtype)
+    block[..., :n, :n] = a
+    block[..., n:, n:] = a
+    block[..., :n, n:] = e * scale[..., None, None]
+    return np.asarray(f(block))[..., :n, n:] / scale[..., None, None]
