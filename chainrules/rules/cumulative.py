@@ -12,8 +12,9 @@ import numpy as np
 
 from chainrules_core import NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
 
-from ._arrays import NOVALUE, bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of
+from ._arrays import NOVALUE, bind_options, instantiate_zeros, is_given
 from ._makers import linear_in_first_rule, rule_in_first
+from ._reducing import cotangent_dtype, seed_as
 
 _ARGS = ("axis", "dtype", "out")
 
@@ -40,9 +41,7 @@ def _no_out(x: Any, *args: Any, **kwargs: Any) -> bool:
 
 def _cumsum_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     axis = bind_options(_ARGS, args, kwargs).get("axis")
-    dtype = real_dtype_of(x)
-    assert dtype is not None
-    seed = cast_to(out_bar, dtype)
+    seed = seed_as(out_bar, cotangent_dtype(x))
     return _back(_reverse_cumsum(_along_last(seed, axis)), x, axis)
 
 
@@ -102,9 +101,7 @@ def _cumprod_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any]
 
 def _cumprod_cotangent(state: tuple[Any, Any], out_bar: Any) -> Any:
     x, axis = state
-    dtype = real_dtype_of(x)
-    assert dtype is not None
-    seed = cast_to(out_bar, dtype)
+    seed = seed_as(out_bar, cotangent_dtype(x))
     x_bar = _Scan(np.conjugate(_along_last(x, axis))).pullback(_along_last(seed, axis))
     return _back(x_bar, x, axis)
 

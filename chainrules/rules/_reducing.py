@@ -1,0 +1,47 @@
+"""Helpers shared by the reducing families (reductions, statistics, cumulative, quantiles): dtypes and NaN masks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._arrays import cast_to
+
+
+def cotangent_dtype(x: Any) -> np.dtype[Any] | None:
+    """The dtype of ``x``'s cotangent, or ``None`` where ``x`` has no tangent space (ints, bools, strings).
+
+    A float or complex ``x`` gets its own dtype in native byte order (a
+    big-endian ``>f8`` array gets ``float64``: numpy's ufuncs refuse a
+    byte-swapped ``dtype=``). An object array gets ``object``: its cotangent
+    is computed with numpy's object arithmetic, entry by entry, as numpy
+    computes the primal.
+    """
+    dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
+    if dtype.kind in "fc":
+        return dtype.newbyteorder("=")
+    return dtype if dtype.kind == "O" else None
+
+
+def seed_as(out_bar: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """The seed as an array of the cotangent ``dtype``: the real part for a real dtype, as it is for objects."""
+    if dtype.kind == "O":
+        return np.asarray(out_bar).astype(object, copy=False)
+    return cast_to(out_bar, dtype)
+
+
+def nan_mask(x: Any) -> np.ndarray[Any, Any] | None:
+    """Where ``x`` is not NaN, or ``None`` when it holds no NaN (nothing to skip)."""
+    values = np.asarray(x)
+    if values.dtype.kind not in "fc":
+        return None
+    is_nan = np.isnan(values)
+    return ~is_nan if is_nan.any() else None
+
+
+def joined_mask(where: Any, valid: np.ndarray[Any, Any] | None) -> Any:
+    """``where`` (``True`` or a boolean array) and ``valid`` (``None`` for everywhere) combined."""
+    if valid is None:
+        return where
+    return valid if where is True else valid & np.asarray(where, dtype=bool)
