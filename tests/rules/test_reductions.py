@@ -1,5 +1,6 @@
 import ast
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -205,3 +206,35 @@ def test_nan_maximum_is_routed_per_slice():
     x = np.array([[1.0, np.nan, 2.0], [3.0, 0.5, 3.0]])
     assert np.array_equal(pull(np.max, x, seed=np.ones(2), axis=1), [[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
     assert np.array_equal(pull(np.max, x[1:], seed=np.ones(1), axis=1), [[0.5, 0.0, 0.5]])
+
+
+ALL_NAN = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]])
+
+
+@pytest.mark.parametrize("f", [np.nansum, np.nanprod, np.nanmean, np.nanmax, np.nanmin])
+def test_nan_entries_and_all_nan_slices_get_zeros(f):
+    """NaN entries get a zero cotangent; a slice of NaNs only follows numpy (its warning, a nan or empty-slice
+    result) and gets zeros in both modes."""
+    warns = f in (np.nanmean, np.nanmax, np.nanmin)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out, pullback = rrule(f, ALL_NAN, axis=1)
+        x_bar = pullback(np.array([1.0, 1.0]))[1]
+        out_dot = push(f, ALL_NAN, np.ones((2, 3)), axis=1)
+    assert bool(caught) == warns
+    np.testing.assert_array_equal(out, f(ALL_NAN, axis=1))
+    assert np.array_equal(x_bar[:, 1], [0.0, 0.0]) and np.array_equal(x_bar[1], [0.0, 0.0, 0.0])
+    assert x_bar[0, 0] != 0 or f is np.nanmax
+    assert out_dot[1] == 0.0
+
+
+def test_nanmean_divides_by_the_count_of_numbers():
+    x = np.array([2.0, np.nan, 4.0, 6.0])
+    assert np.array_equal(pull(np.nanmean, x), [1 / 3, 0.0, 1 / 3, 1 / 3])
+
+
+def test_ptp_ties_follow_max_and_min():
+    """ptp = max - min: ties at either end split as they do for max and min; a constant slice gets zeros."""
+    x = np.array([[1.0, 3.0, 3.0, 1.0, 2.0], [2.0, 2.0, 2.0, 2.0, 2.0]])
+    x_bar = pull(np.ptp, x, seed=np.ones(2), axis=1)
+    assert np.array_equal(x_bar, [[-0.5, 0.5, 0.5, -0.5, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
