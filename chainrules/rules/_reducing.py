@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from chainrules_core import NoTangent
 
 from ._arrays import cast_to
 
@@ -45,3 +48,19 @@ def joined_mask(where: Any, valid: np.ndarray[Any, Any] | None) -> Any:
     if valid is None:
         return where
     return valid if where is True else valid & np.asarray(where, dtype=bool)
+
+
+def unless_integer_output(pullback: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``pullback(state, out_bar)``, or ``NoTangent()`` where ``dtype=`` made the output an integer.
+
+    An integer output has no tangent space (the frule gives it ``NoTangent()``),
+    so the call is non-differentiable, as for ``astype(int)``. ``state.out``
+    is the primal output.
+    """
+
+    def pullback_of_numbers(state: Any, out_bar: Any) -> Any:
+        if getattr(state.out, "dtype", np.dtype(float)).kind in "biu":
+            return NoTangent()
+        return pullback(state, out_bar)
+
+    return pullback_of_numbers

@@ -30,7 +30,7 @@ from chainrules_core import non_differentiable
 
 from ._arrays import bind_options, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
-from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as
+from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
@@ -102,7 +102,9 @@ def _register(
     functions: tuple[Any, ...], names: tuple[str, ...], prepare: Any, pullback: Any, pushforward: Any
 ) -> None:
     for f in functions:
-        rule_in_first(f, parse=_options(names), prepare=prepare, pullback=pullback, pushforward=pushforward)
+        rule_in_first(
+            f, parse=_options(names), prepare=prepare, pullback=unless_integer_output(pullback), pushforward=pushforward
+        )
 
 
 # ----- sum and mean: linear -----
