@@ -25,7 +25,7 @@ def sinc_slope(x: Any) -> Any:
     safe = np.where(small, 1, x)
     quotient = (np.cos(np.pi * safe) - np.sinc(safe)) / safe
     z = (np.pi * x) ** 2
-    series = -(np.pi**2) * x / 3 * (1 - z / 10 * (1 - z / 28 * (1 - z / 54 * (1 - z / 88))))
+    series = np.pi**2 / 3 * (0 - x) * (1 - z / 10 * (1 - z / 28 * (1 - z / 54 * (1 - z / 88))))  # 0 - x: +0 at 0
     return np.where(small, series, quotient)
 
 
