@@ -64,3 +64,8 @@ def unless_integer_output(pullback: Callable[[Any, Any], Any]) -> Callable[[Any,
         return pullback(state, out_bar)
 
     return pullback_of_numbers
+
+
+def diff_adjoint(d_bar: Any, axis: int = -1) -> np.ndarray[Any, Any]:
+    """The adjoint of ``np.diff`` along ``axis``: minus the differences of the cotangent padded with zeros."""
+    return -np.diff(d_bar, axis=axis, prepend=0, append=0)

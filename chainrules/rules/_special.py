@@ -107,4 +107,3 @@ def bessel_i1(x: Any) -> Any:
     far = _chebyshev(32 / np.maximum(z, 8) - 2, _I1_B) / np.sqrt(np.maximum(z, 8))
     with np.errstate(over="ignore"):  # exp(z) overflows where I1 does: inf, as numpy's i0 gives
         return np.sign(x) * np.exp(z) * np.where(z <= 8, near, far)
-

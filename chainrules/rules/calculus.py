@@ -38,12 +38,7 @@ from chainrules_core import (
 )
 
 from ._arrays import bind_options, instantiate_zeros, reduced_axes, tuple_entries
-
-
-def _diff_adjoint(d_bar: np.ndarray[Any, Any], axis: int = -1) -> np.ndarray[Any, Any]:
-    """The adjoint of ``np.diff`` along ``axis``: ``-diff`` of the cotangent padded with a zero at each end."""
-    return -np.diff(d_bar, axis=axis, prepend=0, append=0)
-
+from ._reducing import diff_adjoint
 
 # ----- gradient -----
 
@@ -180,11 +175,11 @@ def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
                 continue
             g = np.moveaxis(np.asarray(seed), call.axes[i], -1)
             stencil = call.stencils[i]
-            f_bar += call.back(i, _diff_adjoint(stencil.adjoint(g) / stencil.h))
+            f_bar += call.back(i, diff_adjoint(stencil.adjoint(g) / stencil.h))
             if spacing:
                 h_bar = call.h_cotangent(i, g)
                 j = call.spacing_of[i]
-                spacing_bars[j] = spacing_bars[j] + (_diff_adjoint(h_bar) if call.coordinates[i] else np.sum(h_bar))
+                spacing_bars[j] = spacing_bars[j] + (diff_adjoint(h_bar) if call.coordinates[i] else np.sum(h_bar))
         bars = [
             project(b if isinstance(b, AbstractZero) else np.reshape(b, np.shape(v)))
             for project, b, v in zip(projects, spacing_bars, spacing)
@@ -244,8 +239,8 @@ class _Trapezoid:
     def x_cotangent(self, d_bar: Any) -> Any:
         """The cotangent of ``x`` from that of ``d``."""
         if np.ndim(self.x) == 1:
-            return _diff_adjoint(np.reshape(sum_to_shape(d_bar, np.shape(self.d)), -1))
-        return _diff_adjoint(sum_to_shape(d_bar, np.shape(self.d)), axis=self.axis)
+            return diff_adjoint(np.reshape(sum_to_shape(d_bar, np.shape(self.d)), -1))
+        return diff_adjoint(sum_to_shape(d_bar, np.shape(self.d)), axis=self.axis)
 
 
 @rrule.register(np.trapezoid)

@@ -17,7 +17,7 @@ from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum
 
 from ._arrays import NOVALUE, bind_options, instantiate_zeros, is_given
 from ._makers import rule_in_first
-from ._reducing import cotangent_dtype, nan_mask, seed_as, unless_integer_output
+from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 
 _ARGS = ("axis", "dtype", "out")
 
@@ -190,8 +190,8 @@ class _Diff:
     def adjoint(self, out_bar: Any) -> list[Any]:
         """The cotangents of prepend, a and append, unprojected."""
         c_bar = np.asarray(out_bar)
-        for _ in range(self.n):  # the adjoint of one difference is minus a difference of the zero-padded seed
-            c_bar = -np.diff(c_bar, axis=self.axis, prepend=0, append=0)
+        for _ in range(self.n):
+            c_bar = diff_adjoint(c_bar, self.axis)
         stops = np.cumsum(self.lengths)
         pieces = np.split(c_bar, stops[:2], axis=self.axis)
         return [pieces[0], pieces[1], pieces[2]]
@@ -254,7 +254,7 @@ class _Ediff:
         """The cotangents of ``ary``, ``to_begin`` and ``to_end``, unprojected."""
         g = np.asarray(out_bar).reshape(-1)
         middle = g[self.begin : self.begin + max(self.size - 1, 0)]
-        ary_bar = -np.diff(np.concatenate([[0], middle, [0]])) if self.size else middle  # the adjoint of diff
+        ary_bar = diff_adjoint(middle) if self.size else middle
         bars = {"ary": ary_bar.reshape(self.shape)}
         if "to_begin" in self.ends:
             bars["to_begin"] = g[: self.begin].reshape(self.ends["to_begin"])
