@@ -213,15 +213,18 @@ def _register(f: Any, spec: _Spec) -> None:
         def order_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = unthunk(out_bar)
             bars = [project(ZeroTangent()) for project in projects]
-            if isinstance(out_bar, AbstractZero) or project_x.is_no_tangent:
-                return (NoTangent(), project_x(ZeroTangent()), *bars)
+            x_bar = project_x(ZeroTangent())
+            q_wanted = bool(projects) and not projects[0].is_no_tangent
+            if isinstance(out_bar, AbstractZero) or (project_x.is_no_tangent and not q_wanted):
+                return (NoTangent(), x_bar, *bars)
             if not sorted_once:
                 sorted_once.append(_OrderStatistics(x, *parsed, kwargs.get("weights"), out, spec))
             stats = sorted_once[0]
             dtype = cotangent_dtype(x) or np.dtype(float)
             seed = seed_as(out_bar, dtype).reshape(stats.lo.shape)
-            x_bar = project_x(stats.unsorted(stats.sorted_weights(seed).astype(dtype, copy=False)))
-            if projects and not projects[0].is_no_tangent:
+            if not project_x.is_no_tangent:
+                x_bar = project_x(stats.unsorted(stats.sorted_weights(seed).astype(dtype, copy=False)))
+            if q_wanted:
                 slope = 0 if stats.q_slope is None else stats.q_slope
                 bars[0] = projects[0](np.reshape(np.sum(np.real(slope * seed), axis=-1), stats.q.shape))
             return (NoTangent(), x_bar, *bars)

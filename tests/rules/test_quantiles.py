@@ -120,3 +120,11 @@ def test_more_than_two_ties_split_evenly():
     """k tied entries at the order statistic share it, 1/k each (the symmetric subgradient, as for max)."""
     x = np.array([4.0, 4.0, 4.0, 1.0, 9.0])
     np.testing.assert_allclose(pull(np.median, x)[1], [1 / 3, 1 / 3, 1 / 3, 0.0, 0.0])
+
+
+def test_q_of_integer_data_is_still_differentiable():
+    """Integer samples have no tangent, but q does: the slope of the interpolation between them."""
+    x = np.array([0, 10, 20, 40])
+    _, x_bar, q_bar = pull(np.quantile, x, 0.75)
+    assert x_bar == NoTangent() and q_bar == pytest.approx(60.0)
+    assert push(np.quantile, x, 0.75, x_dot=NoTangent(), q_dot=1.0) == pytest.approx(60.0)
