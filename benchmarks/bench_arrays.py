@@ -37,6 +37,11 @@ def _cases(n: int, rng: np.random.Generator) -> list[tuple[str, Callable[[], Any
     _, sum_pullback = rrule(np.sum, x, axis=0)
     _, sum_all_pullback = rrule(np.sum, x)
     _, mean_pullback = rrule(np.mean, x, axis=0)
+    x_max, max_pullback = rrule(np.max, x, axis=0)
+
+    def max_by_hand() -> Any:
+        hit = x == x_max
+        return hit / hit.sum(axis=0) * g_cols
 
     flat = x.reshape(-1)
     index = rng.integers(0, n, n)
@@ -62,6 +67,7 @@ def _cases(n: int, rng: np.random.Generator) -> list[tuple[str, Callable[[], Any
         ("sum(x, axis=0)", lambda: sum_pullback(g_cols), lambda: np.broadcast_to(g_cols, x.shape)),
         ("sum(x)", lambda: sum_all_pullback(g_all), lambda: np.broadcast_to(g_all, x.shape)),
         ("mean(x, axis=0)", lambda: mean_pullback(g_cols), lambda: np.broadcast_to(g_cols / rows, x.shape)),
+        ("max(x, axis=0)", lambda: max_pullback(g_cols), max_by_hand),
         ("x[index], n random indices", lambda: getitem_pullback(g_index), add_at),
         (
             "concatenate([a, b])",

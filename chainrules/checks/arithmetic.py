@@ -59,6 +59,11 @@ BINARY_CHECKS: dict[object, TableCheck] = {
     np.logaddexp2: binary(REAL_ONLY, REAL_ONLY, limits={(-INF, -INF): (0.5, 0.5)}),
     np.remainder: binary(REAL_ONLY, NONZERO_REAL_ONLY, limits=_REMAINDER_LIMITS),
     np.fmod: binary(REAL_ONLY, NONZERO_REAL_ONLY, limits=_REMAINDER_LIMITS),
+    np.copysign: binary(
+        REAL_ONLY, NONZERO_REAL_ONLY, points=((0.0, 1.5), (0.0, -1.5)), limits={(2.0, 0.0): (1.0, 0.0)}
+    ),
+    np.heaviside: binary(NONZERO_REAL_ONLY, REAL_ONLY, limits={(0.0, 0.5): (0.0, 1.0), (-0.0, 0.25): (0.0, 1.0)}),
+    np.ldexp: binary(REAL_ONLY, REAL_ONLY),  # the exponent is an integer: cases of their own below
 }
 """Where the inputs of each entry of ``BINARY``, ``LINEAR_BINARY`` and ``power`` live."""
 assert BINARY_CHECKS.keys() == BINARY.keys() | LINEAR_BINARY.keys() | {np.power, np.float_power}
@@ -67,7 +72,7 @@ assert BINARY_CHECKS.keys() == BINARY.keys() | LINEAR_BINARY.keys() | {np.power,
 def _cases() -> list[Case]:
     cases = []
     for f, check in BINARY_CHECKS.items():
-        if f not in (np.remainder, np.fmod):
+        if f not in (np.remainder, np.fmod, np.ldexp):
             cases += table_cases(f, check)
     for f in (np.maximum, np.minimum):
         cases.append(Case(f, (At([1.0, -0.5, 2.0]), At([1.0, 0.3, -2.0])), name="ties"))
@@ -111,6 +116,14 @@ def _cases() -> list[Case]:
             with_tangent(At(hi), up if at_lo else down),
         )
         cases.append(Case(np.clip, args, name="at a bound", dtypes=REAL_DTYPES, options=options))
+    # ldexp(x, n): n an integer (scalar or array, broadcast); divmod: off the jumps, as remainder
+    cases += [
+        Case(np.ldexp, (Arg(REAL_ONLY, (2, 3)), np.array([1, -2, 3])), dtypes=REAL_DTYPES),
+        Case(np.ldexp, (Arg(REAL_ONLY, None), 3), dtypes=REAL_DTYPES),
+        Case(np.ldexp, (Arg(REAL_ONLY, (3,)), np.array([[0], [4]])), dtypes=REAL_DTYPES),
+        Case(np.divmod, (away_from_multiples(divisors, (2, 3)), At(divisors)), dtypes=REAL_DTYPES),
+        Case(np.divmod, (away_from_multiples(1.3, None), At(1.3)), dtypes=("float64",)),
+    ]
     return [
         *cases,
         Case(np.multiply, (Arg(REALS, (2, 3)), Arg(NONZERO, (3,))), kwargs={"dtype": np.float32}, dtypes=REAL_DTYPES),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from chainrules.checks._tables import INF, UNARY_SHAPES, Band, TableCheck, table_cases, unary
+from chainrules.checks._tables import INF, REAL_DTYPES, UNARY_SHAPES, Band, TableCheck, table_cases, unary
 from chainrules.rules.elementwise import LINEAR_UNARY, UNARY
+from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
     NONZERO,
@@ -56,6 +57,8 @@ UNARY_CHECKS: dict[object, TableCheck] = {
     np.arctanh: unary(UNIT_INTERVAL, limits={1.0: INF, -1.0: INF}),
     np.absolute: unary(REAL_ONLY, points=(0.0,)),
     np.fabs: unary(REAL_ONLY, points=(0.0,)),
+    np.sinc: unary(REALS, points=(0.0, 0.01, -1.0)),  # 0: the limit 0 (smooth there); 0.01: the series
+    np.i0: unary(REAL_ONLY, points=(0.0, 8.0, -9.5)),  # 8: where I1's two expansions meet
 }
 """Where the inputs of each entry of ``UNARY`` and ``LINEAR_UNARY`` live."""
 assert UNARY_CHECKS.keys() == UNARY.keys() | LINEAR_UNARY.keys()
@@ -77,12 +80,34 @@ def _cases() -> list[Case]:
         cases.append(Case(np.sign, (Arg(NONZERO, shape[0]),)))
     cases.append(Case(np.absolute, (At(0.0),), name="non-smooth point", dtypes=("complex128",)))
     cases.append(Case(np.angle, (Arg(NONZERO, (2, 3)), True), name="degrees"))
-    for f in (np.floor, np.ceil, np.trunc):
+    for f in (np.floor, np.ceil, np.trunc, np.fix):
         cases += [Case(f, (point,), dtypes=("float64", "float32")) for point in _ROUNDING_POINTS]
         cases.append(Case(f, (Arg(REAL_ONLY, None),)))
     for f in (np.rint, np.round, np.around):
         cases += [Case(f, (point,)) for point in _ROUNDING_POINTS]
     cases.append(Case(np.round, (At([0.312, -1.777, 2.2]), 2), name="decimals"))
+    # nan_to_num: 1 where finite, 0 where replaced; positional fills get what they replaced
+    special = At([1.5, np.nan, np.inf, -np.inf, -0.5])
+    cases += [
+        Case(np.nan_to_num, (special,), dtypes=REAL_DTYPES),
+        Case(np.nan_to_num, (special, True, Arg(REALS, None), Arg(REALS, None), Arg(REALS, None)), dtypes=REAL_DTYPES),
+        Case(
+            np.nan_to_num,
+            (At([complex(1.0, np.nan), complex(np.inf, -2.0), 3 + 4j]), True, 0.5),
+            dtypes=("complex128",),
+        ),
+        Case(np.nan_to_num, (Arg(REALS, (2, 3)),), name="finite"),
+        Case(np.nan_to_num, (special,), kwargs={"nan": 2.0, "posinf": 9.0}, name="keyword fills", dtypes=REAL_DTYPES),
+    ]
+    # real_if_close: the real part when numpy drops a negligible imaginary part (along a real direction: a
+    # complex one would keep it), the input itself otherwise
+    cases += [
+        Case(np.real_if_close, (Arg(REALS, (2, 3)),)),
+        Case(np.real_if_close, (with_tangent(At([[1.0, -2.0], [0.5, 3.0]]), np.ones((2, 2))),), dtypes=("complex128",)),
+    ]
+    # modf and frexp: two outputs; off the jumps (integers; powers of two)
+    cases += [Case(f, (At([[0.3, -1.7, 2.2], [5.6, -0.45, 3.3]]),), dtypes=REAL_DTYPES) for f in (np.modf, np.frexp)]
+    cases += [Case(f, (Arg(REAL_ONLY, None),), dtypes=REAL_DTYPES) for f in (np.modf, np.frexp)]
     return cases
 
 

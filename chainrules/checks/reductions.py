@@ -4,14 +4,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
 
 SHAPE = (2, 3, 4)
 AXES = (None, 0, 1, 2, -1, (0, 2))
 AXIS_GRID = tuple({"axis": axis, "keepdims": keepdims} for axis in AXES for keepdims in (False, True))
 """Every axis of a 3-d input (negative and tuple too), with ``keepdims`` both ways."""
+SMALL_AXIS_GRID = ({}, {"axis": 1}, {"axis": -1, "keepdims": True}, {"axis": (0, 2)})
+"""For the variants of a rule already run over ``AXIS_GRID``: all axes, one, a negative one kept, a tuple."""
 
-REDUCTIONS = (np.sum, np.prod, np.mean, np.max, np.amax, np.min, np.amin)
+REDUCTIONS = (np.sum, np.prod, np.mean, np.max, np.amax, np.min, np.amin, np.ptp)
+NAN_REDUCTIONS = (np.nansum, np.nanprod, np.nanmean, np.nanmax, np.nanmin)
+
+
+def with_nans(shape: tuple[int, ...], at: tuple[tuple[int, ...], ...]) -> Generated:
+    """Normal samples of ``shape`` with NaN at the positions ``at`` (no slice of NaNs only: finite differences
+    need a finite output; tests check those slices exactly)."""
+
+    def make(rng: np.random.Generator, dtype: str) -> np.ndarray:
+        values = REALS.sample_complex(rng, shape) if np.dtype(dtype).kind == "c" else REALS.sample(rng, shape)
+        values = values.astype(dtype)
+        for index in at:
+            values[index] = np.nan
+        return values
+
+    return Generated(make, f"{shape} with NaNs")
+
+
+NANS = with_nans(SHAPE, ((0, 0, 1), (1, 2, 3), (0, 2, 0), (1, 1, 1)))
 
 _ZEROS = At([[0.0, 2.0, 3.0], [0.0, 0.0, 5.0], [4.0, 0.0, 1.5], [1.0, 2.0, -1.0]])
 _ONE_ZERO = At([[0.5, 2.0, 3.0], [1.5, 0.0, -5.0]])
@@ -48,7 +68,16 @@ register_cases(
     # settle (the product vanishes to high order); tests/rules/test_reductions.py checks it exactly.
     Case(np.prod, (_ONE_ZERO,), name="a zero"),
     *(Case(np.prod, (_ZEROS,), kwargs=kw, name="zeros") for kw in ({"axis": 0}, {"axis": 1}, {"axis": -1})),
-    *(Case(f, (_TIES,), kwargs=kw, name="ties") for f in (np.max, np.min) for kw in ({"axis": 1}, {"axis": 0}, {})),
+    *(
+        Case(f, (_TIES,), kwargs=kw, name="ties")
+        for f in (np.max, np.min, np.ptp, np.nanmax, np.nanmin)
+        for kw in ({"axis": 1}, {"axis": 0}, {})
+    ),
+    *(Case(f, (NANS,), kwargs=kw) for f in NAN_REDUCTIONS for kw in SMALL_AXIS_GRID),
+    Case(np.nansum, (NANS,), kwargs={"axis": 1, "where": np.array([True, False, True, True])}, name="where"),
+    Case(np.nanmax, (NANS,), kwargs={"axis": 2, "initial": -10.0}, name="initial", dtypes=("float64", "float32")),
+    Case(np.nanprod, (At([[0.0, np.nan, 2.0], [np.nan, 0.5, -1.5]]),), kwargs={"axis": 1}, name="a zero"),
+    Case(np.ptp, (At([[2.0, 2.0, 2.0], [1.0, 3.0, 0.5]]),), kwargs={"axis": 1}, name="constant slice"),
     *(
         Case(np.trace, (Arg(REALS, shape), *args))
         for shape, args in (

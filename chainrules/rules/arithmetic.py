@@ -7,6 +7,8 @@
 * ``power`` and ``float_power``: both arguments; the exponent's cotangent is
   a thunk, as it needs a logarithm and the exponent is usually a constant.
 * ``clip(x, lo, hi)``, bounds scalars, arrays or None.
+* ``divmod(x, y)``: two outputs, the quotient (a zero derivative, as
+  ``floor``) and the remainder (as ``remainder``).
 
 Each cotangent is summed back to its argument's shape and projected onto
 it. Calls with ``out=`` or ``where=`` (or positional output buffers) get no
@@ -27,7 +29,9 @@ from chainrules_core import (
     AbstractZero,
     NoTangent,
     ProjectTo,
+    Tangent,
     Thunk,
+    ZeroTangent,
     cotangent_from_partial,
     frule,
     rrule,
@@ -36,6 +40,7 @@ from chainrules_core import (
     unthunk,
 )
 
+from ._arrays import tuple_entries
 from ._makers import elementwise_linear_rule, output_tangent, refused
 
 NAN = math.nan
@@ -85,6 +90,22 @@ def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
 def _fmod(m: Any, out: Any, x: Any, y: Any) -> Any:
     # C's truncated remainder x - y trunc(x / y); jumps where x / y is an integer, as remainder.
     return 1, -m.trunc(x / y)
+
+
+def _copysign(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # |x| with the sign of y: sign(x) sign(y) in x (0 at x == 0, the central difference of |x|, as abs); y only
+    # picks the sign, a jump at y == 0: zero (ChainRules.jl gives y no tangent; a zero keeps its dtype)
+    return m.sign(x) * m.copysign(1.0, y), m.zeros_like(y)
+
+
+def _heaviside(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # 0 below 0, y at 0, 1 above: zero in x (the jump at 0 too, as sign and floor); 1 in y where x == 0
+    return m.zeros_like(x), m.where(x == 0, 1.0, 0.0)
+
+
+def _ldexp(m: Any, out: Any, x: Any, n: Any) -> Any:
+    # x 2**n: 2**n in x; the exponent is an integer, without a tangent
+    return m.ldexp(1.0, n), m.zeros_like(x)
 
 
 def _selection(wins: str, nan_taker: int) -> Callable[..., Any]:
@@ -144,6 +165,9 @@ BINARY: dict[Any, Callable[..., Any]] = {
     np.logaddexp2: _logaddexp2,
     np.remainder: _remainder,
     np.fmod: _fmod,
+    np.copysign: _copysign,
+    np.heaviside: _heaviside,
+    np.ldexp: _ldexp,
 }
 
 # d(out)/dx and d(out)/dy of the linear functions: constants.
@@ -267,3 +291,47 @@ def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwarg
         if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
     return out, output_tangent(out, terms)
+
+
+# ----- divmod: two outputs -----
+
+
+def _divmod_partials(out: Any) -> tuple[Any, Any]:
+    # (floor(x / y), x - y floor(x / y)): the quotient is piecewise constant, a zero derivative of its dtype
+    # (as floor; the integer-valued floor_divide alone is non-differentiable); the remainder's partials are 1
+    # and minus numpy's quotient, the one-sided values at the jumps, as remainder
+    return 1.0, -out[0]
+
+
+@rrule.register(np.divmod)
+def _rrule_divmod(f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    out = f(*args, **kwargs)
+    projects = [ProjectTo(a) for a in args]
+    shapes = [shape_of(a) for a in args]
+
+    def divmod_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        _, remainder_bar = tuple_entries(out_bar, 2)
+        if isinstance(remainder_bar, AbstractZero):
+            return NoTangent(), projects[0](ZeroTangent()), projects[1](ZeroTangent())
+        partials = _divmod_partials(out)
+        bars = [cotangent_from_partial(pr, sh, p, remainder_bar) for pr, sh, p in zip(projects, shapes, partials)]
+        return NoTangent(), bars[0], bars[1]
+
+    return out, divmod_pullback
+
+
+@frule.register(np.divmod)
+def _frule_divmod(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    out = f(*args, **kwargs)
+    partials = _divmod_partials(out)
+    terms = [
+        p * unthunk(t)
+        for a, t, p in zip(args, tangents[1:], partials)
+        if not isinstance(unthunk(t), AbstractZero) and not ProjectTo(a).is_no_tangent
+    ]
+    quotient_dot = ProjectTo(out[0])(np.zeros(shape_of(out[0])))
+    return out, Tangent(tuple, quotient_dot, output_tangent(out[1], terms))

@@ -1,7 +1,10 @@
-"""Cumulative operations: cumsum, cumprod (exact with zeros) and diff.
+"""Cumulative operations: cumsum, cumprod (exact with zeros), their NaN-skipping and array-API forms, diff, ediff1d.
 
 ``axis=None`` works on the flattened input; ``dtype=`` casts the cotangent
 back to the input's dtype; ``out=`` gets no rule (``None``).
+``cumulative_sum`` and ``cumulative_prod`` (numpy 2.1) take
+``include_initial``: the leading 0 or 1 is a constant. ``nancumsum`` and
+``nancumprod`` count a NaN as 0 or 1: NaN entries get a zero cotangent.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, ProjectTo, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
 
-from ._arrays import NOVALUE, bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of
-from ._makers import linear_in_first_rule, rule_in_first
+from ._arrays import NOVALUE, bind_options, instantiate_zeros, is_given
+from ._makers import rule_in_first
+from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 
 _ARGS = ("axis", "dtype", "out")
 
@@ -24,30 +28,76 @@ def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
     return values.reshape(-1) if axis is None else np.moveaxis(values, axis, -1)
 
 
-def _back(v: np.ndarray[Any, Any], x: Any, axis: Any) -> np.ndarray[Any, Any]:
-    """Undo ``_along_last`` on a cotangent of ``x``."""
-    return v.reshape(np.shape(x)) if axis is None else np.moveaxis(v, -1, axis)
-
-
 def _reverse_cumsum(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``sum_{i >= k} v_i`` along the last axis."""
     return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
 
 
-def _no_out(x: Any, *args: Any, **kwargs: Any) -> bool:
-    return not is_given(bind_options(_ARGS, args, kwargs).get("out"))
+class _Cumulative:
+    """One call of a cumulative sum or product: the values scanned, the axis, a leading constant.
+
+    ``fill`` is what a NaN counts as in the NaN-skipping forms (0 for sums, 1
+    for products); the others leave NaNs alone.
+    """
+
+    fill: float | None = None
+
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        self.x = x
+        self.out = out
+        self.axis = options.get("axis")
+        self.initial = bool(options.get("include_initial"))
+        self.out_shape = np.shape(out)
+        values = np.asarray(x)
+        self.valid = nan_mask(values) if self.fill is not None else None
+        if self.valid is not None:
+            values = np.where(self.valid, values, np.asarray(self.fill, dtype=values.dtype))
+        self.values = _along_last(values, self.axis)
+
+    def seed(self, out_bar: Any) -> np.ndarray[Any, Any]:
+        """The seed in the input's dtype with the scanned axis last, the leading constant's entry dropped."""
+        seed = _along_last(seed_as(out_bar, cotangent_dtype(self.x)), self.axis)
+        return seed[..., 1:] if self.initial else seed
+
+    def cotangent(self, x_bar: np.ndarray[Any, Any]) -> Any:
+        """A cotangent with the scanned axis last, moved back to ``x``'s layout; NaN entries zero."""
+        x_bar = x_bar.reshape(np.shape(self.x)) if self.axis is None else np.moveaxis(x_bar, -1, self.axis)
+        return x_bar if self.valid is None else np.where(self.valid, x_bar, np.zeros((), dtype=x_bar.dtype))
+
+    def tangent_in(self, x_dot: Any) -> np.ndarray[Any, Any]:
+        x_dot = np.asarray(x_dot)
+        if self.valid is not None:
+            x_dot = np.where(self.valid, x_dot, np.zeros((), dtype=x_dot.dtype))
+        return _along_last(x_dot, self.axis)
+
+    def tangent_out(self, out_dot: np.ndarray[Any, Any]) -> Any:
+        if self.initial:  # the leading 0 or 1 is a constant
+            out_dot = np.concatenate([np.zeros_like(out_dot[..., :1]), out_dot], axis=-1)
+        return out_dot.reshape(self.out_shape) if self.axis is None else np.moveaxis(out_dot, -1, self.axis)
 
 
-def _cumsum_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    axis = bind_options(_ARGS, args, kwargs).get("axis")
-    dtype = real_dtype_of(x)
-    assert dtype is not None
-    seed = cast_to(out_bar, dtype)
-    return _back(_reverse_cumsum(_along_last(seed, axis)), x, axis)
+class _NanSum(_Cumulative):
+    fill = 0.0
 
 
-for _f in (np.cumsum, np.ndarray.cumsum):
-    linear_in_first_rule(_f, _cumsum_adjoint, applies=_no_out)
+class _NanProduct(_Cumulative):
+    fill = 1.0
+
+
+def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    options = bind_options(_ARGS, args, kwargs)
+    return None if is_given(options["out"]) else options
+
+
+# ----- cumsum: the adjoint sums the seed from each entry to the end -----
+
+
+def _cumsum_cotangent(c: _Cumulative, out_bar: Any) -> Any:
+    return c.cotangent(_reverse_cumsum(c.seed(out_bar)))
+
+
+def _cumsum_pushforward(c: _Cumulative, x_dot: Any) -> Any:
+    return c.tangent_out(np.cumsum(c.tangent_in(x_dot), axis=-1))
 
 
 # ----- cumprod -----
@@ -91,38 +141,28 @@ class _Scan:
         return np.where(self.before, early, self.lead * x_dot_at * self.after)
 
 
-def _cumprod_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    options = bind_options(_ARGS, args, kwargs)
-    return None if is_given(options["out"]) else options
+def _cumprod_cotangent(c: _Cumulative, out_bar: Any) -> Any:
+    return c.cotangent(_Scan(np.conjugate(c.values)).pullback(c.seed(out_bar)))
 
 
-def _cumprod_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any]:
-    return x, options["axis"]
+def _cumprod_pushforward(c: _Cumulative, x_dot: Any) -> Any:
+    return c.tangent_out(_Scan(c.values).pushforward(c.tangent_in(x_dot)))
 
 
-def _cumprod_cotangent(state: tuple[Any, Any], out_bar: Any) -> Any:
-    x, axis = state
-    dtype = real_dtype_of(x)
-    assert dtype is not None
-    seed = cast_to(out_bar, dtype)
-    x_bar = _Scan(np.conjugate(_along_last(x, axis))).pullback(_along_last(seed, axis))
-    return _back(x_bar, x, axis)
-
-
-def _cumprod_pushforward(state: tuple[Any, Any], x_dot: Any) -> Any:
-    x, axis = state
-    out_dot = _Scan(_along_last(x, axis)).pushforward(_along_last(x_dot, axis))
-    return out_dot if axis is None else np.moveaxis(out_dot, -1, axis)
-
-
-for _f in (np.cumprod, np.ndarray.cumprod):
-    rule_in_first(
-        _f,
-        parse=_cumprod_options,
-        prepare=_cumprod_state,
-        pullback=_cumprod_cotangent,
-        pushforward=_cumprod_pushforward,
-    )
+_SCANS = [
+    ((np.cumsum, np.ndarray.cumsum), _Cumulative, _cumsum_cotangent, _cumsum_pushforward),
+    ((np.nancumsum,), _NanSum, _cumsum_cotangent, _cumsum_pushforward),
+    ((np.cumprod, np.ndarray.cumprod), _Cumulative, _cumprod_cotangent, _cumprod_pushforward),
+    ((np.nancumprod,), _NanProduct, _cumprod_cotangent, _cumprod_pushforward),
+]
+if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
+    _SCANS.append(((np.cumulative_sum,), _Cumulative, _cumsum_cotangent, _cumsum_pushforward))
+    _SCANS.append(((np.cumulative_prod,), _Cumulative, _cumprod_cotangent, _cumprod_pushforward))
+for _fs, _prepare, _pullback, _pushforward in _SCANS:
+    for _f in _fs:
+        rule_in_first(
+            _f, parse=_options, prepare=_prepare, pullback=unless_integer_output(_pullback), pushforward=_pushforward
+        )
 
 
 # ----- diff -----
@@ -150,8 +190,8 @@ class _Diff:
     def adjoint(self, out_bar: Any) -> list[Any]:
         """The cotangents of prepend, a and append, unprojected."""
         c_bar = np.asarray(out_bar)
-        for _ in range(self.n):  # the adjoint of one difference is minus a difference of the zero-padded seed
-            c_bar = -np.diff(c_bar, axis=self.axis, prepend=0, append=0)
+        for _ in range(self.n):
+            c_bar = diff_adjoint(c_bar, self.axis)
         stops = np.cumsum(self.lengths)
         pieces = np.split(c_bar, stops[:2], axis=self.axis)
         return [pieces[0], pieces[1], pieces[2]]
@@ -193,3 +233,62 @@ def _frule_diff(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
 
 rrule.register(np.diff)(_rrule_diff)
 frule.register(np.diff)(_frule_diff)
+
+
+# ----- ediff1d: to_begin, the differences of the flattened input, to_end -----
+
+_EDIFF_ARGS = ("to_end", "to_begin")
+
+
+class _Ediff:
+    """The layout of ``ediff1d``'s output: ``concatenate([ravel(to_begin), diff(ravel(ary)), ravel(to_end)])``."""
+
+    def __init__(self, ary: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        options = bind_options(_EDIFF_ARGS, args, kwargs, to_end=None, to_begin=None)
+        self.shape = np.shape(ary)
+        self.ends = {k: np.shape(options[k]) for k in _EDIFF_ARGS if options[k] is not None}
+        self.begin = int(np.prod(self.ends.get("to_begin", (0,))))
+        self.size = int(np.prod(self.shape))
+
+    def adjoint(self, out_bar: Any) -> dict[str, Any]:
+        """The cotangents of ``ary``, ``to_begin`` and ``to_end``, unprojected."""
+        g = np.asarray(out_bar).reshape(-1)
+        middle = g[self.begin : self.begin + max(self.size - 1, 0)]
+        ary_bar = diff_adjoint(middle) if self.size else middle
+        bars = {"ary": ary_bar.reshape(self.shape)}
+        if "to_begin" in self.ends:
+            bars["to_begin"] = g[: self.begin].reshape(self.ends["to_begin"])
+        if "to_end" in self.ends:
+            bars["to_end"] = g[self.begin + max(self.size - 1, 0) :].reshape(self.ends["to_end"])
+        return bars
+
+
+@rrule.register(np.ediff1d)
+def _rrule_ediff1d(f: Any, ary: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(ary, *args, **kwargs)
+    layout = _Ediff(ary, args, kwargs)
+    project_ary = ProjectTo(ary)
+    projects = [ProjectTo(v) for v in args]
+
+    def ediff1d_pullback(out_bar: Any) -> tuple[Any, ...]:
+        bars = layout.adjoint(unthunk(out_bar))
+        arg_bars = [project(bars.get(name, ZeroTangent())) for project, name in zip(projects, _EDIFF_ARGS)]
+        return (NoTangent(), project_ary(bars["ary"]), *arg_bars)
+
+    return out, ediff1d_pullback
+
+
+@frule.register(np.ediff1d)
+def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(ary, *args, **kwargs)
+    project_out = ProjectTo(out)
+    if project_out.is_no_tangent:
+        return out, NoTangent()
+    options = bind_options(_EDIFF_ARGS, args, kwargs, to_end=None, to_begin=None)
+    ends = {}
+    for i, name in enumerate(_EDIFF_ARGS):
+        if options[name] is not None:  # a keyword end is a constant: its tangent is zero
+            dot = tangents[2 + i] if i < len(args) else NoTangent()
+            ends[name] = instantiate_zeros(dot, options[name])
+    ary_dot = instantiate_zeros(tangents[1], ary)
+    return out, project_out(np.ediff1d(ary_dot, **ends))

@@ -9,7 +9,9 @@
   ``absolute`` (on complex input), ``conjugate``, ``real``, ``imag``,
   ``angle`` and ``sign`` on complex input.
 * Zero derivatives of the input's dtype: ``floor``, ``ceil``, ``trunc``,
-  ``rint``, ``round``/``around`` and ``sign`` on real input.
+  ``rint``, ``round``/``around``, ``fix`` and ``sign`` on real input.
+* ``nan_to_num`` (1 where finite, 0 where replaced), ``real_if_close``,
+  and the two-output ``modf`` and ``frexp``.
 
 Calls with ``out=`` or ``where=`` (or a positional output buffer) get no
 rule: ``frule`` and ``rrule`` return ``None``.
@@ -24,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, ProjectTo, frule, rrule, scalar_rule, unthunk
+from chainrules_core import NoTangent, ProjectTo, Tangent, ZeroTangent, frule, named_after, rrule, scalar_rule, unthunk
 
+from ._arrays import bind_options, instantiate_zeros, tuple_entries
 from ._makers import (
     Call,
     elementwise_linear_rule,
@@ -34,6 +37,7 @@ from ._makers import (
     rule_in_first,
     zero_derivative_rule,
 )
+from ._special import bessel_i1, sinc_slope
 
 DEGREE = math.pi / 180
 LN2 = math.log(2.0)
@@ -79,6 +83,8 @@ UNARY: dict[Any, Callable[..., Any]] = {
     # |x|' = sign(x), 0 at 0 (the central difference; ChainRules.jl, autograd and PyTorch agree). Real
     # inputs: complex ones have their own rule below.
     np.absolute: lambda m, out, x: m.sign(x),
+    np.sinc: lambda m, out, x: sinc_slope(x),  # 0 at 0, the limit (ChainRules.jl's cosc)
+    np.i0: lambda m, out, x: bessel_i1(x),  # I0' = I1 (DLMF 10.29.3); numpy's i0 takes real inputs only
 }
 UNARY[np.fabs] = UNARY[np.absolute]
 
@@ -216,3 +222,124 @@ def _frule_sign(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) ->
     (z,), (_, z_dot) = args, tangents
     out = f(z, **kwargs)
     return out, ProjectTo(out)(_sign_tangent(z, out, unthunk(z_dot)))
+
+
+# ----- the long tail: fix, nan_to_num, real_if_close, modf, frexp -----
+
+zero_derivative_rule(np.fix, nin=1)
+
+_NAN_TO_NUM_ARGS = ("copy", "nan", "posinf", "neginf")
+
+
+def _nan_to_num_masks(x: Any) -> list[tuple[Any, Any, Any, Any]]:
+    """For each part of ``x`` (real; real and imaginary): where it is kept, NaN, +inf and -inf.
+
+    numpy replaces the parts of a complex number separately.
+    """
+    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (np.asarray(x),)
+    return [(np.isfinite(p), np.isnan(p), np.isposinf(p), np.isneginf(p)) for p in parts]
+
+
+def _nan_to_num_fills(args: tuple[Any, ...]) -> list[int]:
+    """Which of ``nan``, ``posinf``, ``neginf`` came positionally as numbers (differentiable): 1, 2, 3."""
+    return [i for i in (1, 2, 3) if i < len(args) and args[i] is not None]
+
+
+@rrule.register(np.nan_to_num)
+def _rrule_nan_to_num(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    # out = x where finite, else the fill: d out/dx is 1 where x is finite and 0 where numpy replaced it, and
+    # each fill's derivative is the count of what it replaced. copy=False writes into x: no rule.
+    if not bind_options(_NAN_TO_NUM_ARGS, args, kwargs, copy=True)["copy"]:
+        return None
+    out = f(x, *args, **kwargs)
+    project_x = ProjectTo(x)
+    projects = [ProjectTo(a) if i in _nan_to_num_fills(args) else ProjectTo(None) for i, a in enumerate(args)]
+
+    def nan_to_num_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        masks = _nan_to_num_masks(x)
+        seeds = (np.real(out_bar), np.imag(out_bar))[: len(masks)]
+        kept = [np.where(mask[0], seed, 0) for mask, seed in zip(masks, seeds)]
+        x_bar = kept[0] if len(kept) == 1 else kept[0] + 1j * kept[1]
+        bars = [project(ZeroTangent()) for project in projects]
+        for i in _nan_to_num_fills(args):
+            bars[i] = projects[i](sum(np.sum(np.where(mask[i], seed, 0)) for mask, seed in zip(masks, seeds)))
+        return (NoTangent(), project_x(x_bar), *bars)
+
+    return out, nan_to_num_pullback
+
+
+@frule.register(np.nan_to_num)
+def _frule_nan_to_num(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    if not bind_options(_NAN_TO_NUM_ARGS, args, kwargs, copy=True)["copy"]:
+        return None
+    out = f(x, *args, **kwargs)
+    masks = _nan_to_num_masks(x)
+    x_dot = instantiate_zeros(tangents[1], x)
+    parts = (np.real(x_dot), np.imag(x_dot))[: len(masks)]
+    out_parts = [np.where(mask[0], part, 0) for mask, part in zip(masks, parts)]
+    for i in _nan_to_num_fills(args):
+        fill_dot = np.real(instantiate_zeros(tangents[2 + i], args[i]))
+        out_parts = [part + np.where(mask[i], fill_dot, 0) for part, mask in zip(out_parts, masks)]
+    out_dot = out_parts[0] if len(out_parts) == 1 else out_parts[0] + 1j * out_parts[1]
+    return out, ProjectTo(out)(out_dot)
+
+
+def _real_if_close_tangent(c: Call, t: Any) -> Any:
+    # The real part when numpy dropped a negligible imaginary part (the output's cotangent space is then real,
+    # and ProjectTo embeds a real cotangent back into the complex input), the tangent itself otherwise.
+    return np.real(t) if _is_complex(c.x) and not _is_complex(c.out) else t
+
+
+rule_in_first(
+    np.real_if_close, parse=positional_options(), pullback=_real_if_close_tangent, pushforward=_real_if_close_tangent
+)
+
+
+def _modf_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+    return seeds[0]  # frac = x - integral part: slope 1 (the one-sided value at the integers), integral part 0
+
+
+def _modf_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+    return x_dot, np.zeros(np.shape(out[1]))
+
+
+def _frexp_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+    # mantissa = x / 2**e: slope 2**-e on each binade, numpy's exponent at the powers of two (where the mantissa
+    # jumps) and 2**0 at 0 (the mantissa has no derivative there); the integer exponent has no tangent
+    return seeds[0] * np.ldexp(1.0, -out[1])
+
+
+def _frexp_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+    return x_dot * np.ldexp(1.0, -out[1]), NoTangent()
+
+
+def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
+    """Rules for a ufunc of one argument and two outputs, from ``pullback(x, out, seeds)`` (the two seeds'
+    zeros made explicit) and ``pushforward(x, out, x_dot)`` (the two output tangents)."""
+
+    def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, args, kwargs):
+            return None
+        out = f(x, **kwargs)
+        project_x = ProjectTo(x)
+
+        def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
+            seeds = [instantiate_zeros(s, o) for s, o in zip(tuple_entries(out_bar, 2), out)]
+            return NoTangent(), project_x(pullback(x, out, seeds))
+
+        return out, pair_pullback
+
+    def _frule_pair(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, args, kwargs):
+            return None
+        out = f(x, **kwargs)
+        x_dot = instantiate_zeros(tangents[1], x)
+        return out, ProjectTo(out)(Tangent(tuple, *pushforward(x, out, x_dot)))
+
+    rrule.register(f)(named_after(f, _rrule_pair))
+    frule.register(f)(named_after(f, _frule_pair))
+
+
+_two_outputs_rule(np.modf, _modf_pullback, _modf_pushforward)
+_two_outputs_rule(np.frexp, _frexp_pullback, _frexp_pushforward)

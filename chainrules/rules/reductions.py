@@ -1,4 +1,4 @@
-"""Reductions: sum, prod, mean, max/amax, min/amin, trace, and their ``ndarray`` methods.
+"""Reductions: sum, prod, mean, max/amax, min/amin, ptp, trace, their ``ndarray`` methods and NaN-skipping forms.
 
 Every rule takes the arguments of the numpy function, positional or by
 name. ``axis`` may be None, an int, a negative int or a tuple; ``keepdims``
@@ -8,9 +8,15 @@ caller owns, which an engine must treat as a mutation. ``where=`` and
 ``initial=`` are handled: masked entries get a zero cotangent, ``initial``
 none (it is a constant).
 
+``nansum``, ``nanmean``, ``nanprod``, ``nanmax`` and ``nanmin`` are the same
+rules with the NaN entries masked out: those get a zero cotangent, and a
+slice of NaNs only (numpy warns and returns nan for its mean, max or min)
+gets zeros.
+
 The seed of a reduction is reshaped so that it broadcasts against the input,
 and the cotangent of ``sum`` and ``mean`` is a read-only broadcast view of it:
-no full-size array is allocated.
+no full-size array is allocated. Object arrays are differentiated with
+numpy's object arithmetic, as numpy computes their primal.
 """
 
 from __future__ import annotations
@@ -22,44 +28,48 @@ import numpy as np
 
 from chainrules_core import non_differentiable
 
-from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, real_dtype_of, reduced_axes
+from ._arrays import bind_options, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
+from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
+_EXTREMUM_ARGS = ("axis", "out", "keepdims", "initial", "where")
+_PTP_ARGS = ("axis", "out", "keepdims")
 _DEFAULTS = {"axis": None, "dtype": None, "out": None, "keepdims": False, "initial": None, "where": True}
 
 
 class _Reduction:
-    """What a reduction's rules need to know about one call: the input, the axes and the options."""
+    """What a reduction's rules need to know about one call: the input, the axes, the options, the mask."""
+
+    skips_nan = False
 
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
         self.x = x
         self.out = out
-        self.out_dtype = options["dtype"]
+        self.out_dtype = options.get("dtype")
         self.shape = np.shape(x)
-        self.dtype = real_dtype_of(x)
+        self.dtype: Any = cotangent_dtype(x)
         self.axes = reduced_axes(options["axis"], len(self.shape))
         self.kept = kept_shape(self.shape, self.axes)
         self.keepdims = bool(options["keepdims"])
-        self.where = options["where"]
-        self.initial = options["initial"]
+        self.initial = options.get("initial")
+        self.where = joined_mask(options.get("where", True), nan_mask(x) if self.skips_nan else None)
         self.masked = self.where is not True
         self.size = math.prod(self.shape[a] for a in self.axes)
 
     def seed(self, out_bar: Any) -> np.ndarray[Any, Any]:
         """The seed in the input's dtype, shaped to broadcast against the input (no copy)."""
-        assert self.dtype is not None
-        return cast_to(out_bar, self.dtype).reshape(self.kept)
+        return seed_as(out_bar, self.dtype).reshape(self.kept)
 
     def mask(self, x_bar: Any) -> Any:
-        """``x_bar`` with the entries that ``where=`` leaves out set to zero."""
+        """``x_bar`` with the entries that ``where=`` (or a NaN) leaves out set to zero."""
         if not self.masked:
             return x_bar
         return np.where(self.where, x_bar, np.zeros((), dtype=x_bar.dtype))
 
     def count(self) -> Any:
-        """How many entries each output reduces: a number, or an array when ``where=`` masks."""
+        """How many entries each output reduces: a number, or an array when entries are masked."""
         if not self.masked:
             return self.size
         mask = np.broadcast_to(self.where, self.shape)
@@ -68,6 +78,14 @@ class _Reduction:
     def total(self, values: Any) -> Any:
         """``values`` summed over the reduced axes, as the primal lays its output out."""
         return np.sum(values, axis=self.axes, keepdims=self.keepdims, dtype=self.out_dtype)
+
+    def laid_out(self, kept: Any) -> Any:
+        """A result of the kept shape laid out as the primal's output (the reduced axes dropped unless kept)."""
+        return kept if self.keepdims else np.reshape(kept, np.shape(self.out))
+
+
+class _NanReduction(_Reduction):
+    skips_nan = True
 
 
 def _options(names: tuple[str, ...]) -> Any:
@@ -78,6 +96,15 @@ def _options(names: tuple[str, ...]) -> Any:
         return None if is_given(found["out"]) else found
 
     return options
+
+
+def _register(
+    functions: tuple[Any, ...], names: tuple[str, ...], prepare: Any, pullback: Any, pushforward: Any
+) -> None:
+    for f in functions:
+        rule_in_first(
+            f, parse=_options(names), prepare=prepare, pullback=unless_integer_output(pullback), pushforward=pushforward
+        )
 
 
 # ----- sum and mean: linear -----
@@ -91,7 +118,7 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
     seed, count = r.seed(out_bar), r.count()
     if 0 in r.shape:
         return np.zeros(r.shape, dtype=seed.dtype)
-    if r.masked:  # rows that where= empties give nan in the primal and nothing here
+    if r.masked:  # rows with nothing left (where=, or NaNs only) give nan in the primal and nothing here
         seed = np.divide(
             seed, count, out=np.zeros(np.broadcast_shapes(seed.shape, count.shape), seed.dtype), where=count > 0
         )
@@ -100,30 +127,26 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
     return r.mask(np.broadcast_to(seed, r.shape))
 
 
-def _linear_pushforward(push: Any) -> Any:
-    def pushforward(r: _Reduction, x_dot: Any) -> Any:
-        where = {} if r.where is True else {"where": r.where}
-        return push(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims, **where)
-
-    return pushforward
+def _sum_pushforward(r: _Reduction, x_dot: Any) -> Any:
+    where = {} if r.where is True else {"where": r.where}
+    return np.sum(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims, **where)
 
 
-for _f in (np.sum, np.ndarray.sum):
-    rule_in_first(
-        _f,
-        parse=_options(_REDUCE_ARGS),
-        prepare=_Reduction,
-        pullback=_sum_cotangent,
-        pushforward=_linear_pushforward(np.sum),
+def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
+    if not r.masked:
+        return np.mean(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims)
+    total = np.sum(x_dot, axis=r.axes, keepdims=True, where=r.where)
+    count = r.count()
+    mean = np.divide(
+        total, count, out=np.zeros(np.broadcast_shapes(total.shape, count.shape), total.dtype), where=count > 0
     )
-for _f in (np.mean, np.ndarray.mean):
-    rule_in_first(
-        _f,
-        parse=_options(_MEAN_ARGS),
-        prepare=_Reduction,
-        pullback=_mean_cotangent,
-        pushforward=_linear_pushforward(np.mean),
-    )
+    return r.laid_out(mean)
+
+
+_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward)
+_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward)
+_register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_pushforward)
+_register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_pushforward)
 
 
 # ----- prod: exact with zeros -----
@@ -148,7 +171,7 @@ def _others_product(x: np.ndarray[Any, Any], axes: tuple[int, ...]) -> np.ndarra
 
 
 def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
-    """d(out)/dx entry by entry; entries left out by ``where=`` count as 1 and get 0."""
+    """d(out)/dx entry by entry; entries left out by ``where=`` (or NaNs, for nanprod) count as 1 and get 0."""
     values = np.asarray(x, dtype=r.dtype)
     if r.masked:
         values = np.where(r.where, values, np.ones((), dtype=r.dtype))
@@ -166,55 +189,83 @@ def _prod_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.total(_prod_partials(r, r.x) * x_dot)
 
 
-for _f in (np.prod, np.ndarray.prod):
-    rule_in_first(
-        _f, parse=_options(_REDUCE_ARGS), prepare=_Reduction, pullback=_prod_cotangent, pushforward=_prod_pushforward
-    )
+_register((np.prod, np.ndarray.prod), _REDUCE_ARGS, _Reduction, _prod_cotangent, _prod_pushforward)
+_register((np.nanprod,), _REDUCE_ARGS, _NanReduction, _prod_cotangent, _prod_pushforward)
 
 
 # ----- max and min: ties split evenly -----
 
 
-def _extremum_weights(r: _Reduction) -> np.ndarray[Any, Any]:
-    """1/k on each of the k entries equal to the extremum, 0 elsewhere.
+def _extremum_hits(r: _Reduction, extremum: Any) -> tuple[Any, Any]:
+    """Where the entries equal the extremum (of the kept shape), and how many tie in each slice.
 
     Ties split evenly, as autograd and PyTorch's full reductions do
     (ChainRules.jl gives all to one index). For two ties this is what a
     central difference sees; for k > 2 the central difference is the mean of
     the largest and smallest tied directions, which is not linear, and 1/k
     each is the symmetric subgradient. A NaN extremum goes to the NaN
-    entries. An ``initial`` equal to the extremum counts as one of the ties.
+    entries (for ``nanmax``, NaNs are masked out, so a slice of NaNs gets
+    nothing). An ``initial`` equal to the extremum counts as one of the ties.
     """
     values = np.asarray(r.x)
-    extremum = np.reshape(r.out, r.kept)
     hit = values == extremum
     if values.dtype.kind in "fc":
-        hit |= np.isnan(values) & np.isnan(extremum)
+        nan_extremum = np.isnan(extremum)
+        if nan_extremum.any():  # the full-size NaN passes only where a slice's extremum is NaN
+            hit |= np.isnan(values) & nan_extremum
     if r.masked:
         hit &= np.asarray(r.where, dtype=bool)
     count = np.sum(hit, axis=r.axes, keepdims=True)
     if is_given(r.initial):
         count = count + (extremum == r.initial)
-    assert r.dtype is not None
-    return np.divide(hit, np.maximum(count, 1), dtype=r.dtype)
+    return hit, np.maximum(count, 1)
+
+
+def _extremum_scale(r: _Reduction, out_bar: Any, count: Any) -> Any:
+    """The seed divided among the ties, in the kept shape (small: no full-size division)."""
+    return (r.seed(out_bar) / count).astype(r.dtype, copy=False)
 
 
 def _extremum_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    return _extremum_weights(r) * r.seed(out_bar)
+    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
+    return hit * _extremum_scale(r, out_bar, count)
 
 
 def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
-    return r.total(_extremum_weights(r) * x_dot)
+    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
+    return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
 
 
-for _f in (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min):
-    rule_in_first(
-        _f,
-        parse=_options(_REDUCE_ARGS),
-        prepare=_Reduction,
-        pullback=_extremum_cotangent,
-        pushforward=_extremum_pushforward,
-    )
+_MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
+_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward)
+_register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_pushforward)
+
+
+# ----- ptp: max - min, with the ties of each -----
+
+
+class _Range(_Reduction):
+    """``ptp``: the reduction and the entries at its maximum and at its minimum."""
+
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        super().__init__(x, options, out)
+        self.high = _extremum_hits(self, np.max(x, axis=self.axes, keepdims=True))
+        self.low = _extremum_hits(self, np.min(x, axis=self.axes, keepdims=True))
+
+
+def _ptp_cotangent(r: _Range, out_bar: Any) -> Any:
+    (high, n_high), (low, n_low) = r.high, r.low
+    return high * _extremum_scale(r, out_bar, n_high) - low * _extremum_scale(r, out_bar, n_low)
+
+
+def _ptp_pushforward(r: _Range, x_dot: Any) -> Any:
+    (high, n_high), (low, n_low) = r.high, r.low
+    spread = np.sum(np.where(high, x_dot, 0), axis=r.axes, keepdims=True) / n_high
+    spread = spread - np.sum(np.where(low, x_dot, 0), axis=r.axes, keepdims=True) / n_low
+    return r.laid_out(spread)
+
+
+_register((np.ptp,), _PTP_ARGS, _Range, _ptp_cotangent, _ptp_pushforward)
 
 
 # ----- trace -----
@@ -223,9 +274,7 @@ for _f in (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min):
 def _trace_adjoint(
     out_bar: Any, x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None
 ) -> Any:
-    x_dtype = real_dtype_of(x)
-    assert x_dtype is not None
-    return diagonal_adjoint(np.asarray(out_bar)[..., None], np.shape(x), x_dtype, offset, axis1, axis2)
+    return diagonal_adjoint(np.asarray(out_bar)[..., None], np.shape(x), cotangent_dtype(x), offset, axis1, axis2)
 
 
 def _trace_applies(x: Any, *args: Any, **kwargs: Any) -> bool:

@@ -132,3 +132,20 @@ def test_out_and_where_get_no_rule(f):
     assert frule((NoTangent(), x, x), f, x, x, out=buffer) is None
     assert rrule(np.clip, x, 0.0, 1.0, buffer) is None
     assert rrule(np.clip, x, 0.0, 1.0, out=buffer) is None
+
+
+def test_divmod_quotient_has_zero_derivative_and_remainder_follows_numpy():
+    """divmod(x, y) = (q, x - q y): zeros for q, (1, -q) for the remainder, at exact multiples too."""
+    x, y = np.array([7.0, -7.0, 6.0]), np.array([2.0, 2.0, 3.0])
+    (q, r), pullback = rrule(np.divmod, x, y)
+    _, x_bar, y_bar = pullback((np.ones(3), np.ones(3)))
+    assert np.array_equal(x_bar, np.ones(3)) and np.array_equal(y_bar, -q)
+    assert pullback((np.ones(3), ZeroTangent()))[1] == ZeroTangent()
+    _, (q_dot, r_dot) = frule((NoTangent(), np.ones(3), np.ones(3)), np.divmod, x, y)
+    assert np.array_equal(q_dot, np.zeros(3)) and np.array_equal(r_dot, 1.0 - q)
+
+
+def test_ldexp_exponent_has_no_tangent():
+    out, pullback = rrule(np.ldexp, np.array([1.5, -2.0]), np.array([2, -1]))
+    _, x_bar, n_bar = pullback(np.ones(2))
+    assert np.array_equal(x_bar, [4.0, 0.5]) and n_bar == NoTangent()

@@ -34,7 +34,9 @@ TIER_ONE_UFUNCS = {
 }  # fmt: skip
 """The differentiable ufuncs of the first tier (rule_coverage: elementwise, rounding, complex, binary)."""
 
-BEYOND_TIER_ONE_UFUNCS = {"float_power", "fmax", "fmin", "logaddexp2", "fmod"}
+BEYOND_TIER_ONE_UFUNCS = {
+    "float_power", "fmax", "fmin", "logaddexp2", "fmod", "copysign", "heaviside", "ldexp", "frexp", "modf", "divmod",
+}  # fmt: skip
 """Second-tier ufuncs that have rules too."""
 
 NON_DIFFERENTIABLE_UFUNCS = {
@@ -51,12 +53,6 @@ WITHOUT_RULES_HERE = {
     "vecdot": "products and linear algebra",
     "matvec": "products and linear algebra",
     "vecmat": "products and linear algebra",
-    "copysign": "third tier",
-    "heaviside": "third tier",
-    "ldexp": "third tier",
-    "frexp": "third tier: two outputs",
-    "modf": "third tier: two outputs",
-    "divmod": "third tier: two outputs",
 }
 """Ufuncs deliberately without a rule in the elementwise families, and why."""
 

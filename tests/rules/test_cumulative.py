@@ -68,3 +68,25 @@ def test_diff_prepend_by_keyword_has_no_tangent():
     """Keyword arguments never get tangents: a keyword prepend is a constant."""
     out, pullback = rrule(np.diff, np.arange(4.0), prepend=1.0)
     assert len(pullback(np.ones(4))) == 2
+
+
+@pytest.mark.parametrize("f", [np.cumsum, np.cumprod, np.sum, np.prod, np.mean])
+def test_integer_dtype_makes_the_call_non_differentiable(f):
+    """``dtype=int`` gives an integer output, which has no tangent: NoTangent in both modes, as ``astype(int)``."""
+    x = np.array([1.5, 2.5, -0.5])
+    out, pullback = rrule(f, x, dtype=np.int64)
+    assert pullback(np.ones(np.shape(out)))[1] == NoTangent()
+    assert frule((NoTangent(), np.ones(3)), f, x, dtype=np.int64)[1] == NoTangent()
+
+
+def test_nancumprod_counts_nans_as_one():
+    """NaN entries are skipped (counted as 1) and get a zero cotangent."""
+    x = np.array([2.0, np.nan, 3.0])
+    np.testing.assert_allclose(rrule(np.nancumprod, x)[1](np.ones(3))[1], [1.0 + 1.0 + 3.0, 0.0, 2.0])
+
+
+@pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="numpy < 2.1 has no cumulative_sum")
+def test_include_initial_is_a_constant():
+    """The leading 0 of cumulative_sum(include_initial=True) gets no share of the seed."""
+    x_bar = rrule(np.cumulative_sum, np.ones(3), include_initial=True)[1](np.array([100.0, 1.0, 2.0, 3.0]))[1]
+    assert np.array_equal(x_bar, [6.0, 5.0, 3.0])

@@ -152,3 +152,55 @@ def test_real_parts_pass_the_seed_on_read_only(f):
 def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
     _, pullback = rrule(f, np.float64(x))
     assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-14, abs=0)
+
+
+# ----- the long tail: sinc, i0, nan_to_num, real_if_close, modf, frexp -----
+
+
+def test_sinc_slope_is_zero_at_zero_and_continuous_across_the_series():
+    """sinc'(0) = 0, the limit; the Taylor series near 0 and the quotient agree where they meet."""
+    assert rrule(np.sinc, 0.0)[1](1.0)[1] == 0.0
+    x = np.array([0.0499999, 0.0500001])
+    slopes = rrule(np.sinc, x)[1](np.ones(2))[1]
+    np.testing.assert_allclose(slopes, (np.pi * x * np.cos(np.pi * x) - np.sin(np.pi * x)) / (np.pi * x**2), rtol=1e-9)
+
+
+def test_i0_slope_is_scipys_i1():
+    special = pytest.importorskip("scipy.special")
+    x = np.array([-20.0, -8.0, -0.3, 0.0, 1.0, 7.9, 8.1, 50.0])
+    np.testing.assert_allclose(rrule(np.i0, x)[1](np.ones(8))[1], special.i1(x), rtol=1e-14)
+
+
+def test_nan_to_num_passes_finite_entries_only():
+    x = np.array([1.0, np.nan, np.inf, -np.inf])
+    _, x_bar, copy_bar, nan_bar, posinf_bar = rrule(np.nan_to_num, x, True, 0.0, 5.0)[1](np.array([1.0, 2.0, 3.0, 4.0]))
+    assert np.array_equal(x_bar, [1.0, 0.0, 0.0, 0.0])
+    assert (copy_bar, nan_bar, posinf_bar) == (NoTangent(), 2.0, 3.0)
+    assert rrule(np.nan_to_num, x, copy=False) is None  # writes into x
+
+
+def test_nan_to_num_treats_complex_parts_separately():
+    z = np.array([complex(np.nan, 2.0)])
+    assert rrule(np.nan_to_num, z)[1](np.array([3.0 + 4.0j]))[1] == np.array([4.0j])
+
+
+def test_real_if_close_embeds_the_real_cotangent():
+    z = np.array([1.0 + 1e-20j, 2.0])
+    out, pullback = rrule(np.real_if_close, z)
+    assert out.dtype == np.float64
+    x_bar = pullback(np.array([1.0, 2.0]))[1]
+    assert x_bar.dtype == np.complex128 and np.array_equal(x_bar, [1.0, 2.0])
+
+
+def test_modf_and_frexp_conventions_at_their_jumps():
+    """modf's fraction has slope 1 at integers too; frexp's mantissa 2**-e with numpy's exponent (powers of two
+    start a binade) and 1 at 0; the integer part and the exponent have zero and no tangent."""
+    x = np.array([-2.0, 3.0, 0.0, 8.0, 0.75])
+    _, x_bar = rrule(np.modf, x)[1]((np.ones(5), np.ones(5)))
+    assert np.array_equal(x_bar, np.ones(5))
+    _, (frac_dot, int_dot) = frule((NoTangent(), np.ones(5)), np.modf, x)
+    assert np.array_equal(frac_dot, np.ones(5)) and np.array_equal(int_dot, np.zeros(5))
+    _, x_bar = rrule(np.frexp, x)[1]((np.ones(5), ZeroTangent()))
+    assert np.array_equal(x_bar, [0.25, 0.25, 1.0, 1 / 16, 1.0])
+    _, (mantissa_dot, exponent_dot) = frule((NoTangent(), np.ones(5)), np.frexp, x)
+    assert np.array_equal(mantissa_dot, x_bar) and exponent_dot == NoTangent()

@@ -1,3 +1,7 @@
+import ast
+import importlib
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -155,3 +159,83 @@ def test_integer_inputs_have_no_tangent():
     assert pull(np.sum, np.arange(3)) == NoTangent()
     assert rrule(np.prod, np.ones(3))[1](ZeroTangent())[1] == ZeroTangent()
     assert push(np.max, np.arange(3), NoTangent()) == NoTangent()
+
+
+EXTREMA = [np.max, np.min, np.amax, np.amin, np.ndarray.max, np.ndarray.min]
+
+
+@pytest.mark.parametrize("f", EXTREMA + [np.sum, np.mean, np.prod, np.ptp, np.nanmax], ids=lambda f: f.__name__)
+def test_big_endian_input(f):
+    """A byte-swapped array (``x.astype('>f8')``) gets the cotangent and tangent of its native twin."""
+    native = np.array([[1.0, 5.0, 5.0], [4.0, 2.0, -1.0]])
+    swapped = native.astype(">f8")
+    seed, x_dot = np.array([1.0, 2.0, 3.0]), np.arange(6.0).reshape(2, 3)
+    x_bar = rrule(f, swapped, axis=0)[1](seed)[1]
+    assert x_bar.shape == native.shape
+    np.testing.assert_array_equal(x_bar, rrule(f, native, axis=0)[1](seed)[1])
+    np.testing.assert_array_equal(push(f, swapped, x_dot, axis=0), push(f, native, x_dot, axis=0))
+
+
+@pytest.mark.parametrize("f", [np.sum, np.mean, np.prod, np.max, np.min, np.ptp, np.cumsum, np.cumprod, np.var])
+def test_object_arrays_follow_numpy(f):
+    """Object arrays are differentiated with numpy's object arithmetic: the float64 answer, as objects."""
+    x = np.array([[1.5, 2.0, -3.0], [0.5, 4.0, 2.0]])
+    objects = x.astype(object)
+    out, pullback = rrule(f, objects, axis=1)
+    seed = np.array([1.0, -2.0]) if np.ndim(out) == 1 else np.ones(np.shape(out))
+    x_bar = pullback(seed)[1]
+    assert x_bar.dtype == object
+    np.testing.assert_allclose(x_bar.astype(float), rrule(f, x, axis=1)[1](seed)[1], rtol=1e-14)
+    np.testing.assert_allclose(
+        np.asarray(push(f, objects, np.ones_like(x), axis=1), dtype=float), push(f, x, np.ones_like(x), axis=1)
+    )
+
+
+def test_reducing_modules_do_not_assert():
+    """Input checks raise named errors: no ``assert`` (which ``python -O`` strips) in the reducing families."""
+    for name in ("reductions", "statistics", "cumulative", "_reducing"):
+        module = importlib.import_module(f"chainrules.rules.{name}")
+        with open(module.__file__, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+        asserts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+        assert not asserts, f"chainrules/rules/{name}.py asserts at lines {asserts}"
+
+
+def test_nan_maximum_is_routed_per_slice():
+    """A slice whose maximum is NaN sends its cotangent to its NaNs; the other slices split their ties."""
+    x = np.array([[1.0, np.nan, 2.0], [3.0, 0.5, 3.0]])
+    assert np.array_equal(pull(np.max, x, seed=np.ones(2), axis=1), [[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
+    assert np.array_equal(pull(np.max, x[1:], seed=np.ones(1), axis=1), [[0.5, 0.0, 0.5]])
+
+
+ALL_NAN = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]])
+
+
+@pytest.mark.parametrize("f", [np.nansum, np.nanprod, np.nanmean, np.nanmax, np.nanmin])
+def test_nan_entries_and_all_nan_slices_get_zeros(f):
+    """NaN entries get a zero cotangent; a slice of NaNs only follows numpy (its warning, a nan or empty-slice
+    result) and gets zeros in both modes."""
+    warns = f in (np.nanmean, np.nanmax, np.nanmin)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out, pullback = rrule(f, ALL_NAN, axis=1)
+        x_bar = pullback(np.array([1.0, 1.0]))[1]
+        out_dot = push(f, ALL_NAN, np.ones((2, 3)), axis=1)
+        expected = f(ALL_NAN, axis=1)
+    assert bool(caught) == warns
+    np.testing.assert_array_equal(out, expected)
+    assert np.array_equal(x_bar[:, 1], [0.0, 0.0]) and np.array_equal(x_bar[1], [0.0, 0.0, 0.0])
+    assert x_bar[0, 0] != 0 or f is np.nanmax
+    assert out_dot[1] == 0.0
+
+
+def test_nanmean_divides_by_the_count_of_numbers():
+    x = np.array([2.0, np.nan, 4.0, 6.0])
+    assert np.array_equal(pull(np.nanmean, x), [1 / 3, 0.0, 1 / 3, 1 / 3])
+
+
+def test_ptp_ties_follow_max_and_min():
+    """ptp = max - min: ties at either end split as they do for max and min; a constant slice gets zeros."""
+    x = np.array([[1.0, 3.0, 3.0, 1.0, 2.0], [2.0, 2.0, 2.0, 2.0, 2.0]])
+    x_bar = pull(np.ptp, x, seed=np.ones(2), axis=1)
+    assert np.array_equal(x_bar, [[-0.5, 0.5, 0.5, -0.5, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]])

@@ -42,3 +42,28 @@ def test_where_and_mean_are_refused():
     x = np.ones((2, 3))
     assert rrule(np.var, x, where=np.array([True, False, True])) is None
     assert rrule(np.std, x, axis=1, mean=np.ones((2, 1))) is None
+
+
+def test_nanvar_skips_nans_and_zeroes_empty_slices():
+    """nanvar's cotangent is var's over the numbers; a slice with no more than ddof numbers is nan (numpy warns)
+    and gets a zero cotangent."""
+    x = np.array([[1.0, np.nan, 3.0, 5.0], [np.nan, 2.0, np.nan, np.nan]])
+    with pytest.warns(RuntimeWarning):
+        out, pullback = rrule(np.nanvar, x, axis=1, ddof=1)
+    assert np.isnan(out[1])
+    x_bar = pullback(np.ones(2))[1]
+    np.testing.assert_allclose(x_bar[0], [-2.0, 0.0, 0.0, 2.0])
+    assert np.array_equal(x_bar[1], np.zeros(4))
+    with pytest.warns(RuntimeWarning):
+        out_dot = frule((NoTangent(), np.ones_like(x)), np.nanstd, x, axis=1, ddof=1)[1]
+    assert out_dot[1] == 0.0
+
+
+def test_average_with_returned_weights():
+    """average(a, axis, w, True): the weights' cotangent gets (a - avg)/sum(w) from the average and 1 from the sum."""
+    a, w = np.array([[1.0, 2.0, 6.0]]), np.array([1.0, 1.0, 2.0])
+    (avg, total), pullback = rrule(np.average, a, 1, w, True)
+    assert avg == 3.75 and total == 4.0
+    _, a_bar, _, w_bar, _ = pullback((np.array([1.0]), np.array([10.0])))
+    np.testing.assert_allclose(a_bar, [[0.25, 0.25, 0.5]])
+    np.testing.assert_allclose(w_bar, (a[0] - 3.75) / 4 + 10.0)

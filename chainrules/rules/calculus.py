@@ -1,0 +1,283 @@
+"""Finite differences and quadrature: gradient and trapezoid.
+
+``gradient(f, *spacing, axis, edge_order)``: along each axis, with the
+spacings ``h_k`` between samples and the slopes ``s_k = (f_(k+1) - f_k) / h_k``,
+numpy's second-order differences are weighted means of neighbouring slopes:
+``out_i = w_i s_(i-1) + (1 - w_i) s_i`` inside, with ``w_i = h_i / (h_(i-1) + h_i)``
+(the three-point formula on uneven grids of numpy's documentation, Fornberg
+1988); at the ends ``s_0`` and ``s_-1`` (``edge_order=1``), or
+``s_0 - r (s_1 - s_0)`` with ``r = h_0 / (h_0 + h_1)`` and its mirror
+(``edge_order=2``). So the gradient is linear in ``f`` and the spacings enter
+through ``s`` and the weights: ``ds = (d(Δf) - s dh) / h`` and
+``dw_i = (h_(i-1) dh_i - h_i dh_(i-1)) / (h_(i-1) + h_i)^2``. Spacings given
+positionally are differentiable: a scalar step (shared by every interval) or
+the coordinates of the samples (``h = diff(x)``). Several axes give a tuple,
+one gradient per axis.
+
+``trapezoid(y, x, dx, axis)``: ``sum(d (y_(k+1) + y_k) / 2)`` with ``d``
+the spacings ``diff(x)`` (or ``dx``): bilinear in ``d`` and ``y``. ``x``
+and ``dx`` passed positionally are differentiable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    frule,
+    rrule,
+    sum_to_shape,
+    unthunk,
+)
+
+from ._arrays import bind_options, instantiate_zeros, reduced_axes, tuple_entries
+from ._reducing import diff_adjoint
+
+# ----- gradient -----
+
+
+class _Stencil:
+    """numpy's gradient along the last axis as weighted slopes, for the spacings ``h`` (``n - 1`` of them)."""
+
+    def __init__(self, h: np.ndarray[Any, Any], edge_order: int) -> None:
+        self.h = h
+        self.edge_order = edge_order
+        left, right = h[:-1], h[1:]
+        self.sums = left + right
+        self.w = right / self.sums  # the weight of the left slope at each interior point
+        if edge_order == 2:
+            self.r = (h[0] / (h[0] + h[1]), h[-1] / (h[-2] + h[-1]))
+
+    def apply(self, s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The gradient from the slopes ``s`` (last axis ``n - 1``): last axis ``n``."""
+        inside = self.w * s[..., :-1] + (1 - self.w) * s[..., 1:]
+        first, last = s[..., :1], s[..., -1:]
+        if self.edge_order == 2:
+            first = first - self.r[0] * (s[..., 1:2] - first)
+            last = last + self.r[1] * (last - s[..., -2:-1])
+        return np.concatenate([first, inside, last], axis=-1)
+
+    def adjoint(self, g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The adjoint of ``apply`` (the weights are real)."""
+        s_bar = np.zeros((*g.shape[:-1], g.shape[-1] - 1), dtype=g.dtype)
+        s_bar[..., :-1] += self.w * g[..., 1:-1]
+        s_bar[..., 1:] += (1 - self.w) * g[..., 1:-1]
+        if self.edge_order == 2:
+            r0, r1 = self.r
+            s_bar[..., 0] += (1 + r0) * g[..., 0]
+            s_bar[..., 1] -= r0 * g[..., 0]
+            s_bar[..., -1] += (1 + r1) * g[..., -1]
+            s_bar[..., -2] -= r1 * g[..., -1]
+        else:
+            s_bar[..., 0] += g[..., 0]
+            s_bar[..., -1] += g[..., -1]
+        return s_bar
+
+    def weight_terms(self, s: np.ndarray[Any, Any]) -> tuple[list[Any], list[Any]]:
+        """``(partials, intervals)``: each output's derivative in the spacings through its weights.
+
+        Entry ``k`` says: output column ``k`` (interior, first, last) changes by
+        ``partials[k] * dh[intervals[k]]``, as arrays over the last axis.
+        """
+        h, sums = self.h, self.sums
+        step = s[..., :-1] - s[..., 1:]  # d out_i / d w_i
+        partials = [step * (-h[1:] / sums**2), step * (h[:-1] / sums**2)]
+        intervals = [np.arange(h.size - 1), np.arange(1, h.size)]
+        return partials, intervals
+
+
+class _Gradient:
+    """One call of ``gradient``: the axes, and for each the spacings and whether they are coordinates."""
+
+    def __init__(self, f: Any, spacing: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        values = np.asarray(f)
+        self.f = values
+        axis = kwargs.get("axis")
+        self.axes = (
+            tuple(range(values.ndim)) if axis is None else tuple(int(a) % values.ndim for a in np.atleast_1d(axis))
+        )
+        self.edge_order = int(kwargs.get("edge_order", 1))
+        given = spacing * len(self.axes) if len(spacing) == 1 and np.ndim(spacing[0]) == 0 else spacing
+        self.spacing_of = [0] * len(self.axes) if len(spacing) == 1 else list(range(len(spacing)))
+        self.stencils, self.coordinates = [], []
+        for i, a in enumerate(self.axes):
+            step = np.asarray(given[i] if given else 1.0, dtype=float)
+            n = values.shape[a]
+            self.coordinates.append(step.ndim == 1)
+            h = np.diff(step) if step.ndim == 1 else np.full(n - 1, float(step))
+            self.stencils.append(_Stencil(h, self.edge_order))
+
+    def slopes(self, i: int, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.diff(np.moveaxis(values, self.axes[i], -1), axis=-1) / self.stencils[i].h
+
+    def h_cotangent(self, i: int, g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The cotangent of the spacings ``h`` of axis ``i`` from the seed ``g`` (axis last)."""
+        stencil = self.stencils[i]
+        s = self.slopes(i, self.f)
+        s_bar = stencil.adjoint(g)
+        h_bar = -np.real(np.conjugate(s) * s_bar) / stencil.h  # through s = Δf / h
+        partials, intervals = stencil.weight_terms(s)
+        for partial, interval in zip(partials, intervals):
+            h_bar[..., interval] += np.real(np.conjugate(partial) * g[..., 1:-1])
+        if self.edge_order == 2:
+            h = stencil.h
+            first = np.real(-np.conjugate(s[..., 1] - s[..., 0]) * g[..., 0]) / (h[0] + h[1]) ** 2
+            last = np.real(np.conjugate(s[..., -1] - s[..., -2]) * g[..., -1]) / (h[-2] + h[-1]) ** 2
+            h_bar[..., 0] += first * h[1]
+            h_bar[..., 1] -= first * h[0]
+            h_bar[..., -1] += last * h[-2]
+            h_bar[..., -2] -= last * h[-1]
+        return np.sum(h_bar.reshape(-1, h_bar.shape[-1]), axis=0)
+
+    def h_tangent(self, i: int, h_dot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The output's tangent along axis ``i`` from the spacings' tangent ``h_dot`` (axis last)."""
+        stencil = self.stencils[i]
+        s = self.slopes(i, self.f)
+        out_dot = stencil.apply(-s * h_dot / stencil.h)
+        partials, intervals = stencil.weight_terms(s)
+        inside = sum(partial * h_dot[interval] for partial, interval in zip(partials, intervals))
+        out_dot[..., 1:-1] += inside
+        if self.edge_order == 2:
+            h = stencil.h
+            dr0 = (h[1] * h_dot[0] - h[0] * h_dot[1]) / (h[0] + h[1]) ** 2
+            dr1 = (h[-2] * h_dot[-1] - h[-1] * h_dot[-2]) / (h[-2] + h[-1]) ** 2
+            out_dot[..., 0] -= (s[..., 1] - s[..., 0]) * dr0
+            out_dot[..., -1] += (s[..., -1] - s[..., -2]) * dr1
+        return out_dot
+
+    def back(self, i: int, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.moveaxis(v, -1, self.axes[i])
+
+
+@rrule.register(np.gradient)
+def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
+    out = f(values, *spacing, **kwargs)
+    call = _Gradient(values, spacing, kwargs)
+    project_f = ProjectTo(values)
+    projects = [ProjectTo(v) for v in spacing]
+    several = len(call.axes) > 1
+
+    def gradient_pullback(out_bar: Any) -> tuple[Any, ...]:
+        seeds = tuple_entries(out_bar, len(call.axes)) if several else [unthunk(out_bar)]
+        f_bar = np.zeros(
+            call.f.shape, dtype=np.result_type(call.f, float, *(s for s in seeds if not isinstance(s, AbstractZero)))
+        )
+        spacing_bars: list[Any] = [ZeroTangent()] * len(spacing)
+        for i, seed in enumerate(seeds):
+            if isinstance(seed, AbstractZero):
+                continue
+            g = np.moveaxis(np.asarray(seed), call.axes[i], -1)
+            stencil = call.stencils[i]
+            f_bar += call.back(i, diff_adjoint(stencil.adjoint(g) / stencil.h))
+            if spacing:
+                h_bar = call.h_cotangent(i, g)
+                j = call.spacing_of[i]
+                spacing_bars[j] = spacing_bars[j] + (diff_adjoint(h_bar) if call.coordinates[i] else np.sum(h_bar))
+        bars = [
+            project(b if isinstance(b, AbstractZero) else np.reshape(b, np.shape(v)))
+            for project, b, v in zip(projects, spacing_bars, spacing)
+        ]
+        return (NoTangent(), project_f(f_bar), *bars)
+
+    return out, gradient_pullback
+
+
+@frule.register(np.gradient)
+def _frule_gradient(tangents: tuple[Any, ...], f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
+    out = f(values, *spacing, **kwargs)
+    call = _Gradient(values, spacing, kwargs)
+    f_dot = instantiate_zeros(tangents[1], values)
+    spacing_dots = [instantiate_zeros(t, v) for t, v in zip(tangents[2:], spacing)]
+    out_dots = []
+    for i, stencil in enumerate(call.stencils):
+        out_dot = stencil.apply(call.slopes(i, f_dot))
+        if spacing:
+            s_dot = np.asarray(spacing_dots[call.spacing_of[i]], dtype=float)
+            h_dot = np.diff(s_dot) if call.coordinates[i] else np.full(stencil.h.size, float(s_dot))
+            out_dot = out_dot + call.h_tangent(i, h_dot)
+        out_dots.append(call.back(i, out_dot))
+    project_out = ProjectTo(out)
+    if len(call.axes) > 1:
+        return out, project_out(Tangent(tuple, *out_dots))
+    return out, project_out(out_dots[0])
+
+
+# ----- trapezoid -----
+
+_TRAPEZOID_ARGS = ("x", "dx", "axis")
+
+
+class _Trapezoid:
+    """One call of ``trapezoid``: the spacings ``d`` (from ``x`` or ``dx``) laid out against ``y``."""
+
+    def __init__(self, y: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        options = bind_options(_TRAPEZOID_ARGS, args, kwargs, x=None, dx=1.0, axis=-1)
+        self.y = np.asarray(y)
+        self.axis = reduced_axes(options["axis"], self.y.ndim)[0]
+        self.x = None if options["x"] is None else np.asarray(options["x"])
+        self.d = self.spacings(self.x, options["dx"])
+        ends = np.moveaxis(self.y, self.axis, -1)
+        self.pair_sum = np.moveaxis(ends[..., 1:] + ends[..., :-1], -1, self.axis)
+
+    def spacings(self, x: Any, dx: Any) -> Any:
+        """numpy's ``d``: ``dx``, or ``diff(x)`` shaped along the axis (``x`` 1-d) or taken along it."""
+        if x is None:
+            return dx
+        if np.ndim(x) == 1:
+            shape = [1] * self.y.ndim
+            shape[self.axis] = np.shape(x)[0] - 1
+            return np.reshape(np.diff(x), shape)
+        return np.diff(x, axis=self.axis)
+
+    def x_cotangent(self, d_bar: Any) -> Any:
+        """The cotangent of ``x`` from that of ``d``."""
+        if np.ndim(self.x) == 1:
+            return diff_adjoint(np.reshape(sum_to_shape(d_bar, np.shape(self.d)), -1))
+        return diff_adjoint(sum_to_shape(d_bar, np.shape(self.d)), axis=self.axis)
+
+
+@rrule.register(np.trapezoid)
+def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(y, *args, **kwargs)
+    call = _Trapezoid(y, args, kwargs)
+    project_y = ProjectTo(y)
+    projects = [ProjectTo(v) if i < 2 and v is not None else ProjectTo(None) for i, v in enumerate(args)]
+
+    def trapezoid_pullback(out_bar: Any) -> tuple[Any, ...]:
+        g = np.expand_dims(np.asarray(unthunk(out_bar)), call.axis)
+        half_bar = np.conjugate(call.d) / 2 * g
+        moved = np.moveaxis(np.broadcast_to(half_bar, call.pair_sum.shape), call.axis, -1)
+        y_bar = np.zeros((*moved.shape[:-1], moved.shape[-1] + 1), dtype=moved.dtype)
+        y_bar[..., 1:] += moved
+        y_bar[..., :-1] += moved
+        bars = [project(ZeroTangent()) for project in projects]
+        d_bar = np.conjugate(call.pair_sum) / 2 * g
+        if call.x is not None and projects and not projects[0].is_no_tangent:
+            bars[0] = projects[0](call.x_cotangent(d_bar))
+        elif call.x is None and len(projects) > 1 and not projects[1].is_no_tangent:
+            bars[1] = projects[1](sum_to_shape(d_bar, np.shape(args[1])))
+        return (NoTangent(), project_y(np.moveaxis(y_bar, -1, call.axis)), *bars)
+
+    return out, trapezoid_pullback
+
+
+@frule.register(np.trapezoid)
+def _frule_trapezoid(tangents: tuple[Any, ...], f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(y, *args, **kwargs)
+    call = _Trapezoid(y, args, kwargs)
+    y_dot = np.asarray(instantiate_zeros(tangents[1], y))
+    moved = np.moveaxis(y_dot, call.axis, -1)
+    pair_dot = np.moveaxis(moved[..., 1:] + moved[..., :-1], -1, call.axis)
+    terms = call.d * pair_dot
+    if call.x is not None and args and args[0] is not None:
+        terms = terms + call.spacings(instantiate_zeros(tangents[2], args[0]), None) * call.pair_sum
+    elif call.x is None and len(args) > 1:
+        terms = terms + instantiate_zeros(tangents[3], args[1]) * call.pair_sum
+    return out, ProjectTo(out)(np.sum(terms, axis=call.axis) / 2)
