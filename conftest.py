@@ -1,9 +1,20 @@
-"""Names available to every doctest: numpy as ``np`` and the public API of chainrules_core."""
+"""Names available to every doctest: numpy as ``np`` and the public API of chainrules_core.
 
-import numpy as np
+The tests run with one BLAS thread unless the environment says otherwise:
+their matrices are small, and on a shared machine BLAS threads spinning
+for them cost several times the work itself.
+"""
+
+import os
+
 import pytest
 
-import chainrules_core
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+# After the thread settings, which numpy reads when it loads.
+import numpy as np  # noqa: E402
+import chainrules_core  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
