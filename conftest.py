@@ -14,6 +14,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 # After the thread settings, which numpy reads when it loads.
 import numpy as np  # noqa: E402
+
 import chainrules_core  # noqa: E402
 
 
