@@ -35,7 +35,7 @@ from chainrules_core import (
 
 
 def argument_label(f: Any, position: int) -> str:
-    """``argument 2 (b)``: the 1-based ``position`` of an argument of ``f``, with its name where ``f`` has a signature."""
+    """``argument 2 (b)``: argument ``position`` (from 1) of ``f``, named where ``f`` has a signature."""
     label = f"argument {position}"
     try:
         params = list(inspect.signature(f).parameters.values())
@@ -239,7 +239,7 @@ class Call:
         return out, pullback
 
     def no_rule(self, which: str, values: Sequence[Any]) -> LookupError:
-        f, args, _ = self.bind(values)
+        _, args, _ = self.bind(values)
         return LookupError(f"{self.name} has no {which} for arguments ({type_names(args)})")
 
     def pullback(
@@ -311,5 +311,5 @@ class Call:
         result = frule((f_dot, *arg_dots), f, *args, **kwargs)
         if result is None:
             raise self.no_rule("frule", values)
-        out, out_dot = result
+        _, out_dot = result
         return tangent_entries(self.f, self.kind, self.n_outputs, out_dot)

@@ -106,7 +106,7 @@ def _output_structs(call: Call, operands: Sequence[Any], out_shape: Any) -> list
     """The outputs' shapes and dtypes, for a host callback: from ``out_shape``, or ``f`` run on placeholders."""
     if out_shape is not None:
         if callable(out_shape):
-            f, args, kwargs = call.bind([jax.ShapeDtypeStruct(o.shape, o.dtype) for o in operands])
+            _, args, kwargs = call.bind([jax.ShapeDtypeStruct(o.shape, o.dtype) for o in operands])
             out_shape = out_shape(*args, **kwargs)
         if isinstance(out_shape, (tuple, list)):
             call.kind, structs = type(out_shape), list(out_shape)
