@@ -6,9 +6,9 @@ whose parameters are the float array fields of a callable object. Both run
 ``Tensor.backward``, ``torch.autograd.grad``, forward-mode AD
 (``torch.autograd.forward_ad``) and the transforms of ``torch.func``:
 ``grad``, ``vjp``, ``jvp``, ``vmap``, ``jacrev`` and ``jacfwd``. Second
-derivatives raise.
-
-Under ``vmap`` the rules run once per batch entry, in a Python loop.
+derivatives raise. Under ``torch.compile`` the wrapped call runs eagerly,
+with a graph break. Under ``vmap`` the rules run once per batch entry, in a
+Python loop.
 """
 
 from __future__ import annotations
@@ -174,6 +174,7 @@ def _check_devices(call: Call, operands: Sequence[torch.Tensor]) -> None:
             )
 
 
+@torch.compiler.disable  # numpy code: torch.compile runs the call eagerly, with a graph break
 def _apply(f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()) -> Any:
     kwargs = {k: _numpy(v) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
     call, operands = Call.split(f, args, kwargs, _is_tensor, fields)

@@ -178,6 +178,15 @@ def test_not_implemented_tangent_of_a_constant_is_harmless() -> None:
     np.testing.assert_allclose(dot, [-2 * np.sin(1.0)])
 
 
+def test_a_missing_rule_raises_when_its_derivative_is_asked() -> None:
+    """A function with only an frule: its value and forward mode work; reverse mode names the missing rrule."""
+    x = jnp.array([0.0, 1.0])
+    assert jax.jit(wrap(rules.forward_only))(x).tolist() == np.exp([0.0, 1.0]).tolist()
+    np.testing.assert_allclose(jax.jvp(wrap(rules.forward_only, mode="forward"), (x,), (jnp.ones(2),))[1], np.exp(x))
+    with pytest.raises(LookupError, match="forward_only has no rrule"):
+        jax.grad(lambda x: wrap(rules.forward_only)(x).sum())(x)
+
+
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="mode must be one of"):
         wrap(np.sin, mode="sideways")
@@ -225,6 +234,7 @@ FORWARD = {
     "vmap-jacfwd": lambda g: jax.vmap(jax.jacfwd(g), in_axes=(None, 0)),
 }
 BOTH = {
+    "vmap": REVERSE["vmap"],
     "grad": REVERSE["grad"],
     "jit-grad": REVERSE["jit-grad"],
     "vjp": REVERSE["vjp"],
@@ -260,6 +270,7 @@ def test_transforms(mode: str, name: str, transform: Any) -> None:
         pytest.param("reverse", lambda g, x: jax.jvp(g, (x,), (x,)), "forward-mode", id="reverse-jvp"),
         pytest.param("forward", lambda g, x: jax.grad(lambda x: g(x).sum())(x), "transpose", id="forward-grad"),
         pytest.param("both", lambda g, x: jax.vmap(jax.grad(lambda x: g(x).sum()))(x), "linear_call", id="both-vmap"),
+        pytest.param("both", lambda g, x: jax.jacfwd(g)(x), "linear_call", id="both-jacfwd"),
         pytest.param("reverse", lambda g, x: jax.hessian(lambda x: g(x).sum())(x), "", id="reverse-hessian"),
         pytest.param("both", lambda g, x: jax.grad(jax.grad(lambda x: g(x).sum()))(x[0]), "", id="both-second"),
     ],

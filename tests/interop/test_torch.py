@@ -210,6 +210,15 @@ def test_vmap_of_transforms(name: str) -> None:
     torch.testing.assert_close(got, expected, rtol=1e-10, atol=1e-12)
 
 
+def test_torch_compile_runs_the_wrapped_call_eagerly() -> None:
+    a, b = _solve_problem()
+    b.requires_grad_()
+    loss = torch.compile(lambda a, b: (2 * solve(a, b)).sum(), backend="eager")
+    loss(a, b).backward()
+    expected = torch.autograd.grad((2 * torch.linalg.solve(a, b)).sum(), b)[0]
+    torch.testing.assert_close(b.grad, expected, rtol=1e-10, atol=1e-12)
+
+
 def test_forward_mode_dual_tensors() -> None:
     import torch.autograd.forward_ad as fwad
 

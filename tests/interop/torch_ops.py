@@ -12,9 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import torch
+import pytest
 
 from chainrules_core.testing import Case
+
+torch = pytest.importorskip("torch", reason="PyTorch is optional: pip install 'chainrules[torch]'")
 
 
 def _dims(axis: Any, ndim: int) -> tuple[int, ...]:
