@@ -178,23 +178,22 @@ def _reverse(call: Call, out_shape: Any) -> Any:
         return _primal(call, out_shape, operands)
 
     def fn_fwd(*operands: Any) -> Any:
-        out = fn(*operands)
-        return out, (operands, out)
+        return fn(*operands), operands
 
-    def fn_bwd(residuals: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
-        operands, out = residuals
-        return _pullback(call, operands, _avals(out), seeds)
+    def fn_bwd(operands: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
+        return _pullback(call, operands, seeds)
 
     fn.defvjp(fn_fwd, fn_bwd)
     return fn
 
 
-def _pullback(
-    call: Call, operands: Sequence[Any], outputs: Sequence[jax.ShapeDtypeStruct], seeds: Sequence[Any]
-) -> tuple[Any, ...]:
-    """The cotangents of the operands for ``seeds``, by ``rrule`` on the host (the primal runs again there)."""
+def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tuple[Any, ...]:
+    """The cotangents of the operands for ``seeds``, by ``rrule`` on the host (the primal runs again there).
+
+    Zero seeds and the ``float0`` seeds of integer outputs do not cross to the host.
+    """
     wanted = _is_differentiable(call, operands)
-    live = [has_tangent_space(o) and not _is_zero(s) for o, s in zip(outputs, seeds)]
+    live = [not _is_zero(s) and has_tangent_space(s) for s in seeds]
     targets = [_struct(o.shape, o.dtype) for o, w in zip(operands, wanted) if w]
     n = len(operands)
 
@@ -282,7 +281,7 @@ def _both(call: Call, out_shape: Any) -> Any:
             return _pushforward(call, residuals, outputs, [next(full) if is_live else None for is_live in live])
 
         def pull(residuals: Any, seeds: Any) -> tuple[Any, ...]:
-            cotangents = _pullback(call, residuals, outputs, seeds)
+            cotangents = _pullback(call, residuals, seeds)
             return tuple(c for c, is_live in zip(cotangents, live) if is_live)
 
         return out, linear_call(push, pull, tuple(operands), live_dots)

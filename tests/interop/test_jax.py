@@ -17,7 +17,7 @@ from chainrules.interop.jax import wrap  # noqa: E402
 from chainrules_core import NotImplementedTangentError  # noqa: E402
 from chainrules_core.testing import At, Case  # noqa: E402
 from tests.interop import rules  # noqa: E402
-from tests.interop.checking import Framework, case_params, check_case, entries  # noqa: E402
+from tests.interop.checking import Framework, case_params, check_case, declared_cases, entries  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -91,11 +91,21 @@ def test_declared_case(case: Case, dtype: str) -> None:
     check_case(RULE_ONLY, case, dtype)
 
 
+# Holomorphic elementwise functions share one complex path (conjugated partials); these stand for them.
+COMPLEX_ELEMENTWISE = {np.sin, np.sqrt, np.log, np.absolute, np.angle, np.real, np.imag, np.conjugate, np.sign}
+
+
 def _one_case_per_function() -> list[Any]:
-    """The first case of each function in float64 and complex128, and every case at a fixed point in float64."""
+    """The first case of each function in float64 and complex128, and every case at a fixed point in float64.
+
+    Of the holomorphic elementwise functions, only those in ``COMPLEX_ELEMENTWISE`` run in complex128.
+    """
+    elementwise = {case.f for case in declared_cases("elementwise")} - COMPLEX_ELEMENTWISE
     seen, params = set(), []
     for param in case_params(("float64", "complex128")):
         case, dtype = param.values
+        if dtype == "complex128" and case.f in elementwise:
+            continue
         at_a_point = dtype == "float64" and any(isinstance(a, At) for a in case.args)
         if (case.f, dtype) not in seen or at_a_point:
             seen.add((case.f, dtype))
@@ -271,11 +281,14 @@ def test_transforms(mode: str, name: str, transform: Any) -> None:
         pytest.param("forward", lambda g, x: jax.grad(lambda x: g(x).sum())(x), "transpose", id="forward-grad"),
         pytest.param("both", lambda g, x: jax.vmap(jax.grad(lambda x: g(x).sum()))(x), "linear_call", id="both-vmap"),
         pytest.param("both", lambda g, x: jax.jacfwd(g)(x), "linear_call", id="both-jacfwd"),
-        pytest.param("reverse", lambda g, x: jax.hessian(lambda x: g(x).sum())(x), "", id="reverse-hessian"),
-        pytest.param("both", lambda g, x: jax.grad(jax.grad(lambda x: g(x).sum()))(x[0]), "", id="both-second"),
+        pytest.param(
+            "reverse", lambda g, x: jax.hessian(lambda x: g(x).sum())(x), "forward-mode", id="reverse-hessian"
+        ),
+        # JAX itself fails here, with a bare AssertionError while transposing linear_call's transpose.
+        pytest.param("both", lambda g, x: jax.grad(jax.grad(lambda x: g(x).sum()))(x[0]), None, id="both-second"),
     ],
 )
-def test_unsupported_transforms_raise(mode: str, transform: Any, message: str) -> None:
+def test_unsupported_transforms_raise(mode: str, transform: Any, message: str | None) -> None:
     """What a mode does not support fails loudly, never with a wrong value."""
     with pytest.raises(Exception, match=message):
         transform(wrap(np.sin, mode=mode), jnp.array([0.1, 0.2]))
