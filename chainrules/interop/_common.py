@@ -9,6 +9,7 @@ modules convert at the boundary.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -43,6 +44,15 @@ def argument_label(f: Any, position: int) -> str:
         return label
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return f"{label} ({positional[position - 1].name})" if position <= len(positional) else label
+
+
+def named_after(wrapped: Callable[..., Any], f: Any) -> Callable[..., Any]:
+    """``wrapped`` with ``f``'s name and docstring (``functools.update_wrapper``), where ``f`` has them."""
+    try:
+        functools.update_wrapper(wrapped, f)
+    except AttributeError:  # a callable object without __name__
+        pass
+    return wrapped
 
 
 def type_names(values: Sequence[Any]) -> str:

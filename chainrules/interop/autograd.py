@@ -15,7 +15,6 @@ docs/conventions.md; the VJP conjugates at the boundary.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,7 +24,7 @@ from autograd.tracer import isbox
 
 from chainrules_core import function_name
 
-from ._common import Call, unflatten_output
+from ._common import Call, named_after, unflatten_output
 
 __all__ = ["wrap"]
 
@@ -102,11 +101,7 @@ def wrap(f: Any) -> Callable[..., Any]:
             return wrapped_primitive(*args, **kwargs)
         return f(*args, **kwargs)
 
-    try:
-        functools.update_wrapper(wrapped, f)
-    except AttributeError:  # a callable object without __name__
-        pass
-    return wrapped
+    return named_after(wrapped, f)
 
 
 def _split(f: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Call, list[Any]]:

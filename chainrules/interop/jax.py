@@ -17,7 +17,6 @@ boundary, so ``jax.grad`` sees JAX's own convention.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero, linear_call
 
-from ._common import Call, has_tangent_space, unflatten_output
+from ._common import Call, has_tangent_space, named_after, unflatten_output
 
 __all__ = ["wrap"]
 
@@ -69,11 +68,7 @@ def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..
         call, operands = Call.split(f, args, kwargs, _is_array)
         return unflatten_output(build(call, out_shape)(*operands), call.kind)
 
-    try:
-        functools.update_wrapper(wrapped, f)
-    except AttributeError:  # a callable object without __name__
-        pass
-    return wrapped
+    return named_after(wrapped, f)
 
 
 # ----- arrays and shapes -----

@@ -13,7 +13,6 @@ Python loop.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ import torch
 
 from chainrules_core import construct, field_names
 
-from ._common import Call, has_tangent_space, unflatten_output
+from ._common import Call, has_tangent_space, named_after, unflatten_output
 
 __all__ = ["RuleModule", "module", "wrap"]
 
@@ -53,7 +52,7 @@ def wrap(f: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         return _apply(f, args, kwargs)
 
-    return _named_after(wrapped, f)
+    return named_after(wrapped, f)
 
 
 def module(obj: Any, fields: Sequence[str] | None = None) -> RuleModule:
@@ -119,14 +118,6 @@ class RuleModule(torch.nn.Module):
 def _learnable_fields(obj: Any) -> list[str]:
     names = field_names(type(obj)) or tuple(vars(obj))
     return [name for name in names if has_tangent_space(getattr(obj, name, None))]
-
-
-def _named_after(wrapped: Any, f: Any) -> Any:
-    try:
-        functools.update_wrapper(wrapped, f)
-    except AttributeError:  # a callable object without __name__
-        pass
-    return wrapped
 
 
 # ----- crossing between tensors and numpy -----
@@ -267,21 +258,13 @@ class _Rule(torch.autograd.Function):
         return (*tensors, entries, torch.stack(indices)), (*dims, None, 0)
 
 
-class _Pullback(torch.autograd.Function):
-    """The pullback of one ``_Rule`` evaluation: seeds in, one gradient per operand out.
+class _Derivative(torch.autograd.Function):
+    """A pullback or pushforward of one ``_Rule`` evaluation, as a function of its own.
 
-    A function of its own so that ``vmap`` (``jacrev``) can loop over it; the
-    operands are inputs too, so that differentiating it again reaches
-    ``backward``/``jvp`` below and raises rather than returning zeros.
+    ``vmap`` (``jacrev``, ``jacfwd``) can then loop over it; the operands are
+    inputs too, so that differentiating it again reaches ``backward`` or
+    ``jvp`` below and raises rather than returning zeros.
     """
-
-    @staticmethod
-    def forward(call: Call, entries: list[_Entry], wanted: Sequence[bool], index: Any, *rest: Any) -> Any:
-        entry = entries[int(index)]
-        seeds = [None if s is None else _numpy(s) for s in rest[call.n_operands :]]
-        cotangents = call.pullback(entry.pullback, entry.values, seeds, wanted)
-        avoid = [*seeds, *entry.values]
-        return tuple(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values))
 
     @staticmethod
     def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
@@ -295,14 +278,26 @@ class _Pullback(torch.autograd.Function):
     def jvp(ctx: Any, *_: Any) -> Any:
         raise _second_order(ctx.call)
 
+
+class _Pullback(_Derivative):
+    """The pullback: seeds in, one gradient per operand out."""
+
+    @staticmethod
+    def forward(call: Call, entries: list[_Entry], wanted: Sequence[bool], index: Any, *rest: Any) -> Any:
+        entry = entries[int(index)]
+        seeds = [None if s is None else _numpy(s) for s in rest[call.n_operands :]]
+        cotangents = call.pullback(entry.pullback, entry.values, seeds, wanted)
+        avoid = [*seeds, *entry.values]
+        return tuple(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values))
+
     @staticmethod
     def vmap(info: Any, in_dims: Any, call: Call, entries: Any, wanted: Any, *rest: Any) -> Any:
         rows = [_Pullback.apply(call, entries, wanted, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)]
         return _stack(rows)
 
 
-class _Pushforward(torch.autograd.Function):
-    """The pushforward of one ``_Rule`` evaluation through ``frule``: operand tangents in, output tangents out."""
+class _Pushforward(_Derivative):
+    """The pushforward through ``frule``: operand tangents in, output tangents out."""
 
     @staticmethod
     def forward(call: Call, entries: list[_Entry], index: Any, *rest: Any) -> Any:
@@ -317,18 +312,6 @@ class _Pushforward(torch.autograd.Function):
             else _tensor(t, dtype, dots)
             for t, (shape, dtype) in zip(tangents, entry.outputs)
         )
-
-    @staticmethod
-    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-        ctx.call = inputs[0]
-
-    @staticmethod
-    def backward(ctx: Any, *_: Any) -> Any:
-        raise _second_order(ctx.call)
-
-    @staticmethod
-    def jvp(ctx: Any, *_: Any) -> Any:
-        raise _second_order(ctx.call)
 
     @staticmethod
     def vmap(info: Any, in_dims: Any, call: Call, entries: Any, *rest: Any) -> Any:
