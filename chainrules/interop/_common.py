@@ -243,10 +243,7 @@ class Call:
         """
         f, args, kwargs = self.bind(values)
         result = rrule(f, *args, **kwargs)
-        if result is None:
-            return f(*args, **kwargs), None
-        out, pullback = result
-        return out, pullback
+        return (f(*args, **kwargs), None) if result is None else result
 
     def no_rule(self, which: str, values: Sequence[Any]) -> LookupError:
         _, args, _ = self.bind(values)

@@ -156,21 +156,24 @@ def _tensor(a: Any, dtype: Any = None, avoid: Sequence[Any] = ()) -> torch.Tenso
     return torch.from_numpy(a)
 
 
-def _check_devices(call: Call, operands: Sequence[torch.Tensor]) -> None:
-    for index, t in enumerate(operands):
-        if t.device.type != "cpu":
-            raise ValueError(
-                f"{call.name} got a tensor on {t.device} for {call.operand_label(index)}: its rules run in numpy "
-                f"on the CPU; move the tensor there with .cpu()"
-            )
+def _check_device(call: Call, t: torch.Tensor, label: str) -> None:
+    if t.device.type != "cpu":
+        raise ValueError(
+            f"{call.name} got a tensor on {t.device} for {label}: its rules run in numpy on the CPU; "
+            f"move the tensor there with .cpu()"
+        )
 
 
 @torch.compiler.disable  # numpy code: torch.compile runs the call eagerly, with a graph break
 def _apply(f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()) -> Any:
-    kwargs = {k: _numpy(v) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
-    call, operands = Call.split(f, args, kwargs, _is_tensor, fields)
+    call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
     operands = [*params, *operands]
-    _check_devices(call, operands)
+    for index, t in enumerate(operands):
+        _check_device(call, t, call.operand_label(index))
+    for key, value in kwargs.items():
+        if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they cross as constants
+            _check_device(call, value, f"keyword argument {key!r}")
+            call.kwargs[key] = _numpy(value)
     *outputs, _, _ = _Rule.apply(call, *operands)
     return unflatten_output(outputs, call.kind)
 

@@ -178,6 +178,12 @@ def test_not_implemented_tangent_raises_naming_function_and_argument() -> None:
         jax.jit(jax.grad(lambda x, order: fn(x, order).sum()))(jnp.array([0.5]), jnp.array([2.0]))
 
 
+def test_a_not_implemented_pushforward_raises_naming_the_function() -> None:
+    fn = wrap(rules.bessel_like, mode="forward")
+    with pytest.raises(NotImplementedTangentError, match="bessel_like: the pushforward.*d/dorder"):
+        jax.jvp(fn, (jnp.array([0.5]), jnp.array([2.0])), (jnp.ones(1), jnp.ones(1)))
+
+
 def test_not_implemented_tangent_of_a_constant_is_harmless() -> None:
     fn = wrap(rules.bessel_like)
     grad = jax.grad(lambda x: fn(x, np.array([2.0])).sum())(jnp.array([0.5]))

@@ -130,6 +130,15 @@ def test_not_implemented_tangent_raises_naming_function_and_argument() -> None:
         y.sum().backward()
 
 
+def test_a_not_implemented_pushforward_raises_naming_the_function() -> None:
+    x, order = torch.tensor([0.5], dtype=F64), torch.tensor([2.0], dtype=F64)
+    fn = interop.wrap(rules.bessel_like)
+    with pytest.raises(NotImplementedTangentError, match="bessel_like: the pushforward.*d/dorder"):
+        torch.func.jvp(fn, (x, order), (torch.ones(1, dtype=F64), torch.ones(1, dtype=F64)))
+    _, dot = torch.func.jvp(lambda x: fn(x, order), (x,), (torch.ones(1, dtype=F64),))
+    torch.testing.assert_close(dot, -2 * torch.sin(2 * x))
+
+
 def test_not_implemented_tangent_for_an_argument_without_gradient_is_harmless() -> None:
     x = torch.tensor([0.5], dtype=F64, requires_grad=True)
     interop.wrap(rules.bessel_like)(x, torch.tensor([2.0], dtype=F64)).sum().backward()
@@ -139,6 +148,14 @@ def test_not_implemented_tangent_for_an_argument_without_gradient_is_harmless() 
 def test_a_tensor_off_the_cpu_is_refused_naming_its_device() -> None:
     with pytest.raises(ValueError, match=r"np\.sin got a tensor on meta for argument 1.*\.cpu\(\)"):
         interop.wrap(np.sin)(torch.empty(3, device="meta"))
+    with pytest.raises(ValueError, match=r"np\.sum got a tensor on meta for keyword argument 'where'"):
+        interop.wrap(np.sum)(torch.ones(3), where=torch.empty(3, dtype=torch.bool, device="meta"))
+
+
+def test_tensor_keywords_pass_as_constants() -> None:
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=F64, requires_grad=True)
+    interop.wrap(np.sum)(x, where=torch.tensor([True, False, True])).backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
 
 
 def test_a_missing_rule_raises_when_its_derivative_is_asked() -> None:
