@@ -180,7 +180,7 @@ def test_not_implemented_tangent_raises_naming_function_and_argument() -> None:
 
 def test_a_not_implemented_pushforward_raises_naming_the_function() -> None:
     fn = wrap(rules.bessel_like, mode="forward")
-    with pytest.raises(NotImplementedTangentError, match="bessel_like: the pushforward.*d/dorder"):
+    with pytest.raises(NotImplementedTangentError, match=r"bessel_like: the pushforward.*d/dorder"):
         jax.jvp(fn, (jnp.array([0.5]), jnp.array([2.0])), (jnp.ones(1), jnp.ones(1)))
 
 

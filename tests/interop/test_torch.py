@@ -133,7 +133,7 @@ def test_not_implemented_tangent_raises_naming_function_and_argument() -> None:
 def test_a_not_implemented_pushforward_raises_naming_the_function() -> None:
     x, order = torch.tensor([0.5], dtype=F64), torch.tensor([2.0], dtype=F64)
     fn = interop.wrap(rules.bessel_like)
-    with pytest.raises(NotImplementedTangentError, match="bessel_like: the pushforward.*d/dorder"):
+    with pytest.raises(NotImplementedTangentError, match=r"bessel_like: the pushforward.*d/dorder"):
         torch.func.jvp(fn, (x, order), (torch.ones(1, dtype=F64), torch.ones(1, dtype=F64)))
     _, dot = torch.func.jvp(lambda x: fn(x, order), (x,), (torch.ones(1, dtype=F64),))
     torch.testing.assert_close(dot, -2 * torch.sin(2 * x))
