@@ -1,0 +1,285 @@
+"""JAX: functions whose derivatives come from ``rrule`` and ``frule``, run on the host.
+
+``wrap(f)`` gives a ``jax.custom_vjp`` for reverse mode (``grad``, ``vjp``,
+``jacrev``); ``wrap(f, mode="forward")`` a ``jax.custom_jvp`` for forward
+mode (``jvp``, ``jacfwd``, ``linearize``); ``wrap(f, mode="both")`` one
+function for ``jvp`` and ``grad`` together, without ``vmap``. All of them
+work under ``jax.jit``; the first two under ``jax.vmap`` too.
+
+The rules are numpy code: under a transform they run through
+``jax.pure_callback`` on the host, one batch entry at a time under ``vmap``.
+Called on concrete arrays (no ``jit``, no ``vmap``), they run directly.
+
+JAX's cotangent of a complex value is the conjugate of the one in
+docs/conventions.md; the wrappers conjugate seeds and cotangents at the
+boundary, so ``jax.grad`` sees JAX's own convention.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.custom_derivatives import SymbolicZero, linear_call
+
+from ._common import Call, has_tangent_space, named_after, unflatten_output
+
+__all__ = ["wrap"]
+
+MODES = ("reverse", "forward", "both")
+
+
+def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..., Any]:
+    """A function on JAX arrays that computes ``f`` and differentiates it through its rules.
+
+    ``mode="reverse"`` (``rrule``) supports ``grad``, ``vjp``, ``jacrev``;
+    ``mode="forward"`` (``frule``) supports ``jvp``, ``jacfwd``,
+    ``linearize``; ``mode="both"`` (both rules) supports ``jvp`` and
+    ``grad`` but not ``vmap``. All support ``jit``; the first two ``vmap``.
+
+    JAX array arguments (tracers included) are the operands; other
+    arguments and keyword arguments pass through to ``f`` as they are and
+    get no derivative. Under a transform the shapes of ``f``'s outputs must
+    be known before it runs: they are found by running ``f`` once on
+    placeholder arrays of the operands' shapes and dtypes, unless
+    ``out_shape`` gives them: a ``jax.ShapeDtypeStruct`` (or a tuple of them)
+    or a function of the arguments (operands as ``ShapeDtypeStruct``) that
+    returns them.
+
+    >>> import jax
+    >>> import jax.numpy as jnp
+    >>> import chainrules  # registers the rules for numpy
+    >>> from chainrules.interop.jax import wrap
+    >>> sin = wrap(np.sin)
+    >>> jax.jit(jax.grad(lambda x: sin(x).sum()))(jnp.zeros(3))
+    Array([1., 1., 1.], dtype=float32)
+    >>> jax.jvp(wrap(np.sin, mode="forward"), (jnp.zeros(2),), (jnp.ones(2),))[1]
+    Array([1., 1.], dtype=float32)
+    """
+    if mode not in MODES:
+        raise ValueError(f"wrap: mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
+    build = {"reverse": _reverse, "forward": _forward, "both": _both}[mode]
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        call, operands = Call.split(f, args, kwargs, _is_array)
+        return unflatten_output(build(call, out_shape)(*operands), call.kind)
+
+    return named_after(wrapped, f)
+
+
+# ----- arrays and shapes -----
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, jax.Array)
+
+
+def _traced(arrays: Sequence[Any]) -> bool:
+    return any(isinstance(a, jax.core.Tracer) for a in arrays)
+
+
+def _struct(shape: Sequence[int], dtype: Any) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(tuple(shape), jax.dtypes.canonicalize_dtype(dtype))
+
+
+def _placeholder(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """Values in (0.25, 0.75), plus ``n`` times the identity on square matrices (invertible, positive definite)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fc":
+        return np.ones(shape, dtype=dtype)
+    values = np.random.default_rng(0).uniform(0.25, 0.75, size=shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        values = values + shape[-1] * np.eye(shape[-1])
+    return values.astype(dtype)
+
+
+def _output_structs(call: Call, operands: Sequence[Any], out_shape: Any) -> list[jax.ShapeDtypeStruct]:
+    """The outputs' shapes and dtypes, for a host callback: from ``out_shape``, or ``f`` run on placeholders."""
+    if out_shape is not None:
+        if callable(out_shape):
+            _, args, kwargs = call.bind([jax.ShapeDtypeStruct(o.shape, o.dtype) for o in operands])
+            out_shape = out_shape(*args, **kwargs)
+        if isinstance(out_shape, (tuple, list)):
+            call.kind, structs = type(out_shape), list(out_shape)
+        else:
+            call.kind, structs = None, [out_shape]
+        call.n_outputs = len(structs)
+        return [_struct(s.shape, s.dtype) for s in structs]
+    placeholders = [_placeholder(o.shape, o.dtype) for o in operands]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outputs = call.primal(placeholders)
+    except Exception as err:
+        raise RuntimeError(
+            f"{call.name}: could not find the shapes of its outputs by running it on placeholder arrays "
+            f"({type(err).__name__}: {err}); give them with wrap(..., out_shape=...)"
+        ) from err
+    return [_struct(o.shape, o.dtype) for o in outputs]
+
+
+def _host(fn: Callable[..., Sequence[Any]], structs: Sequence[jax.ShapeDtypeStruct], *arrays: Any) -> tuple[Any, ...]:
+    """``fn`` on the numpy values of ``arrays``, its results cast to ``structs``: a host callback under a transform."""
+
+    def on_host(*values: Any) -> tuple[np.ndarray, ...]:
+        results = fn(*(np.asarray(v) for v in values))
+        return tuple(np.asarray(r, dtype=s.dtype).reshape(s.shape) for r, s in zip(results, structs))
+
+    if not structs:
+        return ()
+    if not _traced(arrays):
+        return tuple(jnp.asarray(r) for r in on_host(*arrays))
+    return tuple(jax.pure_callback(on_host, tuple(structs), *arrays, vmap_method="sequential"))
+
+
+def _zeros(structs: Sequence[jax.ShapeDtypeStruct], entries: Sequence[Any]) -> list[Any]:
+    return [np.zeros(s.shape, s.dtype) if e is None else e for e, s in zip(entries, structs)]
+
+
+# ----- the primal -----
+
+
+def _primal(call: Call, out_shape: Any, operands: Sequence[Any]) -> tuple[Any, ...]:
+    if not _traced(operands):  # concrete arrays: run f here
+        return tuple(jnp.asarray(o) for o in call.primal([np.asarray(o) for o in operands]))
+    structs = _output_structs(call, operands, out_shape)
+    return _host(lambda *values: call.primal(values), structs, *operands)
+
+
+def _is_differentiable(call: Call, operands: Sequence[Any]) -> list[bool]:
+    """Which operands get a cotangent or tangent: positional float and complex arrays (keywords never do)."""
+    n_positional = len(call.arg_slots)
+    return [i < n_positional and has_tangent_space(o) for i, o in enumerate(operands)]
+
+
+def _avals(arrays: Sequence[Any]) -> list[jax.ShapeDtypeStruct]:
+    return [_struct(a.shape, a.dtype) for a in arrays]
+
+
+def _is_zero(dot: Any) -> bool:
+    return dot is None or isinstance(dot, SymbolicZero)
+
+
+# ----- reverse mode: custom_vjp, the pullback run again from the saved inputs -----
+
+
+def _reverse(call: Call, out_shape: Any) -> Any:
+    @jax.custom_vjp
+    def fn(*operands: Any) -> tuple[Any, ...]:
+        return _primal(call, out_shape, operands)
+
+    def fn_fwd(*operands: Any) -> Any:
+        return fn(*operands), operands
+
+    def fn_bwd(operands: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
+        return _pullback(call, operands, seeds)
+
+    fn.defvjp(fn_fwd, fn_bwd)
+    return fn
+
+
+def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tuple[Any, ...]:
+    """The cotangents of the operands for ``seeds``, by ``rrule`` on the host (the primal runs again there).
+
+    Zero seeds and the ``float0`` seeds of integer outputs do not cross to the host.
+    """
+    wanted = _is_differentiable(call, operands)
+    live = [not _is_zero(s) and has_tangent_space(s) for s in seeds]
+    targets = [_struct(o.shape, o.dtype) for o, w in zip(operands, wanted) if w]
+    n = len(operands)
+
+    def pull(*values: Any) -> list[Any]:
+        inputs, given = list(values[:n]), iter(values[n:])
+        seed_values = [next(given) if is_live else None for is_live in live]
+        _, pullback = call.rrule(inputs)
+        cotangents = call.pullback(pullback, inputs, seed_values, wanted, conjugate=True)
+        return _zeros(targets, [c for c, w in zip(cotangents, wanted) if w])
+
+    results = iter(_host(pull, targets, *operands, *(s for s, is_live in zip(seeds, live) if is_live)))
+    return tuple(next(results) if w else None for w in wanted)
+
+
+# ----- forward mode: custom_jvp through frule -----
+
+
+def _forward(call: Call, out_shape: Any) -> Any:
+    @jax.custom_jvp
+    def fn(*operands: Any) -> tuple[Any, ...]:
+        return _primal(call, out_shape, operands)
+
+    def fn_jvp(operands: Sequence[Any], dots: Sequence[Any]) -> Any:
+        out = fn(*operands)  # a callback of its own: jacfwd needs the primal apart from the tangent
+        outputs = _avals(out)
+        return out, _pushforward(call, operands, outputs, dots)
+
+    fn.defjvp(fn_jvp, symbolic_zeros=True)
+    return fn
+
+
+def _live_dots(call: Call, operands: Sequence[Any], dots: Sequence[Any]) -> list[bool]:
+    return [w and not _is_zero(d) for w, d in zip(_is_differentiable(call, operands), dots)]
+
+
+def _output_tangents(outputs: Sequence[jax.ShapeDtypeStruct], tangents: Sequence[Any]) -> tuple[Any, ...]:
+    """Tangents for every output: float0 zeros for integer outputs, zeros where the rule gave a zero."""
+    result, given = [], iter(tangents)
+    for o in outputs:
+        if has_tangent_space(o):
+            result.append(next(given))
+        else:
+            result.append(np.zeros(o.shape, dtype=jax.dtypes.float0))
+    return tuple(result)
+
+
+def _pushforward(
+    call: Call, operands: Sequence[Any], outputs: Sequence[jax.ShapeDtypeStruct], dots: Sequence[Any]
+) -> tuple[Any, ...]:
+    """The output tangents for operand tangents ``dots`` (symbolic zeros skipped), by ``frule`` on the host."""
+    live = _live_dots(call, operands, dots)
+    targets = [o for o in outputs if has_tangent_space(o)]
+    if not any(live):  # every tangent is zero: so is the output's
+        return _output_tangents(outputs, [jnp.zeros(t.shape, t.dtype) for t in targets])
+    n = len(operands)
+
+    def push(*values: Any) -> list[Any]:
+        inputs, given = list(values[:n]), iter(values[n:])
+        dot_values = [next(given) if is_live else None for is_live in live]
+        tangents = call.pushforward(inputs, dot_values) or [None] * len(outputs)
+        return _zeros(targets, [t for t, o in zip(tangents, outputs) if has_tangent_space(o)])
+
+    live_dots = [d for d, is_live in zip(dots, live) if is_live]
+    return _output_tangents(outputs, _host(push, targets, *operands, *live_dots))
+
+
+# ----- both modes: custom_jvp whose pushforward JAX transposes through the pullback -----
+
+
+def _both(call: Call, out_shape: Any) -> Any:
+    @jax.custom_jvp
+    def fn(*operands: Any) -> tuple[Any, ...]:
+        return _primal(call, out_shape, operands)
+
+    def fn_jvp(operands: Sequence[Any], dots: Sequence[Any]) -> Any:
+        out = fn(*operands)
+        outputs = _avals(out)
+        live = _live_dots(call, operands, dots)
+        if not any(live):
+            return out, _pushforward(call, operands, outputs, dots)
+        live_dots = tuple(d for d, is_live in zip(dots, live) if is_live)
+
+        def push(residuals: Any, linear: Any) -> tuple[Any, ...]:
+            full = iter(linear)
+            return _pushforward(call, residuals, outputs, [next(full) if is_live else None for is_live in live])
+
+        def pull(residuals: Any, seeds: Any) -> tuple[Any, ...]:
+            cotangents = _pullback(call, residuals, seeds)
+            return tuple(c for c, is_live in zip(cotangents, live) if is_live)
+
+        return out, linear_call(push, pull, tuple(operands), live_dots)
+
+    fn.defjvp(fn_jvp, symbolic_zeros=True)
+    return fn

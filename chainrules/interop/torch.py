@@ -1,0 +1,326 @@
+"""PyTorch: functions and modules whose derivatives come from ``rrule`` and ``frule``.
+
+``wrap(f)`` gives a function on tensors; ``module(obj)`` an ``nn.Module``
+whose parameters are the float array fields of a callable object. Both run
+``f`` in numpy on the CPU (tensors cross without a copy) and work with
+``Tensor.backward``, ``torch.autograd.grad``, forward-mode AD
+(``torch.autograd.forward_ad``) and the transforms of ``torch.func``:
+``grad``, ``vjp``, ``jvp``, ``vmap``, ``jacrev`` and ``jacfwd``. Second
+derivatives raise. Under ``torch.compile`` the wrapped call runs eagerly,
+with a graph break. Under ``vmap`` the rules run once per batch entry, in a
+Python loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from chainrules_core import construct, field_names
+
+from ._common import Call, has_tangent_space, named_after, unflatten_output
+
+__all__ = ["RuleModule", "module", "wrap"]
+
+
+def wrap(f: Any) -> Any:
+    """A function on tensors that computes ``f`` and differentiates it through ``rrule`` and ``frule``.
+
+    ``f`` is any function with registered rules (``np.linalg.solve``,
+    ``np.sin``, a function or callable object of your own). Tensor arguments
+    reach ``f`` as numpy arrays sharing their memory; other arguments and
+    keyword arguments pass through unchanged and get no gradient, as do
+    integer and bool tensors. The output is a tensor, or a tuple of tensors
+    for a function returning a tuple.
+
+    >>> import torch
+    >>> import chainrules  # registers the rules for numpy
+    >>> from chainrules.interop.torch import wrap
+    >>> solve = wrap(np.linalg.solve)
+    >>> a = torch.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    >>> b = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    >>> solve(a, b).sum().backward()
+    >>> b.grad
+    tensor([0.4000, 0.2000], dtype=torch.float64)
+    >>> torch.func.jvp(wrap(np.sin), (torch.zeros(2),), (torch.ones(2),))[1]
+    tensor([1., 1.])
+    """
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return _apply(f, args, kwargs)
+
+    return named_after(wrapped, f)
+
+
+def module(obj: Any, fields: Sequence[str] | None = None) -> RuleModule:
+    """An ``nn.Module`` that calls ``obj`` and learns its float array fields through the rule's ``Tangent``.
+
+    ``fields`` names the fields that become parameters; by default every
+    field holding a float or complex array or a Python float. The parameters
+    start as copies of the fields; ``RuleModule.current()`` returns ``obj``
+    rebuilt with their present values.
+
+    >>> import torch
+    >>> from chainrules_core import Tangent, rrule
+    >>> from chainrules.interop.torch import module
+    >>> class Scale:
+    ...     def __init__(self, a):
+    ...         self.a = a
+    ...     def __call__(self, x):
+    ...         return self.a * x
+    >>> @rrule.register(Scale)
+    ... def _rrule_scale(s, x):
+    ...     def scale_pullback(out_bar):
+    ...         return Tangent(Scale, a=np.sum(out_bar * x, axis=1, keepdims=True)), s.a * out_bar
+    ...     return s(x), scale_pullback
+    >>> layer = module(Scale(np.array([[1.0], [2.0]])), fields=["a"])
+    >>> layer(torch.ones(2, 3, dtype=torch.float64)).sum().backward()
+    >>> layer.a.grad
+    tensor([[3.],
+            [3.]], dtype=torch.float64)
+    """
+    if fields is None:
+        fields = _learnable_fields(obj)
+    return RuleModule(obj, fields)
+
+
+class RuleModule(torch.nn.Module):
+    """A callable object with rules as an ``nn.Module``: its learnable fields are the parameters."""
+
+    def __init__(self, obj: Any, fields: Sequence[str]) -> None:
+        super().__init__()
+        self._obj = obj
+        self._fields = tuple(fields)
+        if not self._fields:
+            raise ValueError(f"module: {type(obj).__name__} has no fields to learn")
+        for name in self._fields:
+            value = getattr(obj, name)
+            if not has_tangent_space(value):
+                raise TypeError(f"module: field {name!r} of {type(obj).__name__} is not a float array or number")
+            if hasattr(self, name):
+                raise ValueError(f"module: field {name!r} of {type(obj).__name__} clashes with an nn.Module attribute")
+            self.register_parameter(name, torch.nn.Parameter(torch.from_numpy(np.array(value))))
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return _apply(self._obj, args, kwargs, self._fields, [getattr(self, name) for name in self._fields])
+
+    def current(self) -> Any:
+        """The object with its fields set to copies of the parameters' present values."""
+        return construct(self._obj, {name: _numpy(getattr(self, name)).copy() for name in self._fields})
+
+    def extra_repr(self) -> str:
+        return f"{type(self._obj).__name__}, fields={list(self._fields)}"
+
+
+def _learnable_fields(obj: Any) -> list[str]:
+    names = field_names(type(obj)) or tuple(vars(obj))
+    return [name for name in names if has_tangent_space(getattr(obj, name, None))]
+
+
+# ----- crossing between tensors and numpy -----
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, torch.Tensor)
+
+
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    """The tensor's values as a numpy array sharing its memory (conjugate and negative views resolved first)."""
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    return t.numpy()
+
+
+def _tensor(a: Any, dtype: Any = None, avoid: Sequence[Any] = ()) -> torch.Tensor:
+    """A tensor on ``a``'s memory; a copy when that memory is read-only, reversed, or shared with ``avoid``.
+
+    A rule may return a view of an input or of the seed (``np.positive``, a
+    broadcast cotangent); the tensor must own its values, as torch may later
+    write into it.
+    """
+    a = np.asarray(a)
+    if dtype is not None and a.dtype != dtype:
+        a = a.astype(dtype)
+    elif (
+        not a.flags.writeable
+        or any(s < 0 for s in a.strides)
+        or any(isinstance(b, np.ndarray) and np.may_share_memory(a, b) for b in avoid)
+    ):
+        a = a.copy()
+    return torch.from_numpy(a)
+
+
+def _check_device(call: Call, t: torch.Tensor, label: str) -> None:
+    if t.device.type != "cpu":
+        raise ValueError(
+            f"{call.name} got a tensor on {t.device} for {label}: its rules run in numpy on the CPU; "
+            f"move the tensor there with .cpu()"
+        )
+
+
+@torch.compiler.disable  # numpy code: torch.compile runs the call eagerly, with a graph break
+def _apply(f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()) -> Any:
+    call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
+    operands = [*params, *operands]
+    for index, t in enumerate(operands):
+        _check_device(call, t, call.operand_label(index))
+    for key, value in kwargs.items():
+        if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they cross as constants
+            _check_device(call, value, f"keyword argument {key!r}")
+            call.kwargs[key] = _numpy(value)
+    *outputs, _, _ = _Rule.apply(call, *operands)
+    return unflatten_output(outputs, call.kind)
+
+
+# ----- the autograd.Functions -----
+
+
+class _Entry:
+    """One evaluation of a rule: the numpy inputs, the pullback, and the outputs' shapes and dtypes."""
+
+    __slots__ = ("outputs", "pullback", "values")
+
+    def __init__(self, values: list[Any], pullback: Any, outputs: list[np.ndarray]) -> None:
+        self.values = values
+        self.pullback = pullback
+        self.outputs = [(o.shape, o.dtype) for o in outputs]
+
+
+def _select(values: Sequence[Any], dims: Sequence[Any], i: int) -> list[Any]:
+    """Entry ``i`` of a batch: each tensor indexed along its batch dimension, the rest as they are."""
+    return [v if d is None or v is None else v.select(d, i) for v, d in zip(values, dims)]
+
+
+def _stack(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Per-entry results stacked along a new first dimension, with their ``out_dims`` (``None`` stays ``None``)."""
+    columns = tuple(None if col[0] is None else torch.stack(list(col)) for col in zip(*rows))
+    return columns, tuple(None if c is None else 0 for c in columns)
+
+
+def _second_order(call: Call) -> NotImplementedError:
+    return NotImplementedError(
+        f"{call.name}: second derivatives through chainrules.interop.torch are not available "
+        f"(its pullback and pushforward run in numpy)"
+    )
+
+
+class _Rule(torch.autograd.Function):
+    """``f`` itself: the forward pass runs ``rrule`` and keeps the pullback.
+
+    ``forward`` has no ``ctx`` (so that ``torch.func`` accepts the function);
+    it returns the evaluation as a list of ``_Entry`` and an index tensor
+    selecting the entry, which ``setup_context`` keeps. Under ``vmap`` the
+    list holds one entry per batch entry and the index is batched, so the
+    pullback and pushforward, run under the same ``vmap``, find their own.
+    """
+
+    @staticmethod
+    def forward(call: Call, *operands: torch.Tensor) -> Any:
+        values = [_numpy(t) for t in operands]
+        out, pullback = call.rrule(values)
+        outputs = call.record(out)
+        tensors = [_tensor(o, avoid=values) for o in outputs]
+        return (*tensors, [_Entry(values, pullback, outputs)], torch.zeros((), dtype=torch.int64))
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        call, *operands = inputs
+        *tensors, entries, index = output
+        ctx.call, ctx.entries = call, entries
+        ctx.mark_non_differentiable(index, *(t for t in tensors if not (t.is_floating_point() or t.is_complex())))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(index, *operands)
+        ctx.save_for_forward(index, *operands)
+
+    @staticmethod
+    def backward(ctx: Any, *seeds: Any) -> Any:
+        index, *operands = ctx.saved_tensors
+        wanted = ctx.needs_input_grad[1:]
+        return (None, *_Pullback.apply(ctx.call, ctx.entries, wanted, index, *operands, *seeds[:-2]))
+
+    @staticmethod
+    def jvp(ctx: Any, _: Any, *dots: Any) -> Any:
+        index, *operands = ctx.saved_tensors
+        return (*_Pushforward.apply(ctx.call, ctx.entries, index, *operands, *dots), None, None)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, call: Call, *operands: Any) -> Any:
+        rows, entries, indices = [], [], []
+        for i in range(info.batch_size):
+            *tensors, entry, index = _Rule.apply(call, *_select(operands, in_dims[1:], i))
+            rows.append(tensors)
+            indices.append(index + len(entries))
+            entries.extend(entry)
+        tensors, dims = _stack(rows)
+        return (*tensors, entries, torch.stack(indices)), (*dims, None, 0)
+
+
+class _Derivative(torch.autograd.Function):
+    """A pullback or pushforward of one ``_Rule`` evaluation, as a function of its own.
+
+    ``vmap`` (``jacrev``, ``jacfwd``) can then loop over it; the operands are
+    inputs too, so that differentiating it again reaches ``backward`` or
+    ``jvp`` below and raises rather than returning zeros.
+    """
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.call = inputs[0]
+
+    @staticmethod
+    def backward(ctx: Any, *_: Any) -> Any:
+        raise _second_order(ctx.call)
+
+    @staticmethod
+    def jvp(ctx: Any, *_: Any) -> Any:
+        raise _second_order(ctx.call)
+
+
+class _Pullback(_Derivative):
+    """The pullback: seeds in, one gradient per operand out."""
+
+    @staticmethod
+    def forward(call: Call, entries: list[_Entry], wanted: Sequence[bool], index: Any, *rest: Any) -> Any:
+        entry = entries[int(index)]
+        seeds = [None if s is None else _numpy(s) for s in rest[call.n_operands :]]
+        cotangents = call.pullback(entry.pullback, entry.values, seeds, wanted)
+        avoid = [*seeds, *entry.values]
+        return tuple(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values))
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, call: Call, entries: Any, wanted: Any, *rest: Any) -> Any:
+        rows = [_Pullback.apply(call, entries, wanted, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)]
+        return _stack(rows)
+
+
+class _Pushforward(_Derivative):
+    """The pushforward through ``frule``: operand tangents in, output tangents out."""
+
+    @staticmethod
+    def forward(call: Call, entries: list[_Entry], index: Any, *rest: Any) -> Any:
+        entry = entries[int(index)]
+        dots = [None if d is None else _numpy(d) for d in rest[call.n_operands :]]
+        tangents = call.pushforward(entry.values, dots) or [None] * len(entry.outputs)
+        return tuple(
+            None
+            if dtype.kind not in "fc"
+            else torch.zeros(shape, dtype=_torch_dtype(dtype))
+            if t is None
+            else _tensor(t, dtype, dots)
+            for t, (shape, dtype) in zip(tangents, entry.outputs)
+        )
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, call: Call, entries: Any, *rest: Any) -> Any:
+        rows = [_Pushforward.apply(call, entries, *_select(rest, in_dims[2:], i)) for i in range(info.batch_size)]
+        return _stack(rows)
+
+
+def _torch_dtype(dtype: np.dtype) -> torch.dtype:
+    return torch.from_numpy(np.empty(0, dtype=dtype)).dtype

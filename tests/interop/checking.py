@@ -1,0 +1,199 @@
+"""The declared cases pushed through a framework's ``wrap``, against the framework's own derivative.
+
+Each framework's test module describes its framework with a ``Framework``
+(how to make its arrays, take a VJP and a JVP, and which of its own ops
+compute each numpy function); ``check_case`` does the rest, the same way
+for all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, is_namedtuple, rrule, unthunk
+from chainrules_core.testing import Case, registered_cases
+
+FAMILIES = ("elementwise", "reductions", "products", "linalg")
+RTOL = {"float64": 1e-10, "complex128": 1e-10, "float32": 1e-4}
+
+
+def declared_cases(family: str) -> list[Case]:
+    """The cases the rules declare for ``family``."""
+    # The declared checks register when chainrules.checks imports; before that package existed,
+    # importing chainrules registered them with the rules.
+    try:
+        import chainrules.checks
+    except ImportError:
+        import chainrules  # noqa: F401
+    return [case for _, case in registered_cases(family)]
+
+
+def case_params(dtypes: Sequence[str], families: Sequence[str] = FAMILIES) -> list[Any]:
+    """One pytest parameter per (case, dtype) among ``dtypes``: the case's modes run in one test."""
+    params = [
+        pytest.param(case, dtype, id=f"{case.label}-{dtype}")
+        for family in families
+        for case in declared_cases(family)
+        for dtype in case.valid_dtypes()
+        if dtype in dtypes
+    ]
+    if not params:
+        raise LookupError(f"no cases are registered for {', '.join(families)}")
+    return params
+
+
+class NoDerivativeError(Exception):
+    """Raised by a ``Framework``'s ``vjp`` or ``jvp`` when the framework has no derivative of its own for the call."""
+
+
+@dataclass
+class Framework:
+    """What ``check_case`` needs to know of a framework.
+
+    ``vjp(fn, operands, seeds)`` returns the output entries and one
+    cotangent per operand, ``jvp(fn, operands, dots)`` the output entries
+    and their tangents, all as numpy arrays; ``counterpart(case, dtype)`` is the framework's own version of
+    the case's function, or ``None`` where it has none; ``conjugate`` says whether its cotangents
+    of complex values are the conjugates of ours. Where the counterpart exists but the framework
+    cannot differentiate it in one mode, ``vjp``/``jvp`` raise ``NoDerivativeError``.
+    """
+
+    wrap: Callable[[Any, str], Any]
+    array: Callable[[Any], Any]
+    vjp: Callable[[Callable[..., Any], list[Any], list[Any]], tuple[list[Any], list[Any]]]
+    jvp: Callable[[Callable[..., Any], list[Any], list[Any]], tuple[list[Any], list[Any]]]
+    counterpart: Callable[[Case, str], Callable[..., Any] | None]
+    conjugate: bool
+
+
+def differentiable(x: Any) -> bool:
+    if isinstance(x, (float, complex)) and not isinstance(x, bool):
+        return True
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def entries(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def random_like(x: Any, rng: np.random.Generator) -> np.ndarray | None:
+    """A random array of ``x``'s shape and dtype; ``None`` for integer and bool values."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        return None
+    values = rng.normal(size=x.shape)
+    if x.dtype.kind == "c":
+        values = values + 1j * rng.normal(size=x.shape)
+    return np.asarray(values).astype(x.dtype)
+
+
+def check_case(fw: Framework, case: Case, dtype: str, seed: int = 0) -> dict[str, str]:
+    """Check the case's modes through ``fw.wrap``; return what each mode was compared against ("native" or "rule")."""
+    rng = np.random.default_rng(seed)
+    args = case.make_args(rng, dtype)
+    positions = [i for i, a in enumerate(args) if differentiable(a)]
+    native = fw.counterpart(case, dtype)
+    expected_out = case.f(*args, **case.kwargs)
+
+    def on(g: Callable[..., Any]) -> Callable[..., Any]:
+        def fn(*operands: Any) -> Any:
+            full = list(args)
+            for i, o in zip(positions, operands):
+                full[i] = o
+            return g(*full, **case.kwargs)
+
+        return fn
+
+    def operands() -> list[Any]:
+        return [fw.array(args[i]) for i in positions]
+
+    rtol = RTOL[dtype]
+    outputs = entries(expected_out)
+    labels = [f"output {i}" for i in range(len(outputs))]
+    against = {}
+    if "rrule" in case.modes:
+        seeds = [random_like(o, rng) for o in outputs]
+        out, got = fw.vjp(on(fw.wrap(case.f, "reverse")), operands(), seeds)
+        assert_close(out, outputs, rtol, labels)
+        expected = _native(fw.vjp, native, on, operands(), seeds, outputs, rtol, labels)
+        against["rrule"] = "rule" if expected is None else "native"
+        if expected is None:
+            expected = rule_vjp(case, args, positions, seeds, fw.conjugate)
+        assert_close(got, expected, rtol, [f"cotangent of argument {p + 1}" for p in positions])
+    if "frule" in case.modes:
+        dots = [random_like(args[i], rng) for i in positions]
+        out, got = fw.jvp(on(fw.wrap(case.f, "forward")), operands(), [fw.array(d) for d in dots])
+        assert_close(out, outputs, rtol, labels)
+        expected = _native(fw.jvp, native, on, operands(), [fw.array(d) for d in dots], outputs, rtol, labels)
+        against["frule"] = "rule" if expected is None else "native"
+        if expected is None:
+            expected = rule_jvp(case, args, positions, dots)
+        assert_close(got, expected, rtol, [f"tangent of {label}" for label in labels])
+    return against
+
+
+def _native(
+    transform: Callable[..., Any],
+    native: Any,
+    on: Callable[..., Any],
+    operands: list[Any],
+    directions: list[Any],
+    outputs: list[Any],
+    rtol: float,
+    labels: list[str],
+) -> list[Any] | None:
+    """The counterpart's cotangents or tangents, its output checked against numpy's; ``None`` without one."""
+    if native is None:
+        return None
+    try:
+        out, result = transform(on(native), operands, directions)
+    except NoDerivativeError:
+        return None
+    assert_close(out, outputs, rtol, [f"{label} of the counterpart" for label in labels])
+    return result
+
+
+def rule_vjp(case: Case, args: Sequence[Any], positions: Sequence[int], seeds: list[Any], conjugate: bool) -> list[Any]:
+    """The cotangents straight from ``rrule``, in the framework's complex convention."""
+    conj = np.conjugate if conjugate else (lambda a: a)
+    out, pullback = rrule(case.f, *args, **case.kwargs)
+    given = [ZeroTangent() if s is None else conj(s) for s in seeds]
+    if isinstance(out, (tuple, list)):
+        kind = type(out)
+        seed: Any = Tangent(kind, **dict(zip(kind._fields, given))) if is_namedtuple(kind) else Tangent(tuple, *given)
+    else:
+        seed = given[0]
+    cotangents = pullback(seed)
+    result = []
+    for i in positions:
+        c = unthunk(cotangents[i + 1])
+        result.append(np.zeros(np.shape(args[i])) if isinstance(c, (ZeroTangent, NoTangent)) else conj(np.asarray(c)))
+    return result
+
+
+def rule_jvp(case: Case, args: Sequence[Any], positions: Sequence[int], dots: Sequence[Any]) -> list[Any]:
+    tangents: list[Any] = [NoTangent()] * (1 + len(args))
+    for i, d in zip(positions, dots):
+        tangents[i + 1] = d
+    out, out_dot = frule(tuple(tangents), case.f, *args, **case.kwargs)
+    out_dot = unthunk(out_dot)
+    pieces = [out_dot] if not isinstance(out, (tuple, list)) else [out_dot[i] for i in range(len(out))]
+    return [
+        np.zeros(np.shape(o)) if isinstance(unthunk(t), (ZeroTangent, NoTangent)) else np.asarray(unthunk(t))
+        for t, o in zip(pieces, entries(out))
+    ]
+
+
+def assert_close(got: Sequence[Any], expected: Sequence[Any], rtol: float, labels: Sequence[str]) -> None:
+    """Entry by entry: the same shape, and values within ``rtol`` of the largest (or of 1)."""
+    assert len(got) == len(expected), f"{len(got)} results, expected {len(expected)}"
+    for label, g, e in zip(labels, got, expected):
+        g, e = np.asarray(g), np.asarray(e)
+        assert g.shape == e.shape, f"{label}: shape {g.shape}, expected {e.shape}"
+        scale = max(1.0, float(np.max(np.abs(e), initial=0.0)))
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * scale, err_msg=label)

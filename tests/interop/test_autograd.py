@@ -1,0 +1,207 @@
+"""chainrules.interop.autograd: the declared cases against autograd's own derivatives, and each feature of wrap."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+autograd = pytest.importorskip("autograd", reason="autograd is optional: pip install 'chainrules[autograd]'")
+
+import autograd.numpy as anp  # noqa: E402
+
+# autograd warns when an output does not depend on an input (floor, sign, a zero derivative): expected here.
+pytestmark = pytest.mark.filterwarnings("ignore:Output seems independent of input")
+
+from chainrules.interop.autograd import wrap  # noqa: E402
+from chainrules_core import NotImplementedTangentError  # noqa: E402
+from chainrules_core.testing import Case  # noqa: E402
+from tests.interop import rules  # noqa: E402
+from tests.interop.checking import Framework, NoDerivativeError, case_params, check_case, entries  # noqa: E402
+
+
+def _complex(dtype: str) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+# Where autograd's own derivative is missing, fails or differs, the case is compared against the rule:
+# (why, when). Where autograd defines no VJP or JVP at all, _vjp and _jvp say so themselves.
+DIFFERS: list[tuple[str, Callable[[Case, str], bool]]] = [
+    ("prod divides by x: nan at a zero (the rule is exact)", lambda c, d: c.f is np.prod and "zero" in c.name),
+    ("det multiplies by inv(a): inf at a singular matrix", lambda c, d: c.f is np.linalg.det and "singular" in c.name),
+    ("sign has a zero derivative; complex z/|z| does not", lambda c, d: c.f is np.sign and _complex(d)),
+    ("slogdet drops the derivative of a complex sign", lambda c, d: c.f is np.linalg.slogdet and _complex(d)),
+    ("angle's VJP takes no deg argument", lambda c, d: c.f is np.angle and len(c.args) > 1),
+    ("trace's VJP takes only the offset", lambda c, d: c.f in (np.trace, np.ndarray.trace) and len(c.args) > 2),
+    ("outer's VJP assumes 1-d operands", lambda c, d: c.f is np.outer and "flattens" in c.name),
+    (
+        "solve's VJP broadcasts no stacks",
+        lambda c, d: c.f is np.linalg.solve and ("stack" in c.name or "broad" in c.name),
+    ),
+    ("where= is ignored: the gradient reaches masked entries", lambda c, d: "where" in c.kwargs),
+    ("initial= is added to the JVP's tangent", lambda c, d: "initial" in c.kwargs),
+    ("a complex cotangent cannot accumulate into float32", lambda c, d: d == "float32" and "dtype" in c.kwargs),
+]
+
+
+def counterpart(case: Case, dtype: str) -> Any:
+    """``autograd.numpy``'s function of the same name, or ``None`` where it has none or disagrees."""
+    f = case.f
+    if any(applies(case, dtype) for _, applies in DIFFERS):
+        return None
+    if f is operator.matmul:
+        return operator.matmul
+    name = f.__name__
+    module = anp.linalg if getattr(np.linalg, name, None) is f else anp
+    return getattr(module, name, None)
+
+
+def _no_derivative(err: Exception) -> bool:
+    """autograd's refusals: no VJP or JVP defined for a primitive (a KeyError on the JVP table in forward mode)."""
+    return (isinstance(err, NotImplementedError) and "not defined" in str(err)) or (
+        isinstance(err, KeyError) and callable(err.args[0])
+    )
+
+
+def _vjp(fn: Any, operands: list[Any], seeds: list[Any]) -> tuple[list[Any], list[Any]]:
+    try:
+        pullback, out = autograd.make_vjp(fn, argnum=tuple(range(len(operands))))(*operands)
+    except (NotImplementedError, KeyError) as err:
+        if _no_derivative(err):
+            raise NoDerivativeError from err
+        raise
+    outs = entries(out)
+    given = [np.zeros(np.shape(o)) if s is None else s for o, s in zip(outs, seeds)]
+    seed = tuple(given) if isinstance(out, tuple) else given[0]
+    return [np.asarray(o) for o in outs], [np.asarray(c) for c in pullback(seed)]
+
+
+def _jvp(fn: Any, operands: list[Any], dots: list[Any]) -> tuple[list[Any], list[Any]]:
+    try:
+        out, out_dot = autograd.make_jvp(fn, argnum=tuple(range(len(operands))))(*operands)(tuple(dots))
+    except (NotImplementedError, KeyError) as err:
+        if _no_derivative(err):
+            raise NoDerivativeError from err
+        raise
+    return [np.asarray(o) for o in entries(out)], [np.asarray(d) for d in entries(out_dot)]
+
+
+AUTOGRAD = Framework(
+    wrap=lambda f, mode: wrap(f),
+    array=lambda x: x,
+    vjp=_vjp,
+    jvp=_jvp,
+    counterpart=counterpart,
+    conjugate=True,
+)
+
+
+@pytest.mark.parametrize(("case", "dtype"), case_params(("float64", "complex128", "float32")))
+def test_declared_case(case: Case, dtype: str) -> None:
+    """make_vjp and make_jvp of wrap(f) equal autograd's own, or the rule's where autograd has none."""
+    check_case(AUTOGRAD, case, dtype)
+
+
+def test_several_arguments_and_keywords() -> None:
+    fn = wrap(rules.scale_shift)
+    x_bar, a_bar = autograd.grad(lambda x, a: anp.sum(fn(x, a, shift=0.5)), argnum=(0, 1))(np.array([1.0, 2.0]), 3.0)
+    assert x_bar.tolist() == [3.0, 3.0] and a_bar == 3.0
+    assert fn(np.array([1.0, 2.0]), 3.0, shift=0.5).tolist() == [3.5, 6.5]
+
+
+def test_tuple_outputs() -> None:
+    x = np.array([0.3, 0.9])
+    fn = wrap(rules.sin_cos)
+    grad = autograd.grad(lambda x: anp.sum(fn(x)[0]) + 2 * anp.sum(fn(x)[1]))(x)
+    np.testing.assert_allclose(grad, np.cos(x) - 2 * np.sin(x), rtol=1e-12)
+    np.testing.assert_allclose(autograd.grad(lambda x: anp.sum(fn(x)[0]))(x), np.cos(x), rtol=1e-12)
+    _, (_, c_dot) = autograd.make_jvp(fn)(x)(np.ones(2))
+    np.testing.assert_allclose(c_dot, -np.sin(x), rtol=1e-12)
+
+
+def test_zero_and_no_tangent_give_zeros() -> None:
+    x_bar, w_bar = autograd.grad(lambda x, w: anp.sum(wrap(rules.masked_scale)(x, w)), argnum=(0, 1))(
+        np.ones(2), np.ones(2)
+    )
+    assert x_bar.tolist() == [0.0, 0.0] and w_bar.tolist() == [0.0, 0.0]
+
+
+def test_python_floats_stay_floats() -> None:
+    grad = autograd.grad(wrap(np.sin))(0.5)
+    assert type(grad) is float and grad == pytest.approx(np.cos(0.5), rel=1e-15)
+
+
+def test_thunks_are_forced_once() -> None:
+    rules.FORCED.clear()
+    assert autograd.grad(lambda x: anp.sum(wrap(rules.lazy_square)(x)))(np.array([1.5]))[0] == 3.0
+    assert rules.FORCED == [1]
+
+
+def test_the_primal_runs_once_in_reverse_mode() -> None:
+    rules.SEEN.clear()
+    fn = wrap(rules.observed)
+    autograd.grad(lambda x: anp.sum(fn(x)))(np.array([1.0, 2.0]))
+    assert len(rules.SEEN) == 1
+
+
+def test_not_implemented_tangent_raises_naming_function_and_argument() -> None:
+    fn = wrap(rules.bessel_like)
+    with pytest.raises(NotImplementedTangentError, match=r"bessel_like.*argument 2 \(order\).*d/dorder"):
+        autograd.grad(lambda x, order: anp.sum(fn(x, order)), argnum=1)(np.array([0.5]), np.array([2.0]))
+    grad = autograd.grad(lambda x: anp.sum(fn(x, np.array([2.0]))))(np.array([0.5]))
+    np.testing.assert_allclose(grad, [-2 * np.sin(1.0)])
+
+
+def test_a_missing_rule_raises_when_its_derivative_is_asked() -> None:
+    fn = wrap(rules.forward_only)
+    np.testing.assert_allclose(autograd.make_jvp(fn)(np.zeros(2))(np.ones(2))[1], [1.0, 1.0])
+    with pytest.raises(LookupError, match="forward_only has no rrule"):
+        autograd.grad(lambda x: anp.sum(fn(x)))(np.zeros(2))
+
+
+SOLVE = (np.linalg.solve, anp.linalg.solve)
+MATMUL = (np.matmul, anp.matmul)
+
+
+@pytest.mark.parametrize(
+    ("transform", "f", "native"),
+    [
+        pytest.param(lambda g: autograd.grad(lambda a, b: anp.sum(g(a, b)), argnum=(0, 1)), *SOLVE, id="grad"),
+        pytest.param(lambda g: autograd.value_and_grad(lambda a, b: anp.sum(g(a, b))), *SOLVE, id="value_and_grad"),
+        pytest.param(lambda g: autograd.jacobian(g, argnum=0), *SOLVE, id="jacobian"),
+        pytest.param(lambda g: lambda a, b: autograd.elementwise_grad(lambda b: g(a, b))(b), *SOLVE, id="egrad"),
+        pytest.param(lambda g: lambda a, b: autograd.make_jvp(g, argnum=(0, 1))(a, b)((a, b)), *MATMUL, id="make_jvp"),
+    ],
+)
+def test_transforms(transform: Any, f: Any, native: Any) -> None:
+    """Each transform of the wrapped function equals the same transform of autograd's own.
+
+    (make_jvp uses matmul: autograd has no forward mode for its linalg functions.)
+    """
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(3, 3)) + 3 * np.eye(3), rng.normal(size=(3,))
+    got = transform(wrap(f))(a, b)
+    expected = transform(native)(a, b)
+    for g, e in zip(_leaves(got), _leaves(expected)):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
+def _leaves(x: Any) -> list[Any]:
+    return [leaf for item in x for leaf in _leaves(item)] if isinstance(x, tuple) else [x]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        pytest.param(lambda g: autograd.hessian(lambda x: anp.sum(g(x)))(np.array([0.1, 0.2])), id="hessian"),
+        pytest.param(lambda g: autograd.grad(autograd.grad(g))(0.3), id="grad-grad"),
+        pytest.param(lambda g: autograd.make_jvp(autograd.grad(g))(0.3)(1.0), id="jvp-grad"),
+        pytest.param(lambda g: autograd.grad(lambda x: autograd.make_jvp(g)(x)(1.0)[1])(0.3), id="grad-jvp"),
+    ],
+)
+def test_second_derivatives_raise(second: Any) -> None:
+    with pytest.raises(NotImplementedError, match=r"np\.sin: second derivatives"):
+        second(wrap(np.sin))
