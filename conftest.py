@@ -10,9 +10,13 @@ import os
 
 import pytest
 
+# Modules that import an optional library at the top are collected only where it is installed.
+collect_ignore_glob = []
 if importlib.util.find_spec("scipy") is None:
-    # The rule modules for scipy import it at the top and load only with it: nothing to collect without it.
-    collect_ignore_glob = ["chainrules/rules/scipy_*.py", "docs/rules-scipy-*.md"]
+    collect_ignore_glob += ["chainrules/rules/scipy_*.py", "docs/rules-scipy-*.md"]
+for _framework in ("torch", "jax", "autograd"):
+    if importlib.util.find_spec(_framework) is None:
+        collect_ignore_glob.append(f"chainrules/interop/{_framework}.py")
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")

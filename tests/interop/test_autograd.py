@@ -32,6 +32,7 @@ def _complex(dtype: str) -> bool:
 DIFFERS: list[tuple[str, Callable[[Case, str], bool]]] = [
     ("prod divides by x: nan at a zero (the rule is exact)", lambda c, d: c.f is np.prod and "zero" in c.name),
     ("det multiplies by inv(a): inf at a singular matrix", lambda c, d: c.f is np.linalg.det and "singular" in c.name),
+    ("sinc divides by x: nan at 0, where the limit is 0", lambda c, d: c.f is np.sinc and "non-smooth" in c.name),
     ("sign has a zero derivative; complex z/|z| does not", lambda c, d: c.f is np.sign and _complex(d)),
     ("slogdet drops the derivative of a complex sign", lambda c, d: c.f is np.linalg.slogdet and _complex(d)),
     ("angle's VJP takes no deg argument", lambda c, d: c.f is np.angle and len(c.args) > 1),
