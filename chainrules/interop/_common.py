@@ -2,7 +2,8 @@
 
 A framework hands its arrays over as numpy arrays; the rest of a call (Python
 scalars, axes, keyword arguments) passes through untouched. ``Call`` remembers
-which arguments were the framework's arrays (the operands) and rebuilds the
+which arguments were the framework's arrays (the operands), including the
+entries of a list or tuple argument such as ``multi_dot``'s, and rebuilds the
 call from their numpy values. Everything here speaks numpy; the framework
 modules convert at the boundary.
 """
@@ -137,6 +138,27 @@ def static_tangent(x: Any) -> Any:
     return ZeroTangent() if has_tangent_space(x) else NoTangent()
 
 
+def sequence_entry(t: Any, index: int) -> Any:
+    """Entry ``index`` of the cotangent of a list or tuple argument (a zero or a not-implemented tangent: itself)."""
+    t = unthunk(t)
+    if isinstance(t, (AbstractZero, NotImplementedTangent)):
+        return t
+    entries = backing(t) if isinstance(t, Tangent) else t
+    if isinstance(entries, dict) or not isinstance(entries, (tuple, list)):
+        raise TypeError(f"a cotangent of {type(t).__name__} for a list or tuple argument")
+    return entries[index]
+
+
+def sequence_tangent(kind: type, entries: Sequence[Any]) -> Any:
+    """The tangent of a list or tuple argument from its entries' tangents: one zero where every entry's is."""
+    if all(isinstance(e, AbstractZero) for e in entries):
+        return ZeroTangent() if any(isinstance(e, ZeroTangent) for e in entries) else NoTangent()
+    return Tangent(kind, *entries)
+
+
+Slot = tuple[int, int | None]  # (position, entry of a list or tuple argument, or None for the argument itself)
+
+
 # ----- a call of a wrapped function -----
 
 
@@ -158,7 +180,7 @@ class Call:
         f: Any,
         args: list[Any],
         kwargs: dict[str, Any],
-        arg_slots: list[int],
+        arg_slots: list[Slot],
         kwarg_slots: list[str],
         fields: Sequence[str],
     ) -> None:
@@ -180,18 +202,36 @@ class Call:
         is_operand: Callable[[Any], bool],
         fields: Sequence[str] = (),
         keyword_operands: bool = True,
+        spread: Callable[[Any], bool] | None = None,
     ) -> tuple[Call, list[Any]]:
         """The call, and its positional then keyword operands (the fields' values come from the caller).
 
-        The call keeps everything but the operands, whose places ``bind``
-        fills. With ``keyword_operands=False`` keyword arguments stay in the call.
+        A positional argument is an operand where ``is_operand`` accepts it;
+        a list or tuple argument (``spread`` says which, by default those
+        holding an operand) contributes its entries that ``is_operand``
+        accepts. The call keeps everything but the operands, whose places
+        ``bind`` fills. With ``keyword_operands=False`` keyword arguments stay
+        in the call.
         """
+        if spread is None:
+            spread = functools.partial(_holds_operand, is_operand)
         args, kwargs = list(args), dict(kwargs)
-        arg_slots = [i for i, a in enumerate(args) if is_operand(a)]
+        arg_slots: list[Slot] = []
+        operands: list[Any] = []
+        for i, a in enumerate(args):
+            if spread(a):
+                entries = [a[j] for j in range(len(a))]
+                kind = tuple if isinstance(getattr(a, "_value", a), tuple) else list
+                picked = [j for j, e in enumerate(entries) if is_operand(e)]
+                operands += [entries[j] for j in picked]
+                arg_slots += [(i, j) for j in picked]
+                args[i] = _Sequence(kind, [None if j in picked else e for j, e in enumerate(entries)])
+            elif is_operand(a):
+                operands.append(a)
+                arg_slots.append((i, None))
+                args[i] = None
         kwarg_slots = [k for k, v in kwargs.items() if is_operand(v)] if keyword_operands else []
-        operands = [args[i] for i in arg_slots] + [kwargs[k] for k in kwarg_slots]
-        for i in arg_slots:
-            args[i] = None
+        operands += [kwargs[k] for k in kwarg_slots]
         for k in kwarg_slots:
             kwargs[k] = None
         return cls(f, args, kwargs, arg_slots, kwarg_slots, fields), operands
@@ -206,7 +246,9 @@ class Call:
         if index < n_fields:
             return f"field {self.fields[index]!r}"
         if index < n_fields + n_args:
-            return argument_label(self.f, self.arg_slots[index - n_fields] + 1)
+            position, entry = self.arg_slots[index - n_fields]
+            label = argument_label(self.f, position + 1)
+            return label if entry is None else f"entry {entry} of {label}"
         return f"keyword argument {self.kwarg_slots[index - n_fields - n_args]!r}"
 
     @property
@@ -217,9 +259,13 @@ class Call:
         """``(f, args, kwargs)`` with the operands replaced by ``values`` (numpy arrays, in operand order)."""
         n_fields, n_args = len(self.fields), len(self.arg_slots)
         f = construct(self.f, dict(zip(self.fields, values[:n_fields]))) if n_fields else self.f
-        args = list(self.args)
-        for i, v in zip(self.arg_slots, values[n_fields : n_fields + n_args]):
-            args[i] = v
+        args = [a.entries[:] if isinstance(a, _Sequence) else a for a in self.args]
+        for (i, j), v in zip(self.arg_slots, values[n_fields : n_fields + n_args]):
+            if j is None:
+                args[i] = v
+            else:
+                args[i][j] = v
+        args = [a.kind(args[i]) if isinstance(a, _Sequence) else args[i] for i, a in enumerate(self.args)]
         kwargs = dict(self.kwargs)
         for k, v in zip(self.kwarg_slots, values[n_fields + n_args :]):
             kwargs[k] = v
@@ -260,11 +306,11 @@ class Call:
         """One cotangent per operand: a numpy array, or ``None`` for a zero or an operand without a tangent.
 
         ``seeds`` holds one numpy array (or ``None`` for a zero) per output
-        entry. Thunks are forced once; a ``NotImplementedTangent`` for an
+        entry; the seed of an integer output is dropped. Thunks are forced once; a ``NotImplementedTangent`` for an
         operand in ``wanted`` raises, naming the function and the argument.
         """
         empty: list[Any] = [None] * self.n_operands
-        seed = seed_of(self.kind, [None if s is None else conjugated(s, conjugate) for s in seeds])
+        seed = seed_of(self.kind, [conjugated(s, conjugate) if has_tangent_space(s) else None for s in seeds])
         if seed is None or not any(wanted):
             return empty
         if pullback is None:
@@ -272,7 +318,7 @@ class Call:
         cotangents = pullback(seed)
         n_fields = len(self.fields)
         raw = self._field_cotangents(cotangents[0]) if n_fields else []
-        raw += [cotangents[i + 1] for i in self.arg_slots]
+        raw += [cotangents[i + 1] if j is None else sequence_entry(cotangents[i + 1], j) for i, j in self.arg_slots]
         result = []
         for index, (ct, value, want) in enumerate(zip(raw, values, wanted)):
             ct = unthunk(ct) if want else None
@@ -312,11 +358,33 @@ class Call:
         f_dot: Any = NoTangent()
         if n_fields:
             f_dot = Tangent(type(self.f), **{n: d for n, d in zip(self.fields, dots) if d is not None})
-        arg_dots = [static_tangent(a) for a in args]
-        for i, d, v in zip(self.arg_slots, dots[n_fields:], values[n_fields:]):
-            arg_dots[i] = static_tangent(v) if d is None else d
+        arg_dots: list[Any] = [
+            [static_tangent(e) for e in a] if isinstance(s, _Sequence) else static_tangent(a)
+            for a, s in zip(args, self.args)
+        ]
+        for (i, j), d, v in zip(self.arg_slots, dots[n_fields:], values[n_fields:]):
+            tangent = static_tangent(v) if d is None else d
+            if j is None:
+                arg_dots[i] = tangent
+            else:
+                arg_dots[i][j] = tangent
+        arg_dots = [sequence_tangent(s.kind, t) if isinstance(s, _Sequence) else t for t, s in zip(arg_dots, self.args)]
         result = frule((f_dot, *arg_dots), f, *args, **kwargs)
         if result is None:
             raise self.no_rule("frule", values)
         _, out_dot = result
         return tangent_entries(self.f, self.kind, self.n_outputs, out_dot)
+
+
+class _Sequence:
+    """A list or tuple argument with holes where its operands go."""
+
+    __slots__ = ("entries", "kind")
+
+    def __init__(self, kind: type, entries: list[Any]) -> None:
+        self.kind = kind
+        self.entries = entries
+
+
+def _holds_operand(is_operand: Callable[[Any], bool], a: Any) -> bool:
+    return isinstance(a, (list, tuple)) and any(is_operand(e) for e in a)

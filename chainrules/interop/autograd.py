@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+from autograd.builtins import SequenceBox
 from autograd.extend import defjvp_argnums, defvjp_argnums, primitive, vspace
 from autograd.tracer import isbox
 
@@ -33,8 +35,9 @@ def wrap(f: Any) -> Callable[..., Any]:
     """An autograd primitive that computes ``f`` and differentiates it through ``rrule`` and ``frule``.
 
     Positional arguments are differentiable where they are floats or
-    complex numbers or arrays; keyword arguments pass through and get no
-    derivative. A function returning a tuple returns a tuple here too.
+    complex numbers or arrays, and so are the entries of a list or tuple
+    argument (``multi_dot``'s arrays); keyword arguments pass through and get
+    no derivative. A function returning a tuple returns a tuple here too.
 
     >>> import autograd
     >>> import autograd.numpy as anp
@@ -49,44 +52,45 @@ def wrap(f: Any) -> Callable[..., Any]:
     """
     last = threading.local()  # the evaluation the VJP or JVP maker, called right after it, picks up
 
-    def traced(*args: Any, **kwargs: Any) -> Any:
-        call, values = _split(f, args, kwargs)
-        out, pullback = call.rrule(values)
+    def traced(call: Call, *values: Any) -> Any:
+        out, pullback = call.rrule(list(values))
         call.record(out)
-        last.evaluation = (out, call, values, pullback)
+        out = _known_to_autograd(out, call.kind)
+        last.evaluation = (out, pullback)
         return out
 
-    def evaluation(ans: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Call, list[Any], Any]:
-        """The evaluation that produced ``ans``: the one just made, or a new one if autograd asks later."""
+    def evaluation(ans: Any, call: Call, values: Sequence[Any]) -> Any:
+        """The pullback of the evaluation that produced ``ans``: the one just made, or a new one if asked later."""
         found, last.evaluation = getattr(last, "evaluation", None), None
         if found is not None and found[0] is ans:
-            return found[1], found[2], found[3]
-        call, values = _split(f, args, kwargs)
-        out, pullback = call.rrule(values)
+            return found[1]
+        out, pullback = call.rrule(list(values))
         call.record(out)
-        return call, values, pullback
+        return pullback
 
     def vjp_maker(argnums: Sequence[int], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        _refuse_boxes(f, args)
-        call, values, pullback = evaluation(ans, args, kwargs)
-        wanted = [i in argnums for i in range(len(values))]
+        call, *values = args
+        _refuse_boxes(f, values)
+        pullback = evaluation(ans, call, values)
+        wanted = [i + 1 in argnums for i in range(len(values))]
 
         def vjp(out_bar: Any) -> tuple[Any, ...]:
             seeds = [out_bar] if call.kind is None else list(out_bar)
             _refuse_boxes(f, seeds)
             cotangents = call.pullback(pullback, values, seeds, wanted, conjugate=True)
-            return tuple(vspace(args[i]).zeros() if cotangents[i] is None else cotangents[i] for i in argnums)
+            return tuple(vspace(args[i]).zeros() if cotangents[i - 1] is None else cotangents[i - 1] for i in argnums)
 
         return vjp
 
     def jvp_maker(
         argnums: Sequence[int], dots: Sequence[Any], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]
     ) -> Any:
-        _refuse_boxes(f, [*args, *dots])
-        call, values, _ = evaluation(ans, args, kwargs)
+        call, *values = args
+        _refuse_boxes(f, [*values, *dots])
+        evaluation(ans, call, values)
         all_dots: list[Any] = [None] * len(values)
         for i, dot in zip(argnums, dots):
-            all_dots[i] = dot
+            all_dots[i - 1] = dot
         outputs = [ans] if call.kind is None else list(ans)
         tangents = call.pushforward(values, all_dots) or [None] * len(outputs)
         return unflatten_output([vspace(o).zeros() if t is None else t for t, o in zip(tangents, outputs)], call.kind)
@@ -97,16 +101,34 @@ def wrap(f: Any) -> Callable[..., Any]:
     defjvp_argnums(wrapped_primitive, jvp_maker)
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if any(isbox(a) for a in args):
-            return wrapped_primitive(*args, **kwargs)
+        call, operands = Call.split(f, args, kwargs, _is_operand, keyword_operands=False, spread=_is_boxed_sequence)
+        if any(isbox(o) for o in operands):
+            return wrapped_primitive(call, *operands)
         return f(*args, **kwargs)
 
     return named_after(wrapped, f)
 
 
-def _split(f: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Call, list[Any]]:
-    """Every positional argument is an operand (autograd boxes any of them); keywords stay in the call."""
-    return Call.split(f, args, kwargs, lambda _: True, keyword_operands=False)
+def _is_operand(x: Any) -> bool:
+    """Every positional argument but a list or tuple (autograd boxes any of them); keywords stay in the call."""
+    return not isinstance(x, (list, tuple))
+
+
+def _is_boxed_sequence(x: Any) -> bool:
+    """A list or tuple argument being differentiated, or holding an entry that is: its entries become operands."""
+    return isinstance(x, SequenceBox) or (isinstance(x, (list, tuple)) and any(isbox(e) for e in x))
+
+
+def _known_to_autograd(out: Any, kind: Any) -> Any:
+    """``out`` with integer and bool scalars (``frexp``'s exponent of a float) as 0-d arrays: autograd has no
+    vector space for ``int`` or ``np.int32``, and they get no derivative either way."""
+
+    def known(o: Any) -> Any:
+        return np.asarray(o) if isinstance(o, (int, np.integer, np.bool_)) else o
+
+    if kind is None:
+        return known(out)
+    return unflatten_output([known(o) for o in out], kind)
 
 
 def _refuse_boxes(f: Any, values: Sequence[Any]) -> None:

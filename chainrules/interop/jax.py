@@ -87,11 +87,18 @@ def _struct(shape: Sequence[int], dtype: Any) -> jax.ShapeDtypeStruct:
 
 
 def _placeholder(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """Values in (0.25, 0.75), plus ``n`` times the identity on square matrices (invertible, positive definite)."""
+    """Values in (0.25, 0.75), plus ``n`` times the identity on square matrices (invertible, positive definite).
+
+    Complex placeholders get imaginary parts in (0.25, 0.75) too: a function whose output dtype depends on the
+    values (``real_if_close``) then declares the complex dtype, which holds a real result as well.
+    """
     dtype = np.dtype(dtype)
     if dtype.kind not in "fc":
         return np.ones(shape, dtype=dtype)
-    values = np.random.default_rng(0).uniform(0.25, 0.75, size=shape)
+    rng = np.random.default_rng(0)
+    values = rng.uniform(0.25, 0.75, size=shape)
+    if dtype.kind == "c":
+        values = values + 1j * rng.uniform(0.25, 0.75, size=shape)
     if len(shape) >= 2 and shape[-1] == shape[-2]:
         values = values + shape[-1] * np.eye(shape[-1])
     return values.astype(dtype)
@@ -122,18 +129,36 @@ def _output_structs(call: Call, operands: Sequence[Any], out_shape: Any) -> list
     return [_struct(o.shape, o.dtype) for o in outputs]
 
 
-def _host(fn: Callable[..., Sequence[Any]], structs: Sequence[jax.ShapeDtypeStruct], *arrays: Any) -> tuple[Any, ...]:
+def _host(
+    call: Call, fn: Callable[..., Sequence[Any]], structs: Sequence[jax.ShapeDtypeStruct], *arrays: Any
+) -> tuple[Any, ...]:
     """``fn`` on the numpy values of ``arrays``, its results cast to ``structs``: a host callback under a transform."""
 
     def on_host(*values: Any) -> tuple[np.ndarray, ...]:
         results = fn(*(np.asarray(v) for v in values))
-        return tuple(np.asarray(r, dtype=s.dtype).reshape(s.shape) for r, s in zip(results, structs))
+        return tuple(_cast(call, i, r, s) for i, (r, s) in enumerate(zip(results, structs)))
 
     if not structs:
         return ()
     if not _traced(arrays):
         return tuple(jnp.asarray(r) for r in on_host(*arrays))
     return tuple(jax.pure_callback(on_host, tuple(structs), *arrays, vmap_method="sequential"))
+
+
+def _cast(call: Call, index: int, result: Any, struct: jax.ShapeDtypeStruct) -> np.ndarray:
+    """A callback's result in the shape and dtype declared for it; refused where the cast would lose anything.
+
+    A real result fits a complex declaration; a complex one does not fit a real one, nor does another shape.
+    """
+    result = np.asarray(result)
+    kinds = result.dtype.kind, np.dtype(struct.dtype).kind
+    if np.shape(result) != tuple(struct.shape) or (kinds[0] == "c" and kinds[1] != "c"):
+        raise ValueError(
+            f"{call.name}: result {index} of a host callback is ndarray[{result.dtype}, {result.shape}] where "
+            f"ndarray[{struct.dtype}, {tuple(struct.shape)}] was declared (found by running it on placeholder "
+            f"arrays): its output's shape or dtype depends on the values; give them with wrap(..., out_shape=...)"
+        )
+    return result.astype(struct.dtype, copy=False)
 
 
 def _zeros(structs: Sequence[jax.ShapeDtypeStruct], entries: Sequence[Any]) -> list[Any]:
@@ -147,7 +172,7 @@ def _primal(call: Call, out_shape: Any, operands: Sequence[Any]) -> tuple[Any, .
     if not _traced(operands):  # concrete arrays: run f here
         return tuple(jnp.asarray(o) for o in call.primal([np.asarray(o) for o in operands]))
     structs = _output_structs(call, operands, out_shape)
-    return _host(lambda *values: call.primal(values), structs, *operands)
+    return _host(call, lambda *values: call.primal(values), structs, *operands)
 
 
 def _is_differentiable(call: Call, operands: Sequence[Any]) -> list[bool]:
@@ -195,12 +220,23 @@ def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tupl
     def pull(*values: Any) -> list[Any]:
         inputs, given = list(values[:n]), iter(values[n:])
         seed_values = [next(given) if is_live else None for is_live in live]
-        _, pullback = call.rrule(inputs)
+        out, pullback = call.rrule(inputs)
+        seed_values = [_seed_for(s, o) for s, o in zip(seed_values, call.record(out))]
         cotangents = call.pullback(pullback, inputs, seed_values, wanted, conjugate=True)
         return _zeros(targets, [c for c, w in zip(cotangents, wanted) if w])
 
-    results = iter(_host(pull, targets, *operands, *(s for s, is_live in zip(seeds, live) if is_live)))
+    results = iter(_host(call, pull, targets, *operands, *(s for s, is_live in zip(seeds, live) if is_live)))
     return tuple(next(results) if w else None for w in wanted)
+
+
+def _seed_for(seed: Any, output: np.ndarray) -> Any:
+    """The seed of an output that came out real where a complex one was declared: its real part.
+
+    The imaginary part of the declared output is identically zero there, so its seed contributes nothing.
+    """
+    if seed is not None and np.iscomplexobj(seed) and not np.iscomplexobj(output):
+        return np.real(seed)
+    return seed
 
 
 # ----- forward mode: custom_jvp through frule -----
@@ -252,7 +288,7 @@ def _pushforward(
         return _zeros(targets, [t for t, o in zip(tangents, outputs) if has_tangent_space(o)])
 
     live_dots = [d for d, is_live in zip(dots, live) if is_live]
-    return _output_tangents(outputs, _host(push, targets, *operands, *live_dots))
+    return _output_tangents(outputs, _host(call, push, targets, *operands, *live_dots))
 
 
 # ----- both modes: custom_jvp whose pushforward JAX transposes through the pullback -----

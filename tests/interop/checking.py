@@ -8,6 +8,7 @@ for all three.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +16,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, is_namedtuple, rrule, unthunk
-from chainrules_core.testing import Case, registered_cases
+from chainrules_core import (
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    frule,
+    function_name,
+    is_namedtuple,
+    rrule,
+    unthunk,
+)
+from chainrules_core.testing import Case, PrimalAndTangent, registered_cases
 
 FAMILIES = ("elementwise", "reductions", "products", "linalg")
 RTOL = {"float64": 1e-10, "complex128": 1e-10, "float32": 1e-4}
@@ -48,7 +59,10 @@ def case_params(dtypes: Sequence[str], families: Sequence[str] = FAMILIES) -> li
 
 
 class NoDerivativeError(Exception):
-    """Raised by a ``Framework``'s ``vjp`` or ``jvp`` when the framework has no derivative of its own for the call."""
+    """Raised by a ``Framework``'s ``vjp`` or ``jvp`` when the framework has no derivative of its own for the call.
+
+    Its message says why; the case is then compared against the rule.
+    """
 
 
 @dataclass
@@ -57,18 +71,34 @@ class Framework:
 
     ``vjp(fn, operands, seeds)`` returns the output entries and one
     cotangent per operand, ``jvp(fn, operands, dots)`` the output entries
-    and their tangents, all as numpy arrays; ``counterpart(case, dtype)`` is the framework's own version of
-    the case's function, or ``None`` where it has none; ``conjugate`` says whether its cotangents
-    of complex values are the conjugates of ours. Where the counterpart exists but the framework
+    and their tangents, all as numpy arrays. ``counterpart(case, dtype,
+    mode)`` is the framework's own version of the case's function, or a
+    string saying why the rule is the reference in that mode ("rrule" or
+    "frule") instead: no such op, or a derivative that is missing or
+    knowingly different. ``conjugate`` says whether its cotangents of
+    complex values are the conjugates of ours. Where the counterpart exists but the framework
     cannot differentiate it in one mode, ``vjp``/``jvp`` raise ``NoDerivativeError``.
     """
 
+    name: str
     wrap: Callable[[Any, str], Any]
     array: Callable[[Any], Any]
     vjp: Callable[[Callable[..., Any], list[Any], list[Any]], tuple[list[Any], list[Any]]]
     jvp: Callable[[Callable[..., Any], list[Any], list[Any]], tuple[list[Any], list[Any]]]
-    counterpart: Callable[[Case, str], Callable[..., Any] | None]
+    counterpart: Callable[[Case, str, str], Callable[..., Any] | str]
     conjugate: bool
+
+
+COMPARED: Counter[tuple[str, str]] = Counter()
+"""``(framework, reference)`` -> how many (case, dtype, mode) checks compared against it: "native" or a reason."""
+
+RULE_FUNCTIONS: dict[tuple[str, str], set[str]] = {}
+"""``(framework, reason)`` -> the functions compared against the rule for that reason."""
+
+
+def no_counterpart(framework: str) -> str:
+    """The reason for a function the framework's ops do not have."""
+    return f"no counterpart in {framework}'s ops"
 
 
 def differentiable(x: Any) -> bool:
@@ -92,25 +122,55 @@ def random_like(x: Any, rng: np.random.Generator) -> np.ndarray | None:
     return np.asarray(values).astype(x.dtype)
 
 
+Slot = tuple[int, int | None]  # (argument, entry of a list or tuple argument or None)
+
+
+def operand_slots(args: Sequence[Any]) -> list[Slot]:
+    """Where the operands are: differentiable arguments, and the differentiable entries of list or tuple arguments.
+
+    An argument given ``no_tangent`` is held fixed.
+    """
+    slots: list[Slot] = []
+    for i, a in enumerate(args):
+        if isinstance(a, PrimalAndTangent):
+            if not isinstance(a.tangent, NoTangent):
+                slots.append((i, None))
+        elif isinstance(a, (list, tuple)):
+            slots += [(i, j) for j, e in enumerate(a) if differentiable(e)]
+        elif differentiable(a):
+            slots.append((i, None))
+    return slots
+
+
+def _at(args: Sequence[Any], slot: Slot) -> Any:
+    i, j = slot
+    return args[i] if j is None else args[i][j]
+
+
 def check_case(fw: Framework, case: Case, dtype: str, seed: int = 0) -> dict[str, str]:
-    """Check the case's modes through ``fw.wrap``; return what each mode was compared against ("native" or "rule")."""
+    """Check the case's modes through ``fw.wrap``; return what each mode was compared against ("native" or a reason)."""
     rng = np.random.default_rng(seed)
-    args = case.make_args(rng, dtype)
-    positions = [i for i, a in enumerate(args) if differentiable(a)]
-    native = fw.counterpart(case, dtype)
+    given = case.make_args(rng, dtype)
+    args = [a.primal if isinstance(a, PrimalAndTangent) else a for a in given]
+    slots = operand_slots(given)
+    assert slots, f"{case.label}: no argument to differentiate"
     expected_out = case.f(*args, **case.kwargs)
 
     def on(g: Callable[..., Any]) -> Callable[..., Any]:
         def fn(*operands: Any) -> Any:
-            full = list(args)
-            for i, o in zip(positions, operands):
-                full[i] = o
+            full = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
+            for (i, j), o in zip(slots, operands):
+                if j is None:
+                    full[i] = o
+                else:
+                    full[i][j] = o
+            full = [type(a)(f) if isinstance(a, (list, tuple)) else f for a, f in zip(args, full)]
             return g(*full, **case.kwargs)
 
         return fn
 
     def operands() -> list[Any]:
-        return [fw.array(args[i]) for i in positions]
+        return [fw.array(_at(args, s)) for s in slots]
 
     rtol = RTOL[dtype]
     outputs = entries(expected_out)
@@ -120,21 +180,44 @@ def check_case(fw: Framework, case: Case, dtype: str, seed: int = 0) -> dict[str
         seeds = [random_like(o, rng) for o in outputs]
         out, got = fw.vjp(on(fw.wrap(case.f, "reverse")), operands(), seeds)
         assert_close(out, outputs, rtol, labels)
-        expected = _native(fw.vjp, native, on, operands(), seeds, outputs, rtol, labels)
-        against["rrule"] = "rule" if expected is None else "native"
+        native = fw.counterpart(case, dtype, "rrule")
+        expected, reference = _native(fw.vjp, native, on, operands(), seeds, outputs, rtol, labels)
         if expected is None:
-            expected = rule_vjp(case, args, positions, seeds, fw.conjugate)
-        assert_close(got, expected, rtol, [f"cotangent of argument {p + 1}" for p in positions])
+            expected = rule_vjp(case, args, slots, seeds, fw.conjugate)
+        against["rrule"] = _record(fw, case, reference)
+        assert_close(got, expected, rtol, [f"cotangent of {_slot_label(s)}" for s in slots])
     if "frule" in case.modes:
-        dots = [random_like(args[i], rng) for i in positions]
+        dots = [
+            _direction(given[i], _at(args, (i, j)), rng) if j is None else random_like(args[i][j], rng)
+            for i, j in slots
+        ]
         out, got = fw.jvp(on(fw.wrap(case.f, "forward")), operands(), [fw.array(d) for d in dots])
         assert_close(out, outputs, rtol, labels)
-        expected = _native(fw.jvp, native, on, operands(), [fw.array(d) for d in dots], outputs, rtol, labels)
-        against["frule"] = "rule" if expected is None else "native"
+        native = fw.counterpart(case, dtype, "frule")
+        tangents = [fw.array(d) for d in dots]
+        expected, reference = _native(fw.jvp, native, on, operands(), tangents, outputs, rtol, labels)
         if expected is None:
-            expected = rule_jvp(case, args, positions, dots)
+            expected = rule_jvp(case, args, slots, dots)
+        against["frule"] = _record(fw, case, reference)
         assert_close(got, expected, rtol, [f"tangent of {label}" for label in labels])
     return against
+
+
+def _direction(spec: Any, x: Any, rng: np.random.Generator) -> Any:
+    """The tangent a case gives an argument (``with_tangent``), else a random one."""
+    return spec.tangent if isinstance(spec, PrimalAndTangent) else random_like(x, rng)
+
+
+def _slot_label(slot: Slot) -> str:
+    i, j = slot
+    return f"argument {i + 1}" if j is None else f"entry {j} of argument {i + 1}"
+
+
+def _record(fw: Framework, case: Case, reference: str) -> str:
+    COMPARED[fw.name, reference] += 1
+    if reference != "native":
+        RULE_FUNCTIONS.setdefault((fw.name, reference), set()).add(function_name(case.f))
+    return reference
 
 
 def _native(
@@ -146,19 +229,20 @@ def _native(
     outputs: list[Any],
     rtol: float,
     labels: list[str],
-) -> list[Any] | None:
-    """The counterpart's cotangents or tangents, its output checked against numpy's; ``None`` without one."""
-    if native is None:
-        return None
+) -> tuple[list[Any] | None, str]:
+    """The counterpart's cotangents or tangents, its output checked against numpy's, and "native";
+    ``None`` and the reason where there is none."""
+    if isinstance(native, str):
+        return None, native
     try:
         out, result = transform(on(native), operands, directions)
-    except NoDerivativeError:
-        return None
+    except NoDerivativeError as err:
+        return None, str(err)
     assert_close(out, outputs, rtol, [f"{label} of the counterpart" for label in labels])
-    return result
+    return result, "native"
 
 
-def rule_vjp(case: Case, args: Sequence[Any], positions: Sequence[int], seeds: list[Any], conjugate: bool) -> list[Any]:
+def rule_vjp(case: Case, args: Sequence[Any], slots: Sequence[Slot], seeds: list[Any], conjugate: bool) -> list[Any]:
     """The cotangents straight from ``rrule``, in the framework's complex convention."""
     conj = np.conjugate if conjugate else (lambda a: a)
     out, pullback = rrule(case.f, *args, **case.kwargs)
@@ -170,16 +254,26 @@ def rule_vjp(case: Case, args: Sequence[Any], positions: Sequence[int], seeds: l
         seed = given[0]
     cotangents = pullback(seed)
     result = []
-    for i in positions:
+    for i, j in slots:
         c = unthunk(cotangents[i + 1])
-        result.append(np.zeros(np.shape(args[i])) if isinstance(c, (ZeroTangent, NoTangent)) else conj(np.asarray(c)))
+        if j is not None and not isinstance(c, (ZeroTangent, NoTangent)):
+            c = unthunk((backing(c) if isinstance(c, Tangent) else c)[j])
+        zero = isinstance(c, (ZeroTangent, NoTangent))
+        result.append(np.zeros(np.shape(_at(args, (i, j)))) if zero else conj(np.asarray(c)))
     return result
 
 
-def rule_jvp(case: Case, args: Sequence[Any], positions: Sequence[int], dots: Sequence[Any]) -> list[Any]:
+def rule_jvp(case: Case, args: Sequence[Any], slots: Sequence[Slot], dots: Sequence[Any]) -> list[Any]:
     tangents: list[Any] = [NoTangent()] * (1 + len(args))
-    for i, d in zip(positions, dots):
-        tangents[i + 1] = d
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            tangents[i + 1] = [ZeroTangent() if differentiable(e) else NoTangent() for e in a]
+    for (i, j), d in zip(slots, dots):
+        if j is None:
+            tangents[i + 1] = d
+        else:
+            tangents[i + 1][j] = d
+    tangents = [Tangent(tuple, *t) if isinstance(t, list) else t for t in tangents]
     out, out_dot = frule(tuple(tangents), case.f, *args, **case.kwargs)
     out_dot = unthunk(out_dot)
     pieces = [out_dot] if not isinstance(out, (tuple, list)) else [out_dot[i] for i in range(len(out))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,60 +21,101 @@ from chainrules.interop.autograd import wrap  # noqa: E402
 from chainrules_core import NotImplementedTangentError  # noqa: E402
 from chainrules_core.testing import Case  # noqa: E402
 from tests.interop import rules  # noqa: E402
-from tests.interop.checking import Framework, NoDerivativeError, case_params, check_case, entries  # noqa: E402
+from tests.interop.checking import (  # noqa: E402
+    Framework,
+    NoDerivativeError,
+    case_params,
+    check_case,
+    entries,
+    no_counterpart,
+)
 
 
 def _complex(dtype: str) -> bool:
     return np.dtype(dtype).kind == "c"
 
 
+BOTH = ("rrule", "frule")
+
 # Where autograd's own derivative is missing, fails or differs, the case is compared against the rule:
-# (why, when). Where autograd defines no VJP or JVP at all, _vjp and _jvp say so themselves.
-DIFFERS: list[tuple[str, Callable[[Case, str], bool]]] = [
-    ("prod divides by x: nan at a zero (the rule is exact)", lambda c, d: c.f is np.prod and "zero" in c.name),
-    ("det multiplies by inv(a): inf at a singular matrix", lambda c, d: c.f is np.linalg.det and "singular" in c.name),
-    ("sinc divides by x: nan at 0, where the limit is 0", lambda c, d: c.f is np.sinc and "non-smooth" in c.name),
-    ("sign has a zero derivative; complex z/|z| does not", lambda c, d: c.f is np.sign and _complex(d)),
-    ("slogdet drops the derivative of a complex sign", lambda c, d: c.f is np.linalg.slogdet and _complex(d)),
-    ("angle's VJP takes no deg argument", lambda c, d: c.f is np.angle and len(c.args) > 1),
-    ("trace's VJP takes only the offset", lambda c, d: c.f in (np.trace, np.ndarray.trace) and len(c.args) > 2),
-    ("outer's VJP assumes 1-d operands", lambda c, d: c.f is np.outer and "flattens" in c.name),
+# (why, in which modes, when). Where autograd defines no VJP or JVP at all, _vjp and _jvp say so themselves.
+DIFFERS: list[tuple[str, tuple[str, ...], Callable[[Case, str], bool]]] = [
+    ("prod divides by x: nan at a zero (the rule is exact)", BOTH, lambda c, d: c.f is np.prod and "zero" in c.name),
+    (
+        "det multiplies by inv(a): inf at a singular matrix",
+        BOTH,
+        lambda c, d: c.f is np.linalg.det and "singular" in c.name,
+    ),
+    (
+        "sinc divides by x: nan at 0, where the limit is 0",
+        BOTH,
+        lambda c, d: c.f is np.sinc and "non-smooth" in c.name,
+    ),
+    ("sign has a zero derivative; complex z/|z| does not", BOTH, lambda c, d: c.f is np.sign and _complex(d)),
+    ("slogdet drops the derivative of a complex sign", BOTH, lambda c, d: c.f is np.linalg.slogdet and _complex(d)),
+    ("angle's VJP takes no deg argument", BOTH, lambda c, d: c.f is np.angle and len(c.args) > 1),
+    ("trace's VJP takes only the offset", BOTH, lambda c, d: c.f in (np.trace, np.ndarray.trace) and len(c.args) > 2),
+    ("outer's VJP assumes 1-d operands", BOTH, lambda c, d: c.f is np.outer and "flattens" in c.name),
     (
         "solve's VJP broadcasts no stacks",
+        BOTH,
         lambda c, d: c.f is np.linalg.solve and ("stack" in c.name or "broad" in c.name),
     ),
-    ("where= is ignored: the gradient reaches masked entries", lambda c, d: "where" in c.kwargs),
-    ("initial= is added to the JVP's tangent", lambda c, d: "initial" in c.kwargs),
-    ("a complex cotangent cannot accumulate into float32", lambda c, d: d == "float32" and "dtype" in c.kwargs),
+    ("where= is ignored: the gradient reaches masked entries", BOTH, lambda c, d: "where" in c.kwargs),
+    ("initial= is added to the JVP's tangent", BOTH, lambda c, d: "initial" in c.kwargs),
+    ("a complex cotangent cannot accumulate into float32", BOTH, lambda c, d: d == "float32" and "dtype" in c.kwargs),
+    (
+        # a_bar = cross(b, g) with no unbroadcasting, and g has no vector axis for 2-vectors: a ValueError.
+        "cross's VJP takes only 3-vectors of the same shape",
+        ("rrule",),
+        lambda c, d: c.f is np.cross and any(s in c.name for s in ("broadcast", "2-vector")),
+    ),
+    (
+        # numpy's own multi_dot run on the boxes: unless the product is a scalar, an object array of them.
+        "anp.linalg.multi_dot is no primitive: make_vjp and make_jvp take its object array of boxes as a constant",
+        BOTH,
+        lambda c, d: c.f is np.linalg.multi_dot and "scalar" not in c.name,
+    ),
+    (
+        "nan_to_num's VJP and JVP take x alone: copy, nan, posinf or neginf is a TypeError",
+        BOTH,
+        lambda c, d: c.f is np.nan_to_num and (len(c.args) > 1 or bool(c.kwargs)),
+    ),
 ]
 
 
-def counterpart(case: Case, dtype: str) -> Any:
-    """``autograd.numpy``'s function of the same name, or ``None`` where it has none or disagrees."""
+def counterpart(case: Case, dtype: str, mode: str) -> Any:
+    """``autograd.numpy``'s function of the same name, or why the rule is the reference instead."""
+    for why, modes, applies in DIFFERS:
+        if mode in modes and applies(case, dtype):
+            return why
     f = case.f
-    if any(applies(case, dtype) for _, applies in DIFFERS):
-        return None
     if f is operator.matmul:
         return operator.matmul
     name = f.__name__
     module = anp.linalg if getattr(np.linalg, name, None) is f else anp
-    return getattr(module, name, None)
+    return getattr(module, name, no_counterpart("autograd"))
 
 
-def _no_derivative(err: Exception) -> bool:
-    """autograd's refusals: no VJP or JVP defined for a primitive (a KeyError on the JVP table in forward mode)."""
-    return (isinstance(err, NotImplementedError) and "not defined" in str(err)) or (
-        isinstance(err, KeyError) and callable(err.args[0])
-    )
+def _no_derivative(err: Exception, which: str) -> NoDerivativeError | None:
+    """autograd's refusals, naming the primitive: no VJP defined for it ("VJP of modf wrt argnum 0 not defined"),
+    or no JVP (a KeyError on the JVP table in forward mode)."""
+    if isinstance(err, NotImplementedError) and "not defined" in str(err):
+        found = re.match(r"\w+ of (\w+)", str(err))
+        return NoDerivativeError(f"autograd defines no {which} for {found.group(1) if found else err}")
+    if isinstance(err, KeyError) and callable(err.args[0]):
+        return NoDerivativeError(f"autograd defines no {which} for {err.args[0].__name__}")
+    return None
 
 
 def _vjp(fn: Any, operands: list[Any], seeds: list[Any]) -> tuple[list[Any], list[Any]]:
     try:
         pullback, out = autograd.make_vjp(fn, argnum=tuple(range(len(operands))))(*operands)
     except (NotImplementedError, KeyError) as err:
-        if _no_derivative(err):
-            raise NoDerivativeError from err
-        raise
+        refusal = _no_derivative(err, "VJP")
+        if refusal is None:
+            raise
+        raise refusal from err
     outs = entries(out)
     given = [np.zeros(np.shape(o)) if s is None else s for o, s in zip(outs, seeds)]
     seed = tuple(given) if isinstance(out, tuple) else given[0]
@@ -84,13 +126,15 @@ def _jvp(fn: Any, operands: list[Any], dots: list[Any]) -> tuple[list[Any], list
     try:
         out, out_dot = autograd.make_jvp(fn, argnum=tuple(range(len(operands))))(*operands)(tuple(dots))
     except (NotImplementedError, KeyError) as err:
-        if _no_derivative(err):
-            raise NoDerivativeError from err
-        raise
+        refusal = _no_derivative(err, "JVP")
+        if refusal is None:
+            raise
+        raise refusal from err
     return [np.asarray(o) for o in entries(out)], [np.asarray(d) for d in entries(out_dot)]
 
 
 AUTOGRAD = Framework(
+    name="autograd",
     wrap=lambda f, mode: wrap(f),
     array=lambda x: x,
     vjp=_vjp,

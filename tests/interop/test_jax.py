@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -14,10 +14,17 @@ jax = pytest.importorskip("jax", reason="JAX is optional: pip install 'chainrule
 import jax.numpy as jnp  # noqa: E402
 
 from chainrules.interop.jax import wrap  # noqa: E402
-from chainrules_core import NotImplementedTangentError  # noqa: E402
+from chainrules_core import NotImplementedTangentError, is_namedtuple  # noqa: E402
 from chainrules_core.testing import At, Case  # noqa: E402
 from tests.interop import rules  # noqa: E402
-from tests.interop.checking import Framework, case_params, check_case, declared_cases, entries  # noqa: E402
+from tests.interop.checking import (  # noqa: E402
+    Framework,
+    case_params,
+    check_case,
+    declared_cases,
+    entries,
+    no_counterpart,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -27,20 +34,36 @@ def _x64() -> Iterator[None]:
         yield
 
 
-def counterpart(case: Case, dtype: str) -> Any:
-    """``jax.numpy``'s function of the same name, or ``None`` where it has none or disagrees."""
+# Where JAX's own derivative differs from the rule's, the case is compared against the rule: (why, when).
+DIFFERS: list[tuple[str, Callable[[Case, str], bool]]] = [
+    # For complex z, sign(z) = z/|z| has a nonzero derivative.
+    ("jnp.sign's derivative is zero everywhere", lambda c, d: c.f is np.sign and _complex(d)),
+    (
+        # The rules take 0, the central difference (docs/conventions.md).
+        "jnp.abs'(0) is 1, the slope on the right",
+        lambda c, d: c.f in (np.absolute, np.fabs) and "non-smooth" in c.name and not _complex(d),
+    ),
+]
+
+# numpy functions that jax.numpy has under another name.
+RENAMED = {operator.matmul: operator.matmul, np.fix: jnp.trunc}
+
+
+def _complex(dtype: str) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+def counterpart(case: Case, dtype: str, mode: str) -> Any:
+    """``jax.numpy``'s function of the same name, or why the rule is the reference instead (in both modes)."""
+    for why, applies in DIFFERS:
+        if applies(case, dtype):
+            return why
     f = case.f
-    if f is operator.matmul:
-        return operator.matmul
-    if np.dtype(dtype).kind == "c" and f is np.sign:
-        # jnp.sign's derivative is zero everywhere; for complex z, sign(z) = z/|z| has a nonzero one.
-        return None
-    if f in (np.absolute, np.fabs) and "non-smooth" in case.name and np.dtype(dtype).kind == "f":
-        # JAX's abs'(0) is 1, the slope on the right; the rules take 0, the central difference.
-        return None
+    if f in RENAMED:
+        return RENAMED[f]
     name = f.__name__
     module = jnp.linalg if getattr(np.linalg, name, None) is f else jnp
-    return getattr(module, name, None)
+    return getattr(module, name, no_counterpart("jax"))
 
 
 def _vjp(fn: Any, operands: list[Any], seeds: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -50,13 +73,14 @@ def _vjp(fn: Any, operands: list[Any], seeds: list[Any]) -> tuple[list[Any], lis
         np.zeros(o.shape, jax.dtypes.float0) if s is None else jnp.asarray(s, dtype=o.dtype)
         for o, s in zip(outs, seeds)
     ]
-    seed = type(out)(*given) if isinstance(out, tuple) else given[0]
+    seed = (type(out)(*given) if is_namedtuple(type(out)) else tuple(given)) if isinstance(out, tuple) else given[0]
     return [np.asarray(o) for o in outs], [np.asarray(c) for c in pullback(seed)]
 
 
 def _jvp(fn: Any, operands: list[Any], dots: list[Any]) -> tuple[list[Any], list[Any]]:
     out, out_dot = jax.jvp(fn, tuple(operands), tuple(dots))
-    return [np.asarray(o) for o in entries(out)], [np.asarray(d) for d in entries(out_dot)]
+    tangents = [np.zeros(d.shape) if d.dtype == jax.dtypes.float0 else np.asarray(d) for d in entries(out_dot)]
+    return [np.asarray(o) for o in entries(out)], tangents
 
 
 def _jitted(transform: Any) -> Any:
@@ -64,6 +88,7 @@ def _jitted(transform: Any) -> Any:
 
 
 JAX = Framework(
+    name="jax",
     wrap=lambda f, mode: wrap(f, mode=mode),
     array=jnp.asarray,
     vjp=_vjp,
@@ -72,12 +97,24 @@ JAX = Framework(
     conjugate=True,
 )
 JITTED = Framework(
-    wrap=JAX.wrap, array=JAX.array, vjp=_jitted(_vjp), jvp=_jitted(_jvp), counterpart=counterpart, conjugate=True
+    name="jax under jit",
+    wrap=JAX.wrap,
+    array=JAX.array,
+    vjp=_jitted(_vjp),
+    jvp=_jitted(_jvp),
+    counterpart=counterpart,
+    conjugate=True,
 )
 
 
 RULE_ONLY = Framework(
-    wrap=JAX.wrap, array=JAX.array, vjp=_vjp, jvp=_jvp, counterpart=lambda case, dtype: None, conjugate=True
+    name="jax, eagerly",
+    wrap=JAX.wrap,
+    array=JAX.array,
+    vjp=_vjp,
+    jvp=_jvp,
+    counterpart=lambda case, dtype, mode: "every case against the rule; jax.numpy under jit below",
+    conjugate=True,
 )
 
 

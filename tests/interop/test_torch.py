@@ -30,7 +30,7 @@ def _vjp(fn: Any, operands: list[Any], seeds: list[Any]) -> tuple[list[Any], lis
     if pairs:
         grads = torch.autograd.grad([o for o, _ in pairs], operands, [s for _, s in pairs], allow_unused=True)
     cotangents = [torch.zeros_like(x) if g is None else g for g, x in zip(grads, operands)]
-    return [o.detach().numpy() for o in out], [c.numpy() for c in cotangents]
+    return [o.numpy(force=True) for o in out], [c.numpy(force=True) for c in cotangents]
 
 
 def _jvp(fn: Any, operands: list[Any], dots: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -39,6 +39,7 @@ def _jvp(fn: Any, operands: list[Any], dots: list[Any]) -> tuple[list[Any], list
 
 
 TORCH = Framework(
+    name="torch",
     wrap=lambda f, mode: interop.wrap(f),
     array=_tensor,
     vjp=_vjp,
