@@ -155,8 +155,9 @@ def _cast(call: Call, index: int, result: Any, struct: jax.ShapeDtypeStruct) -> 
     if np.shape(result) != tuple(struct.shape) or (kinds[0] == "c" and kinds[1] != "c"):
         raise ValueError(
             f"{call.name}: result {index} of a host callback is ndarray[{result.dtype}, {result.shape}] where "
-            f"ndarray[{struct.dtype}, {tuple(struct.shape)}] was declared (found by running it on placeholder "
-            f"arrays): its output's shape or dtype depends on the values; give them with wrap(..., out_shape=...)"
+            f"ndarray[{struct.dtype}, {tuple(struct.shape)}] was declared (by out_shape, or by running it on "
+            f"placeholder arrays): its output's shape or dtype depends on the values; give them with "
+            f"wrap(..., out_shape=...)"
         )
     return result.astype(struct.dtype, copy=False)
 

@@ -21,5 +21,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"{sum(counts.values())} against the rule"
         )
         for reason, n in sorted(counts.items(), key=lambda item: -item[1]):
-            functions = ", ".join(sorted(RULE_FUNCTIONS[framework, reason]))
-            write(f"  {n:5d}  {reason}: {functions}")
+            write(f"  {n:5d}  {reason}: {_names(RULE_FUNCTIONS[framework, reason])}")
+
+
+def _names(functions: set[str], shown: int = 8) -> str:
+    names = sorted(functions)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

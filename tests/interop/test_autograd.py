@@ -174,6 +174,30 @@ def test_zero_and_no_tangent_give_zeros() -> None:
     assert x_bar.tolist() == [0.0, 0.0] and w_bar.tolist() == [0.0, 0.0]
 
 
+def test_the_arrays_of_a_list_argument_are_operands() -> None:
+    """A list of boxed arrays, or a list or tuple differentiated as a whole: each array gets its derivative."""
+    rng = np.random.default_rng(8)
+    a, b, c = (rng.normal(size=s) for s in [(2, 3), (3, 4), (4, 2)])
+    fn = wrap(np.linalg.multi_dot)
+    a_bar, b_bar = autograd.grad(lambda a, b: anp.sum(fn([a, b, c])), argnum=(0, 1))(a, b)
+    np.testing.assert_allclose(a_bar, np.ones((2, 2)) @ (b @ c).T, rtol=1e-12)
+    np.testing.assert_allclose(b_bar, a.T @ np.ones((2, 2)) @ c.T, rtol=1e-12)
+    for container in (list, tuple):
+        bars = autograd.grad(lambda xs: anp.sum(fn(xs)))(container([a, b, c]))
+        assert type(bars) is container
+        np.testing.assert_allclose(bars[1], b_bar, rtol=1e-12)
+    _, dot = autograd.make_jvp(lambda b: fn([a, b, c]))(b)(np.ones_like(b))
+    np.testing.assert_allclose(dot, a @ np.ones_like(b) @ c, rtol=1e-12)
+
+
+def test_an_integer_output_gets_no_derivative() -> None:
+    """frexp of a Python float: its int32 exponent (no vector space in autograd) comes back as a 0-d array."""
+    fn = wrap(np.frexp)
+    assert autograd.grad(lambda x: fn(x)[0])(3.0) == 0.25
+    (mantissa, exponent), (mantissa_dot, exponent_dot) = autograd.make_jvp(fn)(3.0)(1.0)
+    assert (mantissa, exponent, mantissa_dot, exponent_dot) == (0.75, 2, 0.25, 0)
+
+
 def test_python_floats_stay_floats() -> None:
     grad = autograd.grad(wrap(np.sin))(0.5)
     assert type(grad) is float and grad == pytest.approx(np.cos(0.5), rel=1e-15)

@@ -201,6 +201,48 @@ def test_integer_operands_get_float0_cotangents() -> None:
     assert x_bar.tolist() == [3.0, 4.0] and n_bar.dtype == jax.dtypes.float0
 
 
+def test_the_arrays_of_a_list_argument_are_operands() -> None:
+    rng = np.random.default_rng(8)
+    arrays = [jnp.asarray(rng.normal(size=s)) for s in [(2, 3), (3, 4), (4, 2)]]
+    got = jax.jit(jax.grad(lambda xs: wrap(np.linalg.multi_dot)(xs).sum()))(arrays)
+    expected = jax.grad(lambda xs: jnp.linalg.multi_dot(xs).sum())(arrays)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    a, b, c = arrays
+    dot = jax.jvp(lambda b: wrap(np.linalg.multi_dot, mode="forward")((a, b, c)), (b,), (jnp.ones_like(b),))[1]
+    np.testing.assert_allclose(dot, a @ jnp.ones_like(b) @ c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "both"])
+def test_an_integer_output_of_a_tuple_gets_no_derivative(mode: str) -> None:
+    """frexp's exponent: its seed (float0) does not reach the rule, its tangent is float0."""
+    x = jnp.array([0.3, -1.7, 5.6])
+    fn = wrap(np.frexp, mode=mode)
+    slope = 2.0 ** -np.frexp(np.asarray(x))[1]
+    if mode != "forward":
+        np.testing.assert_allclose(jax.jit(jax.grad(lambda x: fn(x)[0].sum()))(x), slope, rtol=1e-15)
+    if mode != "reverse":
+        (_, exponent), (mantissa_dot, exponent_dot) = jax.jit(lambda x: jax.jvp(fn, (x,), (jnp.ones(3),)))(x)
+        np.testing.assert_allclose(mantissa_dot, slope, rtol=1e-15)
+        assert exponent.dtype == jnp.int32 and exponent_dot.dtype == jax.dtypes.float0
+
+
+def test_an_output_whose_dtype_depends_on_the_values() -> None:
+    """Under jit real_if_close declares its complex output (placeholders have imaginary parts): a nearly real input
+    then gives real values in it, whose derivative is the real part. A lossy cast is refused, naming out_shape."""
+    fn = wrap(np.real_if_close)
+    z, nearly_real = jnp.array([1 + 2j, 3 - 1j]), jnp.array([1 + 0j, 3 + 0j])
+    np.testing.assert_array_equal(jax.jit(fn)(z), z)
+    assert jax.jit(fn)(nearly_real).dtype == jnp.complex128
+    grad = jax.jit(jax.grad(lambda z: jnp.abs(fn(z)).sum()))(z)
+    np.testing.assert_allclose(grad, jax.grad(lambda z: jnp.abs(z).sum())(z), rtol=1e-15)
+    grad = jax.jit(jax.grad(lambda z: (fn(z) * jnp.array([2j, 3.0])).real.sum()))(nearly_real)
+    np.testing.assert_allclose(grad, [0.0, 3.0], atol=1e-15)  # the imaginary part of the output is constant
+    real = wrap(np.real_if_close, out_shape=lambda z: jax.ShapeDtypeStruct(z.shape, jnp.float64))
+    with pytest.raises(Exception, match=r"real_if_close: result 0 .*complex128.*float64.*depends on the values"):
+        jax.jit(real)(z)
+
+
 def test_thunks_are_forced_once() -> None:
     rules.FORCED.clear()
     assert float(jax.grad(lambda x: wrap(rules.lazy_square)(x).sum())(jnp.array([1.5]))[0]) == 3.0

@@ -116,6 +116,19 @@ def test_integer_arguments_get_no_gradient() -> None:
     assert x.grad.tolist() == [3.0, 4.0] and n.grad is None
 
 
+def test_the_arrays_of_a_list_argument_are_operands() -> None:
+    """multi_dot's list: each tensor in it gets a gradient and a tangent; a numpy array in it stays a constant."""
+    rng = np.random.default_rng(8)
+    a, b, c = (torch.from_numpy(rng.normal(size=s)) for s in [(2, 3), (3, 4), (4, 2)])
+    fn, c_array = interop.wrap(np.linalg.multi_dot), c.numpy()
+    got = torch.func.grad(lambda a, b: fn([a, b, c_array]).sum(), argnums=(0, 1))(a, b)
+    expected = torch.func.grad(lambda a, b: torch.linalg.multi_dot([a, b, c]).sum(), argnums=(0, 1))(a, b)
+    for g, e in zip(got, expected):
+        torch.testing.assert_close(g, e, rtol=1e-12, atol=1e-12)
+    dot = torch.func.jvp(lambda b: fn((a, b, c)), (b,), (torch.ones_like(b),))[1]
+    torch.testing.assert_close(dot, a @ torch.ones_like(b) @ c, rtol=1e-12, atol=1e-12)
+
+
 def test_thunks_are_forced_once() -> None:
     rules.FORCED.clear()
     x = torch.tensor([1.5], dtype=F64, requires_grad=True)
