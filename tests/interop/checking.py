@@ -44,8 +44,10 @@ def declared_cases(family: str) -> list[Case]:
     return [case for _, case in registered_cases(family)]
 
 
-def case_params(dtypes: Sequence[str], families: Sequence[str] = FAMILIES) -> list[Any]:
-    """One pytest parameter per (case, dtype) among ``dtypes``: the case's modes run in one test."""
+def case_params(dtypes: Sequence[str], families: Sequence[str] | None = None) -> list[Any]:
+    """One pytest parameter per (case, dtype) among ``dtypes`` (of ``FAMILIES`` by default): the case's modes run
+    in one test."""
+    families = FAMILIES if families is None else families
     params = [
         pytest.param(case, dtype, id=f"{case.label}-{dtype}")
         for family in families

@@ -10,10 +10,10 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is optional: pip install 'chainrules[torch]'")
 
 from chainrules.interop import torch as interop  # noqa: E402
-from chainrules_core import NotImplementedTangentError  # noqa: E402
+from chainrules_core import NotImplementedTangentError, function_name  # noqa: E402
 from tests.interop import rules  # noqa: E402
-from tests.interop.checking import Framework, case_params, check_case, entries  # noqa: E402
-from tests.interop.torch_ops import counterpart  # noqa: E402
+from tests.interop.checking import FAMILIES, Framework, case_params, check_case, declared_cases, entries  # noqa: E402
+from tests.interop.torch_ops import COUNTERPARTS, counterpart  # noqa: E402
 
 F64 = torch.float64
 
@@ -53,6 +53,17 @@ TORCH = Framework(
 def test_declared_case(case: Any, dtype: str) -> None:
     """autograd.grad and torch.func.jvp of wrap(f) equal PyTorch's own, or the rule's where it has none."""
     check_case(TORCH, case, dtype)
+
+
+def test_only_functions_pytorch_lacks_are_compared_against_the_rule_for_want_of_a_counterpart() -> None:
+    """A declared function missing from torch_ops falls back to the rule; PyTorch must have no op of its name."""
+    missing = {case.f for family in FAMILIES for case in declared_cases(family)} - COUNTERPARTS.keys()
+    have = [
+        function_name(f)
+        for f in missing
+        if hasattr(torch.linalg if getattr(np.linalg, f.__name__, None) is f else torch, f.__name__)
+    ]
+    assert not have, f"PyTorch has ops for {have}: add them to tests/interop/torch_ops.py"
 
 
 # ----- wrap: arguments, outputs, tangents -----
