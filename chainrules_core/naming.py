@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 _PUBLIC_MODULES = {"_operator": "operator", "_functools": "functools"}
@@ -47,3 +48,17 @@ def _public_module(module: str, name: str, f: Any) -> str:
             break
         parts.pop()
     return ".".join(parts)
+
+
+def keywords_note(keywords: Sequence[str]) -> str:
+    """`` (p was passed by keyword: keyword arguments get no cotangent)``, or ``""`` without keywords.
+
+    >>> keywords_note(["p"]), keywords_note([])
+    (' (p was passed by keyword: keyword arguments get no cotangent)', '')
+    """
+    if not keywords:
+        return ""
+    names = list(keywords)
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = "was" if len(names) == 1 else "were"
+    return f" ({listed} {verb} passed by keyword: keyword arguments get no cotangent)"
