@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -12,13 +13,22 @@ _PUBLIC_MODULES = {"_operator": "operator", "_functools": "functools"}
 def function_name(f: Any) -> str:
     """``np.sin``, ``operator.add``, ``math.exp``, ``np.ndarray.sum``, ``mymodule.f``: a callable's public name.
 
+    A callable object is named by its class, ``Affine(...)``; a partial by
+    what it binds, ``functools.partial(mymodule.power_sum, p=3)``.
+
     >>> import math, operator
     >>> function_name(math.exp), function_name(operator.add)
     ('math.exp', 'operator.add')
     >>> import numpy as np
     >>> function_name(np.sin), function_name(np.linalg.solve), function_name(np.ndarray.sum)
     ('np.sin', 'np.linalg.solve', 'np.ndarray.sum')
+    >>> import functools
+    >>> function_name(functools.partial(np.power, 2.0)), function_name(functools.partial(max, key=abs))
+    ('functools.partial(np.power, 2.0)', 'functools.partial(max, key=abs)')
     """
+    if isinstance(f, functools.partial):
+        bound = [_short(a) for a in f.args] + [f"{k}={_short(v)}" for k, v in f.keywords.items()]
+        return f"functools.partial({', '.join([function_name(f.func), *bound])})"
     np: Any = sys.modules.get("numpy")
     if np is not None and isinstance(f, np.ufunc):
         ufunc_name = str(getattr(f, "__name__", ""))
@@ -28,7 +38,7 @@ def function_name(f: Any) -> str:
         return f"scipy.special.{ufunc_name}" if getattr(special, ufunc_name, None) is f else ufunc_name
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
     if name is None:
-        return f"{type(f).__qualname__} object"
+        return f"{type(f).__qualname__}(...)"
     module = getattr(f, "__module__", None) or getattr(getattr(f, "__objclass__", None), "__module__", None) or ""
     if module.startswith("numpy"):
         prefix = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(module, "np.")
@@ -37,6 +47,17 @@ def function_name(f: Any) -> str:
         return str(name)
     module = _PUBLIC_MODULES.get(module, module)
     return f"{_public_module(module, name, f)}.{name}"
+
+
+def _short(value: Any) -> str:
+    """A short description of a bound argument: its repr when short, else its type (and an array's shape)."""
+    if callable(value):
+        return function_name(value)
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and shape:
+        return f"<{type(value).__name__} of shape {shape}>"
+    text = repr(value)
+    return text if len(text) <= 24 else f"<{type(value).__name__}>"
 
 
 def _public_module(module: str, name: str, f: Any) -> str:
