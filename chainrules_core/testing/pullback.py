@@ -107,16 +107,18 @@ def check_pullback(
             (i,) = indices
             hint = zero_hint(cotangents[i], s.names[i]) or pullback_by_part(s, i, y_bar_vec, vectors[i])
             check_inner(s, "pullback", s.names[i], y_bar_vec, fd, vectors[i], s.direction(i), hint)
-        else:
-            try:
-                x_bar = np.concatenate([vectors[i] for i in indices])
-                check_inner(s, "pullback", _where(s, indices), y_bar_vec, fd, x_bar, _directions(s, indices))
-            except AssertionError:  # name the argument
-                s.few = False
-                check_pullback(s, pullback, y_bar_vec, x_bars, cotangents, coherent=False)
-                raise
-        if coherent:
-            _check_coherent_seed(s, pullback, indices, fd)
+            if coherent:
+                _check_coherent_seed(s, pullback, indices, fd)
+            continue
+        try:
+            x_bar = np.concatenate([vectors[i] for i in indices])
+            check_inner(s, "pullback", _where(s, indices), y_bar_vec, fd, x_bar, _directions(s, indices))
+            if coherent:
+                _check_coherent_seed(s, pullback, indices, fd)
+        except AssertionError:  # check each argument alone, to name the one at fault
+            s.few = False
+            check_pullback(s, pullback, y_bar_vec, x_bars, cotangents, coherent)
+            raise
     s.report.checks.append("pullback")
     return groups
 

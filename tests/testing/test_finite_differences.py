@@ -183,3 +183,14 @@ def test_the_natural_size_is_the_value_over_the_scale() -> None:
     result = FiniteDifferences().derivative(along(lambda x: 4.0 + 0 * x, 1.0), scale=2.0)
     assert result.natural == 2.0
     assert abs(result.value[0]) <= result.error
+
+
+def test_one_step_costs_the_stencil_and_falls_back_to_the_search() -> None:
+    """``one_step=True``: 5 evaluations where one step settles the derivative; the search, reusing them, elsewhere."""
+    quick = central_fdm(5).derivative(along(np.sin, 1.0), one_step=True)
+    assert quick.evaluations == 5 and abs(quick.value[0] - np.cos(1.0)) < 1e-10
+    rough = central_fdm(5).derivative(along(lambda x: np.sin(1000 * x), 1.0), one_step=True)
+    searched = central_fdm(5).derivative(along(lambda x: np.sin(1000 * x), 1.0))
+    assert rough.evaluations > 5 and abs(rough.value[0] - 1000 * np.cos(1000.0)) <= 10 * rough.error
+    assert rough.evaluations <= searched.evaluations + 4
+    assert central_fdm(3).derivative(along(np.sin, 1.0), one_step=True).evaluations > 5  # no lower-order stencil
