@@ -83,3 +83,15 @@ def keywords_note(keywords: Sequence[str]) -> str:
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "was" if len(names) == 1 else "were"
     return f" ({listed} {verb} passed by keyword: keyword arguments get no cotangent)"
+
+
+_PLURALS = {"family": "families", "entry": "entries"}
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 run``, ``2 runs``, ``1 family``, ``3 families``.
+
+    >>> plural(1, "family"), plural(2, "family"), plural(0, "run")
+    ('1 family', '2 families', '0 runs')
+    """
+    return f"{n:,} {noun if n == 1 else _PLURALS.get(noun, noun + 's')}"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..config import RuleConfig
-from ..naming import function_name
+from ..naming import function_name, plural
 from ..tangent_types import (
     AbstractZero,
     InplaceableThunk,
@@ -34,7 +34,7 @@ from ..tangent_types import (
     unthunk,
 )
 from .finite_differences import RESOLUTION, FDResult, FiniteDifferences
-from .layout import Layout, Vector, layout_of
+from .layout import Layout, Vector, dot, layout_of
 from .tangents import PrimalAndTangent, relative_tangent
 from .tolerances import PRIMAL_RTOL, RTOL, lowest_precision
 
@@ -381,9 +381,9 @@ def check_inner(
     """The identity ``<y_bar, J dx> == <x_bar, dx>`` with ``J dx`` from finite differences."""
     if not np.all(np.isfinite(x_bar)):
         raise s.fail(check, f"{where}: the cotangent is not finite: {preview(x_bar)}")
-    lhs = float(y_bar @ fd.value)
-    rhs = float(x_bar @ dx)
-    scale = float(np.abs(y_bar) @ np.abs(fd.value) + np.abs(x_bar) @ np.abs(dx))
+    lhs = dot(y_bar, fd.value)
+    rhs = dot(x_bar, dx)
+    scale = dot(np.abs(y_bar), np.abs(fd.value)) + dot(np.abs(x_bar), np.abs(dx))
     mass = float(np.sum(np.abs(y_bar)))
     diff = abs(lhs - rhs)
     verdict = _verdict(s, diff, scale, SAFETY * mass * fd.error, mass * fd.natural)
@@ -481,7 +481,7 @@ def zero_hint(c: Any, name: str) -> str:
 
 def preview(v: Vector, n: int = 6) -> str:
     head = ", ".join(f"{x:.6g}" for x in v[:n])
-    return f"[{head}{', ...' if v.size > n else ''}] ({v.size} entries)"
+    return f"[{head}{', ...' if v.size > n else ''}] ({plural(v.size, 'entry')})"
 
 
 def short(x: Any) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from ..rules import frule, rrule
 from ..tangent_types import ZeroTangent
 from .checks import SAFETY, Setup, agree, directional_fd, ratio
-from .layout import Vector, _Composite, _Fields, _Sequence
+from .layout import Vector, _Composite, _Fields, _Sequence, dot
 
 _CALLED_AS = {
     "rrule": "an rrule is called as rule(f, *args, **kwargs) and returns (y, pullback)",
@@ -155,8 +155,8 @@ def pullback_by_part(s: Setup, i: int, y_bar: Vector, x_bar: Vector) -> Callable
             dx = np.zeros_like(s.direction(i))
             dx[block] = s.direction(i)[block]
             fd = directional_fd(s, {i: dx})
-            lhs, rhs = float(y_bar @ fd.value), float(x_bar[block] @ dx[block])
-            scale = float(np.abs(y_bar) @ np.abs(fd.value) + np.abs(x_bar[block]) @ np.abs(dx[block]))
+            lhs, rhs = dot(y_bar, fd.value), dot(x_bar[block], dx[block])
+            scale = dot(np.abs(y_bar), np.abs(fd.value)) + dot(np.abs(x_bar[block]), np.abs(dx[block]))
             tol = s.atol + s.rtol * scale + SAFETY * float(np.sum(np.abs(y_bar))) * fd.error
             verdict = "right" if abs(lhs - rhs) <= tol else "wrong"
             found.append(f"{label}: {verdict}{ratio(rhs, lhs) or f' (<x_bar, dx> = {rhs:.6g}, expected {lhs:.6g})'}")
@@ -181,8 +181,8 @@ def pushforward_by_part(s: Setup, i: int, pushed: Callable[[tuple[Any, ...]], Ve
             got, fd = pushed(tangents), directional_fd(s, {i: dx})
             tol = s.atol + s.rtol * float(np.max(np.abs(fd.value), initial=0.0)) + SAFETY * fd.error
             verdict = "right" if float(np.max(np.abs(got - fd.value), initial=0.0)) <= tol else "wrong"
-            size = float(fd.value @ fd.value)
-            scaled = f" (ratio {float(got @ fd.value) / size:.6g})" if size > 0 else ""
+            size = dot(fd.value, fd.value)
+            scaled = f" (ratio {dot(got, fd.value) / size:.6g})" if size > 0 else ""
             found.append(f"{label}: {verdict}{scaled}")
         return f"\n  by part: {'; '.join(found)}" if found else ""
 
@@ -208,8 +208,8 @@ def blame(
         wrong = []
         for i, x_bar in x_bars.items():
             dx = s.direction(i)
-            lhs, rhs = float(y_bar @ frule_tangent(i)), float(x_bar @ dx)
-            if not agree(s, lhs, rhs, float(np.abs(x_bar) @ np.abs(dx)) + abs(lhs)):
+            lhs, rhs = dot(y_bar, frule_tangent(i)), dot(x_bar, dx)
+            if not agree(s, lhs, rhs, dot(np.abs(x_bar), np.abs(dx)) + abs(lhs)):
                 wrong.append(
                     f"{s.names[i]}: <y_bar, J dx> = {lhs:.10g} by the frule, <x_bar, dx> = {rhs:.10g} by the "
                     f"pullback{ratio(rhs if checked == 'frule' else lhs, lhs if checked == 'frule' else rhs)}"

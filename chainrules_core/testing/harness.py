@@ -54,7 +54,7 @@ from .diagnosis import (
 )
 from .finite_differences import FDResult
 from .jacobian import check_jacobian_size, jacobian_check
-from .layout import Vector
+from .layout import Vector, dot
 from .pullback import (
     check_cotangents,
     check_partial_seeds,
@@ -322,12 +322,12 @@ def _check_frule_against_rrule(s: Setup, moving: list[int], y_dot_vec: Vector) -
 def _check_agreement(s: Setup, checked: str, y_bar_vec: Vector, y_dot_vec: Vector, x_bars: dict[int, Vector]) -> None:
     """``<y_bar, y_dot> == sum_i <x_bar_i, dx_i>``; on failure, the rule other than ``checked`` is blamed."""
     check = "frule and rrule agree"
-    lhs = float(y_bar_vec @ y_dot_vec)
-    rhs, scale = 0.0, float(np.abs(y_bar_vec) @ np.abs(y_dot_vec))
+    lhs = dot(y_bar_vec, y_dot_vec)
+    rhs, scale = 0.0, dot(np.abs(y_bar_vec), np.abs(y_dot_vec))
     for i, x_bar in x_bars.items():
         dx = s.direction(i)
-        rhs += float(x_bar @ dx)
-        scale += float(np.abs(x_bar) @ np.abs(dx))
+        rhs += dot(x_bar, dx)
+        scale += dot(np.abs(x_bar), np.abs(dx))
 
     def frule_tangent(i: int) -> Vector:
         return _pushed(s, check, _zero_except(s, list(x_bars), i), f"along {s.names[i]} alone")

@@ -15,7 +15,12 @@ from chainrules import cli
 from chainrules_core import NoTangent, rrule
 from chainrules_core.testing.cases import REALS, Arg, Case
 
-HEADERS = ["rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"]
+HEADERS = ["case", "dtype", "mode", "status", "evals", "worst error", "time"]
+FAMILY_HEADERS = ["family", "primals", "runs", "passed", "failed", "worst error", "time"]
+
+
+def cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.split("|")[1:-1]]
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -28,7 +33,7 @@ def test_rules_lists_primals_with_modes_family_and_types() -> None:
     status, out, _ = run("rules", "reduce")
     assert status == 0
     line = next(row for row in out.splitlines() if row.startswith("| functools.reduce"))
-    assert "frule (config), rrule (config)" in line and "higher_order" in line and "any" in line
+    assert cells(line)[1:] == ["frule, rrule (config)", "higher_order", "any"]
 
 
 def test_rules_shows_non_differentiable_and_typed_rules() -> None:
@@ -52,21 +57,31 @@ def test_rules_pattern_that_matches_nothing_fails() -> None:
     assert status == 1 and "no registered primal" in out
 
 
-def test_check_runs_the_declared_cases() -> None:
+def test_check_summarises_the_families() -> None:
+    """By default: one row per family, then the totals; no row per run."""
     status, out, err = run("check", "apply_along_axis", "--dtype", "float64,float32", "--no-progress")
     assert status == 0
     lines = out.splitlines()
-    assert [cell.strip() for cell in lines[0].split("|")[1:-1]] == HEADERS
-    assert lines[-1] == "12 passed, 0 failed"
-    assert "complex128" not in out
-    assert "checking 12 runs" in err
+    assert cells(lines[0]) == FAMILY_HEADERS
+    family = cells(lines[2])
+    assert family[:5] == ["higher_order", "1", "12", "12", "0"] and float(family[5]) < 1e-6
+    assert lines[-2].startswith("12 runs of 1 family in ") and lines[-1] == "12 passed, 0 failed"
+    assert "checking 12 runs of 3 declared cases" in err and "complex128" not in out
 
 
-def test_check_filters_by_mode_and_shows_progress() -> None:
-    status, out, err = run("check", "reduce", "--mode", "rrule", "--seed", "3")
+def test_check_verbose_lists_every_run() -> None:
+    status, out, err = run("check", "reduce", "--mode", "rrule", "--seed", "3", "--verbose")
     assert status == 0
+    lines = out.splitlines()
+    assert cells(lines[0]) == HEADERS
     assert "| frule |" not in out and "| rrule |" in out
-    assert "check: " in err  # progress lines when not on a terminal
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_check_progress_off_a_terminal_is_quiet_for_a_short_run() -> None:
+    """Off a terminal, a progress line comes every few seconds of a long run; a short run prints none."""
+    status, _, err = run("check", "np.tanh", "--dtype", "float64")
+    assert status == 0 and err.splitlines() == ["checking 8 runs of 4 declared cases (seed 0)"]
 
 
 def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,9 +95,11 @@ def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chainrules_core.testing, "registered_cases", lambda: cases)
     status, out, _ = run("check", "--no-progress")
     assert status == 1
-    assert "| FAIL " in out and "[pullback]" in out
-    assert out.splitlines()[-1] == "0 passed, 1 failed"
-    status, out, _ = run("check", "--no-progress", "--failures-only", "-x")
+    assert cells(out.splitlines()[2])[:5] == ["mine", "1", "1", "0", "1"]
+    assert "\nFAIL " in out and "[rrule]" not in out and "[float64, rrule] (mine)\n    [pullback]" in out
+    assert out.splitlines()[-2:] == [out.splitlines()[-2], "0 passed, 1 failed"]
+    assert out.splitlines()[-2].startswith("1 run of 1 family in ")
+    status, out, _ = run("check", "--no-progress", "--verbose", "--failures-only", "-x")
     assert status == 1 and out.count("| FAIL ") == 1
 
 
@@ -116,14 +133,14 @@ def test_every_shipped_rule_has_a_family() -> None:
     import chainrules.rules
 
     families = {m.name for m in pkgutil.iter_modules(chainrules.rules.__path__) if not m.name.startswith("_")}
+    listing = "from chainrules import cli\nfor row in cli.primal_rows():\n    print(row.name, *row.families)"
     result = subprocess.run(  # a fresh process: only the shipped rules
-        [sys.executable, "-m", "chainrules", "rules"], capture_output=True, text=True, check=True
+        [sys.executable, "-c", listing], capture_output=True, text=True, check=True
     )
-    rows = [line.split("|") for line in result.stdout.splitlines()[2:] if line.startswith("| ")]
+    rows = [line.split() for line in result.stdout.splitlines()]
     assert len(rows) > 100
-    for row in rows:
-        listed = {family.strip() for family in row[3].split(",")}
-        assert listed <= families, (row[1].strip(), listed)
+    for name, *listed in rows:
+        assert set(listed) <= families, (name, listed)
 
 
 def test_a_closed_pipe_is_not_an_error() -> None:
