@@ -22,6 +22,7 @@ import numpy as np
 from ..naming import function_name
 from ..rules import frule, rrule
 from ..tangent_types import (
+    NoTangent,
     NotImplementedTangent,
     Tangent,
     ZeroTangent,
@@ -263,8 +264,10 @@ def _check_zero_tangent_entries(s: Setup, moving: list[int], y_dot_vec: Vector) 
     """``ZeroTangent()`` for one input at a time: the ``m`` tangents add up to ``(m - 1) * y_dot``.
 
     An engine passes ``ZeroTangent()`` for an input it does not follow, such
-    as a callable object's fields held constant. The pushforward is linear in
-    the tangents, so this costs ``m`` frule calls and no evaluation of ``f``.
+    as a callable object's fields held constant, or ``NoTangent()``; so the
+    last input is given ``NoTangent()`` too, which must act as the zero. The
+    pushforward is linear in the tangents, so this costs ``m + 1`` frule
+    calls and no evaluation of ``f``.
     """
     if len(moving) < 2:
         return
@@ -282,6 +285,15 @@ def _check_zero_tangent_entries(s: Setup, moving: list[int], y_dot_vec: Vector) 
             f"with ZeroTangent() for one input at a time, the frule's tangents add up to {preview(total)}, not "
             f"{len(moving) - 1} times its tangent along all inputs {preview(expected)}: a ZeroTangent() tangent "
             "is mishandled",
+        )
+    last, zero_vec = moving[-1], pushed  # the loop's last tangent: ZeroTangent() for moving[-1]
+    with_none = tuple(NoTangent() if j == last else t for j, t in enumerate(s.tangents))
+    none_vec = _pushed(s, check, with_none, f"given NoTangent() for {s.names[last]}")
+    if not np.allclose(none_vec, zero_vec, rtol=1e-12, atol=1e-12 * float(np.max(np.abs(zero_vec), initial=0.0))):
+        raise s.fail(
+            check,
+            f"given NoTangent() for {s.names[last]}, the frule's tangent {preview(none_vec)} differs from the one "
+            f"given ZeroTangent() {preview(zero_vec)}: an engine may send either for an input it holds constant",
         )
     s.report.checks.append(check)
 

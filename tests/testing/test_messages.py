@@ -413,3 +413,18 @@ def test_the_zero_tangent_of_an_object_has_no_fields() -> None:
     assert getattr(ZeroTangent(), "weights", ZeroTangent()) is ZeroTangent()
     assert not hasattr(ZeroTangent(), "shape") and isinstance(ZeroTangent()[0], AbstractZero)
     assert ProjectTo(np.ones(2))(ZeroTangent()) is not None
+
+
+def test_an_frule_takes_no_tangent_for_a_constant_argument() -> None:
+    """An engine may send NoTangent() or ZeroTangent() for an argument it holds constant: both are the zero."""
+    f = fresh(weighted_sin)
+
+    @frule.register(f)
+    def _(tangents: Any, g: Any, x: Any, w: Any) -> Any:
+        _, x_dot, w_dot = tangents
+        if isinstance(w_dot, NoTangent):
+            raise TypeError("w has no tangent")
+        return g(x, w), w * np.cos(x) * x_dot + np.sin(x) * w_dot
+
+    message = str(failure(test_frule, f, X, W))
+    assert message.startswith("[zero entry in the tangents]") and "given NoTangent() for argument 2 (w)" in message
