@@ -419,7 +419,7 @@ def ratio(value: float, reference: float) -> str:
     """`` (ratio 1.01)``: ``value / reference``, when it is a number."""
     if reference == 0 or not math.isfinite(value / reference):
         return ""
-    return f" (ratio {value / reference:.6g})"
+    return f" (ratio {value / reference + 0.0:.6g})"  # + 0.0: no "-0"
 
 
 def kink_hint(s: Setup) -> str:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import io
+import os
+import re
 import subprocess
 import sys
+import types
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+import chainrules
 import chainrules_core.testing
 from chainrules import cli
 from chainrules_core import NoTangent, rrule
@@ -151,3 +156,83 @@ def test_a_closed_pipe_is_not_an_error() -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("| primal")
     assert "Traceback" not in result.stderr
+
+
+def documented_module(name: str) -> str:
+    """The code block of docs/rule-authors.md that starts with ``# name``."""
+    text = (Path(__file__).parents[2] / "docs" / "rule-authors.md").read_text()
+    start = text.index(f"```python\n# {name}\n") + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+def run_in(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m chainrules ...`` from ``folder``, with this checkout's packages."""
+    root = Path(__file__).parents[2]
+    return subprocess.run(
+        [sys.executable, "-m", "chainrules", *argv],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_import_a_library_and_check_its_declared_cases(tmp_path: Path) -> None:
+    """docs/rule-authors.md's worked example: a library's rules and cases through --import."""
+    (tmp_path / "mylib.py").write_text(documented_module("mylib.py"))
+    result = run_in(tmp_path, "check", "--import", "mylib", "--no-progress")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert cells(lines[2])[:5] == ["mylib", "2", "9", "9", "0"]
+    assert lines[-2].startswith("9 runs of 1 family in ") and lines[-1] == "9 passed, 0 failed"
+    result = run_in(tmp_path, "rules", "--import", "mylib", "mylib")
+    rows = [cells(line) for line in result.stdout.splitlines()[2:4]]
+    assert rows == [
+        ["mylib.softplus", "frule, rrule", "mylib", "any"],
+        ["mylib.weighted_power", "rrule", "mylib", "any"],
+    ]
+    assert result.stdout.splitlines()[-1] == "2 primals"
+
+
+def test_an_import_that_fails_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("import numpy as np\nraise ValueError('not today')\n")
+    status, out, err = run("check", "--import", "no_such_module_anywhere")
+    assert status == 2 and "--import no_such_module_anywhere: ModuleNotFoundError" in err
+    result = run_in(tmp_path, "rules", "--import", "broken")
+    assert result.returncode == 2 and "--import broken: ValueError: not today (at " in result.stderr
+
+
+def test_a_directory_named_chainrules_in_the_way_is_named(tmp_path: Path) -> None:
+    """From the folder holding a clone named chainrules, Python imports the clone's folder as a namespace package."""
+    shadow = types.ModuleType("chainrules")
+    shadow.__file__ = None
+    shadow.__path__ = [str(tmp_path / "chainrules")]
+    message = cli.shadowing_problem(shadow)
+    assert message is not None and f"shadowed by the directory {tmp_path / 'chainrules'}" in message
+    assert cli.shadowing_problem(chainrules) is None
+
+
+def test_rules_fit_100_columns_and_escape_bars() -> None:
+    status, out, _ = run("rules")
+    assert status == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert all(line.count("|") - line.count("\\|") == 5 for line in out.splitlines() if line.startswith("|"))
+    status, out, _ = run("rules", "operator.pow")
+    assert "(Number | ndarray | generic, Number | ndarray | generic)" in out  # in full below a short table
+
+
+def test_labels_show_values_not_reprs() -> None:
+    from chainrules_core.testing import registered_cases
+
+    status, out, _ = run("check", "*dtype=float64*", "--mode", "rrule", "-v", "--no-progress")
+    assert status == 0 and "dtype=float64" in out and "<class" not in out and "np.float64(" not in out
+    labels = [case.label for _, case in registered_cases()]
+    reprs = re.compile(r"np\.float64\(|<class|(?<![\w.])array\(")
+    assert not [label for label in labels if reprs.search(label)]
+
+
+def test_plurals() -> None:
+    status, out, err = run("check", "np.tanh", "--dtype", "float64", "--mode", "rrule", "--no-progress")
+    assert "1 family in" in out and "4 runs of 4 declared cases" in err
+    status, out, err = run("check", "np.tanh(scalar)", "--dtype", "float64", "--mode", "rrule", "--no-progress")
+    assert "1 run of 1 family" in out and "checking 1 run of 1 declared case" in err
