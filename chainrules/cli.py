@@ -413,7 +413,7 @@ def check(
         print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
     count = len({r.family for r in done})
     print(f"\n{plural(len(done), 'run')} of {plural(count, 'family')} in {elapsed:.1f}s", file=out)
-    print(f"{len(done) - len(failed)} passed, {len(failed)} failed", file=out)
+    print(f"{len(done) - len(failed):,} passed, {len(failed):,} failed", file=out)
     return 1 if failed else 0
 
 

@@ -37,7 +37,10 @@ class Domain:
 
     Real samples stay a tenth of the interval away from finite ends; complex
     samples add an imaginary part to a real sample, which keeps them off the
-    usual branch cuts along the real axis outside the interval.
+    usual branch cuts along the real axis outside the interval. Every domain
+    generates complex inputs, for the ``complex128`` runs a ``Case``
+    declares by default, unless ``complex=False``: ``REALS`` is the real line
+    *and* the complex plane around it, ``REAL_ONLY`` the real line alone.
     """
 
     low: float = -math.inf
@@ -64,11 +67,13 @@ class Domain:
 
 
 REALS = Domain(name="reals")
+"""The real line, and complex numbers around it for complex dtypes; ``REAL_ONLY`` for real inputs only."""
 POSITIVE = Domain(0.0, math.inf, name="positive")
 UNIT_INTERVAL = Domain(-1.0, 1.0, name="(-1, 1)")
 PROBABILITY = Domain(0.0, 1.0, name="(0, 1)")
 ABOVE_ONE = Domain(1.0, math.inf, name="(1, inf)")
 REAL_ONLY = Domain(complex=False, name="reals, real only")
+"""The real line, without complex inputs: a ``Case`` on it skips its complex dtypes."""
 POSITIVE_REAL_ONLY = Domain(0.0, math.inf, complex=False, name="positive, real only")
 
 
