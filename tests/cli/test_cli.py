@@ -236,3 +236,12 @@ def test_plurals() -> None:
     assert "1 family in" in out and "4 runs of 4 declared cases" in err
     status, out, err = run("check", "np.tanh(scalar)", "--dtype", "float64", "--mode", "rrule", "--no-progress")
     assert "1 run of 1 family" in out and "checking 1 run of 1 declared case" in err
+
+
+def test_no_private_helper_is_listed_as_a_primal() -> None:
+    """Every listed primal is a public name: no part of it starts with a single underscore."""
+    listing = "from chainrules import cli\nfor row in cli.primal_rows():\n    print(row.name)"
+    result = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    names = result.stdout.split()
+    private = [n for n in names if any(p.startswith("_") and not p.startswith("__") for p in n.split("."))]
+    assert len(names) > 100 and not private, private
