@@ -201,10 +201,11 @@ def _check_registration(
     ):
         cls = owner if isinstance(owner, type) else type(owner)
         func = getattr(primal, "__func__", None) or getattr(cls, primal.__name__, None)
+        name = function_name(func) + (".__func__" if isinstance(owner, type) else "")  # a class method
         raise TypeError(
             f"{where}: a bound method is a new object at each attribute access, so a call would never find a "
-            f"rule registered for this one; register the function {function_name(func)} (a bound method "
-            f"resolves to it, with its object first), or the class {cls.__name__} for its callable instances"
+            f"rule registered for this one; register the function {name} (a bound method resolves to it, "
+            f"with its object first), or the class {cls.__name__} for its callable instances"
         )
     for position, t in enumerate(arg_types, start=1):
         members = t if isinstance(t, tuple) else (t,)

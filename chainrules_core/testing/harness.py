@@ -37,14 +37,9 @@ from .checks import (
     along,
     check_close,
     check_exact_inner,
-    check_not_mutated,
-    check_primal,
-    check_types,
     preview,
-    same,
     setup,
     short,
-    snapshot,
     without_harness,
 )
 from .diagnosis import (
@@ -65,6 +60,7 @@ from .pullback import (
     seed,
 )
 from .tangents import PrimalAndTangent
+from .values import check_not_mutated, check_primal, check_types, same, snapshot
 
 __all__ = ["INCONCLUSIVE", "SAFETY", "CheckOptions", "CheckReport", "test_frule", "test_rrule", "test_scalar"]
 

@@ -16,11 +16,12 @@ import numpy as np
 
 from ..naming import keywords_note
 from ..tangent_types import NoTangent, NotImplementedTangent, Tangent, Thunk, ZeroTangent, backing, primal_type, unthunk
-from .checks import Setup, along, check_inner, check_types, is_zero, short, unthunk_checked, zero_hint
+from .checks import Setup, along, check_inner, short, zero_hint
 from .diagnosis import partial_keywords, pullback_by_part
 from .finite_differences import FDResult
 from .layout import Vector, _Composite
 from .tangents import rand_tangent
+from .values import check_types, is_zero, unthunk_checked
 
 Pullback = Callable[[Any], Any]
 
