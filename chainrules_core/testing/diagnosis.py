@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._callables import unwrap
 from ..rules import frule, rrule
 from ..tangent_types import ZeroTangent
 from .checks import SAFETY, Setup, agree, directional_fd, ratio
@@ -94,6 +95,11 @@ def signature_hint(s: Setup, call: tuple[Any, ...]) -> Callable[[Exception], str
         except (TypeError, ValueError):
             return ""
         binds = _binds(signature, call, s.kwargs)
+        unwrapped = unwrap(s.f, s.kwargs)  # a bound method or a partial reaches its function's rule
+        if not binds and unwrapped is not None:
+            func, leading, keywords, _ = unwrapped
+            head = call[: next(i for i, value in enumerate(call) if value is s.f)]
+            binds = _binds(signature, (*head, func, *leading, *s.args), keywords)
         raised_in_rule = _raised_in(err, rule)
         if binds and not raised_in_rule:
             return ""
