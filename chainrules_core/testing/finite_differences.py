@@ -241,10 +241,34 @@ class _StepSearch:
         if len(ladder) == 1:
             return self.result(ladder[0], math.inf)
         best = min(range(len(pairs)), key=lambda i: pairs[i][1])
+        pairs = self.calibrated(pairs, best)
+        best = min(range(len(pairs)), key=lambda i: pairs[i][1])
         error, relative, estimate = pairs[best]
         if best == 0 and error == ladder[1].noise and relative > self.target:
             error, estimate = self.climb(error, relative, estimate)
         return self.result(estimate, error)
+
+    def calibrated(
+        self, pairs: list[tuple[float, float, _Estimate]], best: int
+    ) -> list[tuple[float, float, _Estimate]]:
+        """``pairs`` with the round-off scaled to what the steps below the best one show, where that is more.
+
+        Below the best step the estimates change by round-off alone. The model
+        of it, ``ROUND_OFF * eps * |phi| / h``, is too low where ``phi`` is a
+        small difference of large terms (``a sin(b t) + exp(t)`` near a zero):
+        there the changes exceed it, and the median of their ratios to it
+        scales the round-off of every step, so that a change that is small by
+        coincidence is not taken for the error.
+        """
+        below = [error / estimate.noise for error, _, estimate in pairs[best + 1 :] if estimate.noise > 0]
+        factor = float(np.median(below)) if len(below) >= 2 else 1.0
+        if factor <= 1.0:
+            return pairs
+        scaled = []
+        for error, relative, estimate in pairs:
+            larger = max(error, factor * estimate.noise)
+            scaled.append((larger, relative * larger / error if error else relative, estimate))
+        return scaled
 
     def descend(self) -> list[tuple[float, float, _Estimate]]:
         """Fill the ladder; ``(error, relative error, estimate)`` of each estimate but the first."""
