@@ -9,7 +9,9 @@ estimates differ by about the error of the larger step: truncation error
 shrinks with the step and round-off error grows as ``eps * |phi| / h``, so
 the step whose estimate differs least, relatively, from the one before
 balances the two; that difference, or the round-off floor if larger, is the
-error estimate of the result. Where round-off decides even at the first
+error estimate of the result; where the steps below that one change by more
+than the round-off model says (a small value computed from large terms), the
+model is scaled up to match. Where round-off decides even at the first
 step (``exp`` near 0, whose scale is 1, not the input's), larger steps are
 tried while they help.
 
