@@ -2,7 +2,8 @@
 
 ``test_rrule`` compares the pullback with finite differences through the
 identity ``<y_bar, J dx> == <x_bar, dx>``, so it evaluates the function a
-fixed number of times whatever the input size; the full-Jacobian mode
+fixed number of times whatever the input size; ``evaluations="few"`` makes
+that number about 6, with one step instead of a step search; the full-Jacobian mode
 (``jacobian=True``) needs a finite difference per input entry and a pullback
 per output entry, and holds two n x n matrices, so it stops at a size where
 that is still quick. Times are also given in units of one call of the
@@ -58,7 +59,10 @@ def main() -> None:
         f_time = best_time(lambda: x_sin(x))  # noqa: B023 - timed at once, inside the loop
         report = test_rrule(x_sin, x)
         t = best_time(lambda: test_rrule(x_sin, x), min_time=0.5, repeat=3)  # noqa: B023
+        few = test_rrule(x_sin, x, evaluations="few")
+        t_few = best_time(lambda: test_rrule(x_sin, x, evaluations="few"), min_time=0.5, repeat=3)  # noqa: B023
         row: list[object] = [n, report.evaluations, format_time(t), f"{t / f_time:,.0f}"]
+        row += [few.evaluations, format_time(t_few), f"{t_few / f_time:,.0f}"]
         if n <= JACOBIAN_UP_TO:
             full = test_rrule(x_sin, x, jacobian=True)
             tj = once(lambda: test_rrule(x_sin, x, jacobian=True))  # noqa: B023
@@ -74,6 +78,9 @@ def main() -> None:
                 "evaluations of f",
                 "time",
                 "in f-call units",
+                "few: evaluations",
+                "few: time",
+                "few: in f-call units",
                 "full Jacobian: evaluations",
                 "full Jacobian: time",
                 "full / directional",

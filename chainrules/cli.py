@@ -2,8 +2,9 @@
 
 ``rules`` lists every registered primal with its modes, family and argument
 types. ``check`` runs the finite-difference harness on every declared case
-(the ones the test suite runs), shows progress, prints a summary table and
-exits non-zero if any check fails.
+(the ones the test suite runs), shows progress, prints a summary by family
+and the failures in full, and exits non-zero if any check fails. Both take
+``--import MODULE`` to load a library's own rules and declared cases.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import importlib
+import os
 import sys
 import time
+import traceback
 import types
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-import chainrules  # noqa: F401 - registers the rules
+import chainrules  # registers the rules
 from chainrules_core import RuleRecord, frule, rrule
-from chainrules_core.naming import function_name
+from chainrules_core.naming import function_name, plural
 
 if TYPE_CHECKING:
     from chainrules_core.testing.cases import Case
@@ -31,6 +34,13 @@ _RULES_PACKAGE = "chainrules.rules."
 OPTIONAL_LIBRARIES = ("scipy.special", "scipy.linalg")
 """Libraries whose rules register when they are imported: the commands import those that are installed."""
 
+WIDTH = 100
+"""The widest line a table may print."""
+
+
+class UsageError(Exception):
+    """A problem the command line reports in one line, with exit status 2."""
+
 
 def _import_optional_libraries() -> None:
     for name in OPTIONAL_LIBRARIES:
@@ -38,6 +48,43 @@ def _import_optional_libraries() -> None:
             importlib.import_module(name)
         except ImportError:
             continue
+
+
+def shadowing_problem(package: types.ModuleType) -> str | None:
+    """Why ``package`` is not the installed ``chainrules``: a directory of that name in the way, or ``None``.
+
+    From the folder that holds a clone named ``chainrules``, Python takes the
+    clone's directory for a namespace package and never runs the real
+    ``chainrules/__init__.py``: no rule would be registered.
+    """
+    if getattr(package, "__file__", None) is not None:
+        return None
+    where = ", ".join(str(p) for p in getattr(package, "__path__", [])) or "a directory named chainrules"
+    return (
+        f"chainrules is shadowed by the directory {where}: Python imports that directory, which has no "
+        "__init__.py, instead of the installed package; run the command from another directory"
+    )
+
+
+def import_modules(names: Sequence[str]) -> list[Case]:
+    """Import each module ``--import`` names, from the current directory too; the cases they declare.
+
+    ``UsageError`` names a module that cannot be imported, and why.
+    """
+    from chainrules_core.testing import registered_cases
+
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does; the installed `chainrules` script does not
+    known = {id(case) for _, case in registered_cases()}
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as err:
+            where = traceback.extract_tb(err.__traceback__)[-1]
+            raise UsageError(
+                f"--import {name}: {type(err).__name__}: {err} (at {where.filename}:{where.lineno})"
+            ) from err
+    return [case for _, case in registered_cases() if id(case) not in known]
 
 
 # ----- names, families, patterns -----
@@ -121,25 +168,50 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
     return [row for row in rows.values() if _matches(pattern, row.name, *row.families)]
 
 
-def _modes_text(modes: dict[str, set[str]]) -> str:
-    labels = sorted({label for group in modes.values() for label in group})
-    if labels == ["non-differentiable"]:
-        return "non-differentiable"
-    return ", ".join(labels)
+def modes_text(modes: dict[str, set[str]]) -> str:
+    """``frule, rrule``; ``rrule``; ``non-differentiable``; ``frule, rrule (config)``; ``frule, rrule; non-diff``."""
+    labels = {label for group in modes.values() for label in group}
+    plain = [m for m in ("frule", "rrule") if m in labels]
+    configured = [m for m in ("frule", "rrule") if f"{m} (config)" in labels]
+    parts = []
+    if plain:
+        parts.append(", ".join(plain))
+    if configured:
+        parts.append(", ".join(configured) + " (config)")
+    parts += sorted(label for label in labels if label.endswith("opt-out"))
+    if "non-differentiable" in labels:
+        parts.append("non-diff" if parts else "non-differentiable")
+    return "; ".join(parts)
+
+
+def _types_text(signatures: list[str]) -> str:
+    """``any``, a short signature such as ``(ndarray)``, or how many there are (``rules PATTERN`` shows them)."""
+    if len(signatures) == 1 and len(signatures[0]) <= 14:
+        return signatures[0]
+    return plural(len(signatures), "signature")
 
 
 def list_rules(pattern: str | None, out: TextIO) -> int:
     _import_optional_libraries()
-    rows = primal_rows(pattern)
+    rows = sorted(primal_rows(pattern), key=lambda r: (r.families[0], r.name))
     if not rows:
         print(f"no registered primal matches {pattern!r}" if pattern else "no rules are registered", file=out)
         return 1 if pattern else 0
     table = [
-        (row.name, _modes_text(row.modes), ", ".join(row.families), "; ".join(row.signatures))
-        for row in sorted(rows, key=lambda r: (r.families[0], r.name))
+        (
+            row.name,
+            modes_text(row.modes),
+            row.families[0] + (f" +{len(row.families) - 1}" if len(row.families) > 1 else ""),
+            _types_text(row.signatures),
+        )
+        for row in rows
     ]
-    print(_table(("primal", "modes", "family", "argument types"), table), file=out)
-    print(f"\n{len(rows)} primals", file=out)
+    print(table_text(("primal", "modes", "family", "types"), table, cut_first=(3, 2), keep_ends=(0, 2)), file=out)
+    if len(rows) <= 10:  # a few rows: what the table summarised, in full
+        for row in rows:
+            if len(row.families) > 1 or _types_text(row.signatures) != row.signatures[0]:
+                print(f"\n{row.name}: {', '.join(row.families)}; {'; '.join(row.signatures)}", file=out)
+    print(f"\n{plural(len(rows), 'primal')}", file=out)
     return 0
 
 
@@ -166,15 +238,26 @@ class CheckRun:
 
 
 def planned_runs(
-    pattern: str | None, dtypes: Sequence[str] | None = None, modes: Sequence[str] | None = None
+    pattern: str | None,
+    dtypes: Sequence[str] | None = None,
+    modes: Sequence[str] | None = None,
+    only: Sequence[Case] | None = None,
 ) -> list[CheckRun]:
-    """Every (case, dtype, mode) of the declared cases that matches the filters."""
+    """Every (case, dtype, mode) of the declared cases that matches the filters.
+
+    ``only``: these cases (those ``--import`` declared) rather than every
+    case of this package.
+    """
     _import_optional_libraries()
-    import chainrules.checks  # noqa: F401 - registers the declared cases (and imports the harness)
+    if only is None:
+        import chainrules.checks  # noqa: F401 - registers the declared cases (and imports the harness)
     from chainrules_core.testing import registered_cases
 
+    chosen = None if only is None else {id(case) for case in only}
     runs = []
     for family, case in registered_cases():
+        if chosen is not None and id(case) not in chosen:
+            continue
         if not _matches(pattern, case.label, family, function_name(case.f)):
             continue
         for dtype, mode in case.expand():
@@ -203,7 +286,10 @@ def run_one(run: CheckRun, seed: int) -> CheckRun:
 
 
 class Progress:
-    """A progress bar on a terminal; a line now and then otherwise (CI logs)."""
+    """A progress bar on a terminal; elsewhere (CI logs) a line every few seconds of a long run."""
+
+    EVERY = 5.0
+    """Seconds between two lines of progress off a terminal."""
 
     def __init__(self, total: int, stream: TextIO) -> None:
         self.total = total
@@ -226,10 +312,10 @@ class Progress:
                 self.stream.write(text + ("\n" if final else ""))
                 self.stream.flush()
                 self.last = now
-        elif final or now - self.last > 10 or done % max(1, self.total // 10) == 0:
+        elif now - self.last >= self.EVERY:
             percent = 100 * done // self.total
             self.stream.write(
-                f"check: {done}/{self.total} ({percent}%), {now - self.start:.1f}s, {self.failed} failed\n"
+                f"check: {done}/{self.total} ({percent}%), {now - self.start:.0f}s, {self.failed} failed\n"
             )
             self.stream.flush()
             self.last = now
@@ -248,7 +334,8 @@ def run_checks(
     return done
 
 
-def summary_table(runs: Iterable[CheckRun]) -> str:
+def runs_table(runs: Iterable[CheckRun]) -> str:
+    """One row per run: ``--verbose``."""
     rows = [
         (
             r.case.label,
@@ -261,7 +348,30 @@ def summary_table(runs: Iterable[CheckRun]) -> str:
         )
         for r in runs
     ]
-    return _table(("rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"), rows)
+    return table_text(("case", "dtype", "mode", "status", "evals", "worst error", "time"), rows, cut_first=(0,))
+
+
+def families_table(runs: Sequence[CheckRun]) -> str:
+    """One row per family: its primals, runs, passes, failures, worst relative error among passes, time."""
+    by_family: dict[str, list[CheckRun]] = {}
+    for r in runs:
+        by_family.setdefault(r.family, []).append(r)
+    rows = []
+    for family, group in by_family.items():
+        passed = [r for r in group if not r.failed]
+        worst = max((r.max_relative_error for r in passed), default=None)
+        rows.append(
+            (
+                family,
+                len({id(r.case.f) for r in group}),
+                len(group),
+                len(passed),
+                len(group) - len(passed),
+                "" if worst is None else f"{worst:.1e}",
+                f"{sum(r.seconds for r in group):.1f}s",
+            )
+        )
+    return table_text(("family", "primals", "runs", "passed", "failed", "worst error", "time"), rows)
 
 
 def check(
@@ -274,8 +384,10 @@ def check(
     failures_only: bool = False,
     exitfirst: bool = False,
     progress: bool = True,
+    verbose: bool = False,
+    only: Sequence[Case] | None = None,
 ) -> int:
-    runs = planned_runs(pattern, dtypes, modes)
+    runs = planned_runs(pattern, dtypes, modes, only)
     if not runs:
         if pattern or dtypes or modes:
             print("no declared case matches these filters", file=out)
@@ -283,21 +395,25 @@ def check(
         print("no cases are declared\n0 passed, 0 failed", file=out)
         return 0
     cases = len({id(r.case) for r in runs})
-    print(f"checking {len(runs)} runs of {cases} declared cases (seed {seed})", file=err)
+    print(f"checking {plural(len(runs), 'run')} of {plural(cases, 'declared case')} (seed {seed})", file=err)
     start = time.perf_counter()
     done = run_checks(runs, seed, Progress(len(runs), err) if progress else None, exitfirst)
     elapsed = time.perf_counter() - start
     failed = [r for r in done if r.failed]
-    shown = failed if failures_only else done
-    if shown:
-        print(summary_table(shown), file=out)
+    if verbose:
+        shown = failed if failures_only else done
+        if shown:
+            print(runs_table(shown) + "\n", file=out)
+    families = [r for r in done if r.failed or not failures_only]
+    if families:
+        print(families_table(families), file=out)
     for r in failed:
         lines = r.message.splitlines() or [""]
         detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []))
         print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
-    families = len({r.family for r in done})
-    print(f"\n{len(done)} runs of {families} families in {elapsed:.1f}s", file=out)
-    print(f"{len(done) - len(failed)} passed, {len(failed)} failed", file=out)
+    count = len({r.family for r in done})
+    print(f"\n{plural(len(done), 'run')} of {plural(count, 'family')} in {elapsed:.1f}s", file=out)
+    print(f"{len(done) - len(failed):,} passed, {len(failed):,} failed", file=out)
     return 1 if failed else 0
 
 
@@ -325,9 +441,19 @@ def parser() -> argparse.ArgumentParser:
     checker.add_argument("--dtype", action="append", help="only these dtypes (repeat, or a comma-separated list)")
     checker.add_argument("--mode", action="append", help="only frule or rrule (repeat, or comma-separated)")
     checker.add_argument("--seed", type=int, default=0, help="the seed of inputs and directions (default 0)")
-    checker.add_argument("--failures-only", action="store_true", help="list only failed runs in the table")
+    checker.add_argument("-v", "--verbose", action="store_true", help="list every run, not only the families")
+    checker.add_argument("--failures-only", action="store_true", help="list only families and runs that failed")
     checker.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
-    checker.add_argument("--no-progress", action="store_true", help="no progress bar")
+    checker.add_argument("--no-progress", action="store_true", help="no progress output")
+    for command in (rules, checker):
+        command.add_argument(
+            "--import",
+            dest="imports",
+            action="append",
+            metavar="MODULE",
+            help="import MODULE first, for its rules and declared cases (repeatable); check then runs only "
+            "the cases the imported modules declare",
+        )
     return p
 
 
@@ -337,6 +463,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     p = parser()
     args = p.parse_args(argv)
+    problem = shadowing_problem(chainrules)
+    imported = None
+    try:
+        if problem is not None:
+            raise UsageError(problem)
+        if args.command in ("rules", "check") and args.imports:
+            imported = import_modules(args.imports)
+    except UsageError as usage:
+        print(f"python -m chainrules: {usage}", file=err)
+        return 2
     if args.command == "rules":
         return list_rules(args.pattern, out)
     if args.command == "check":
@@ -353,17 +489,47 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             failures_only=args.failures_only,
             exitfirst=args.exitfirst,
             progress=not args.no_progress,
+            verbose=args.verbose,
+            only=imported,
         )
     p.print_help(out)
     return 0
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A Markdown table with aligned columns."""
-    cells = [[str(c) for c in row] for row in rows]
+def table_text(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    width: int = WIDTH,
+    cut_first: Sequence[int] = (),
+    keep_ends: Sequence[int] = (),
+) -> str:
+    """A Markdown table with aligned columns, ``|`` escaped in cells, at most ``width`` characters a line.
+
+    Where the natural widths exceed ``width``, columns are narrowed, their
+    long cells ending in ``…``: those of ``cut_first`` in that order (each
+    down to 12 characters), then the widest. The cells of ``keep_ends``
+    columns lose their beginning instead (``…locals>.count``).
+    """
+    cells = [[str(c).replace("|", "\\|") for c in row] for row in rows]
     widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    excess = sum(widths) + 3 * len(headers) + 1 - width
+    for i in cut_first:
+        cut_by = min(max(excess, 0), max(widths[i] - max(len(headers[i]), 12), 0))
+        widths[i] -= cut_by
+        excess -= cut_by
+    while excess > 0:
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        if widths[widest] <= max(len(headers[widest]), 8):
+            break
+        widths[widest] -= 1
+        excess -= 1
+
+    def cut(text: str, w: int, i: int) -> str:
+        if len(text) <= w:
+            return text
+        return "…" + text[1 - w :] if i in keep_ends else text[: w - 1].removesuffix("\\") + "…"
 
     def line(values: Sequence[str]) -> str:
-        return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths)) + " |"
+        return "| " + " | ".join(cut(v, w, i).ljust(w) for i, (v, w) in enumerate(zip(values, widths))) + " |"
 
     return "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, cells)])

@@ -11,21 +11,30 @@ rules, debug mode) takes the general path, ``RuleRegistry.call``.
 The two registries differ only in their calling convention: an rrule is
 called as ``rule(f, *args)``, an frule as ``rule(tangents, f, *args)``. The
 general path passes the arguments before ``f`` as ``head``.
+
+Threads: registration holds a lock and publishes a primal's rules as a new
+``_Rules`` (copy on write), so a lookup reads one consistent set of rules
+and never iterates a dict that another thread changes. The fast tables are
+changed one key at a time under the lock (the entry points hold their bound
+``get``, so they are never rebound); a cache filled by a lookup lands in the
+``_Rules`` it was computed from, and a class's fast-table entry is written
+only if no registration happened meanwhile.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from multipledispatch import Dispatcher
 
 from ._callables import Unwrapped, unwrap
 from .config import RuleConfig
-from .debug import checked_frule_result, checked_rrule_result, follow_debug_mode
+from .debug import check_frule_tangents, checked_frule_result, checked_rrule_result, follow_debug_mode
 from .naming import function_name
 
 Rule = Callable[..., Any]
@@ -88,26 +97,32 @@ def _signature(record: RuleRecord) -> tuple[Any, ...]:
     return (key, record.arg_types, record.config, record.requires)
 
 
-class _Entry:
-    """Every rule registered for one primal, and the dispatch caches over them."""
+class _Rules:
+    """One primal's registrations at one moment, with the dispatch caches over them.
 
-    __slots__ = ("config_cache", "configured", "plain", "plain_cache", "primal")
+    Never changed once published (``_Entry.rules``), but for the caches,
+    which only gain entries: a registration publishes a new ``_Rules``.
+    """
 
-    def __init__(self, primal: Any) -> None:
-        self.primal = primal
-        self.plain: dict[tuple[Any, ...] | None, RuleRecord] = {}
-        self.configured: dict[tuple[Any, ...] | None, list[RuleRecord]] = {}
-        self.plain_cache: dict[tuple[type, ...], Rule | None] = {}  # cleared, never rebound
+    __slots__ = ("config_cache", "configured", "plain", "plain_cache")
+
+    def __init__(
+        self,
+        plain: dict[tuple[Any, ...] | None, RuleRecord],
+        configured: dict[tuple[Any, ...] | None, tuple[RuleRecord, ...]],
+    ) -> None:
+        self.plain = plain
+        self.configured = configured
+        self.plain_cache: dict[tuple[type, ...], Rule | None] = {}
         self.config_cache: dict[tuple[type, tuple[type, ...]], Rule | None] = {}
 
-    def add(self, record: RuleRecord) -> None:
+    def added(self, record: RuleRecord) -> _Rules:
+        """These rules with ``record``, which replaces a registration of the same signature."""
         if record.config:
-            same = self.configured.setdefault(record.arg_types, [])
-            same[:] = [r for r in same if r.requires != record.requires] + [record]
-        else:
-            self.plain[record.arg_types] = record
-        self.plain_cache.clear()
-        self.config_cache.clear()
+            same = self.configured.get(record.arg_types, ())
+            kept = tuple(r for r in same if r.requires != record.requires)
+            return _Rules(self.plain, {**self.configured, record.arg_types: (*kept, record)})
+        return _Rules({**self.plain, record.arg_types: record}, self.configured)
 
     def single_rule(self) -> Rule | None:
         """The rule when there is exactly one and it takes any arguments."""
@@ -141,6 +156,19 @@ class _Entry:
         return (self.find_plain(arg_types) if rule is MISSING else rule), False
 
 
+_NO_RULES = _Rules({}, {})
+
+
+class _Entry:
+    """Every rule registered for one primal: ``rules``, replaced as a whole by each registration."""
+
+    __slots__ = ("primal", "rules")
+
+    def __init__(self, primal: Any) -> None:
+        self.primal = primal
+        self.rules = _NO_RULES
+
+
 def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule | None:
     """The most specific record matching ``arg_types``; an untyped one as fallback."""
     typed = [r for r in records if r.arg_types is not None]
@@ -157,6 +185,49 @@ def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule 
     return None
 
 
+def _check_registration(
+    caller: str, primal: Any, arg_types: tuple[Any, ...], config: bool, requires: Sequence[type]
+) -> None:
+    """Raise ``TypeError`` naming what is wrong with a registration, before anything is registered."""
+    is_constructor = isinstance(primal, types.GenericAlias) and primal.__origin__ is type
+    if not (callable(primal) or is_constructor):
+        raise TypeError(
+            f"{caller}({primal!r}): the primal must be a function, a class or type[C], got a {type(primal).__name__}"
+        )
+    where = f"{caller}({function_name(primal)})"
+    owner = getattr(primal, "__self__", None)
+    if isinstance(primal, types.MethodType) or (
+        isinstance(primal, types.BuiltinMethodType) and owner is not None and not isinstance(owner, types.ModuleType)
+    ):
+        cls = owner if isinstance(owner, type) else type(owner)
+        func = getattr(primal, "__func__", None) or getattr(cls, primal.__name__, None)
+        name = function_name(func) + (".__func__" if isinstance(owner, type) else "")  # a class method
+        raise TypeError(
+            f"{where}: a bound method is a new object at each attribute access, so a call would never find a "
+            f"rule registered for this one; register the function {name} (a bound method resolves to it, "
+            f"with its object first), or the class {cls.__name__} for its callable instances"
+        )
+    for position, t in enumerate(arg_types, start=1):
+        members = t if isinstance(t, tuple) else (t,)
+        if not members or not all(isinstance(m, type) for m in members):
+            raise TypeError(
+                f"{where}: argument type {position} is {t!r}, not a class; give a class (float, np.ndarray, "
+                "numbers.Real) or a tuple of classes for a union"
+            )
+    if isinstance(requires, type) or not isinstance(requires, Sequence):
+        raise TypeError(
+            f"{where}: requires= takes a tuple of capability classes, e.g. (HasReverseMode,), not {requires!r}"
+        )
+    for capability in requires:
+        if not isinstance(capability, type):
+            raise TypeError(
+                f"{where}: requires= holds {capability!r} (a {type(capability).__name__}), not a class; give "
+                "capability classes such as HasReverseMode, which the engine's RuleConfig subclasses"
+            )
+    if requires and not config:
+        raise TypeError(f"{where}: requires= applies to config-aware rules; pass config=True too")
+
+
 class RuleRegistry:
     """The rules of one mode, keyed by primal; ``RRuleRegistry`` and ``FRuleRegistry`` add the calling convention."""
 
@@ -165,12 +236,15 @@ class RuleRegistry:
     """How many arguments a rule takes before ``f``: none for an rrule, the tangents for an frule."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        """Held by registrations and by lookups that write a class's fast-table entry."""
         self._by_id: dict[int, _Entry] = {}
         self._by_class: dict[type, _Entry] = {}
         self._class_cache: dict[type, _Entry | None] = {}
+        """A class to the entry its instances use; a new dict after each registration for a class."""
         self._records: dict[tuple[Any, ...], RuleRecord] = {}
         self._debug = False
-        # The fast tables, read by the entry points through their bound .get: cleared, never rebound.
+        # The fast tables, read by the entry points through their bound .get: changed key by key, never rebound.
         self.fast: dict[int, Rule] = {}
         """``id(primal)`` to what a call of it runs: its one rule, or a dispatcher on argument types."""
         self.fast_types: dict[type, Rule] = {}
@@ -193,14 +267,37 @@ class RuleRegistry:
         """Decorator registering a rule for ``primal`` and, optionally, argument types.
 
         An rrule is called as ``rule(f, *args, **kwargs)``, an frule as
-        ``rule((f_dot, *arg_dots), f, *args, **kwargs)``. ``config=True``
+        ``rule((f_dot, *arg_dots), f, *args, **kwargs)``: ``f`` is the primal
+        as the caller passed it (the instance, for a class), then one tangent
+        per positional argument. ``primal`` is a function, ufunc or builtin
+        (matched by identity), a class (for its callable instances) or
+        ``type[C]`` (for the constructor ``C(...)``). ``arg_types`` are classes,
+        or tuples of classes for a union, matched against the types of the
+        positional arguments by ``multipledispatch``. ``config=True``
         registers a config-aware rule, which receives the engine's
         ``RuleConfig`` first and applies only when the config is an instance
         of every class in ``requires`` (e.g. ``HasReverseMode``). ``kind`` is
-        what listings call the rule; ``non_differentiable`` sets it. The
-        decorated function is returned unchanged, so registrations stack.
-        """
+        what listings call the rule; ``non_differentiable`` sets it.
 
+        Registering the same signature (primal, argument types, config and
+        ``requires``) again replaces the earlier rule: the last registration
+        wins. The decorated function is returned unchanged, so registrations
+        stack. A bad registration raises ``TypeError`` at once: a primal that
+        is not callable, a bound method (a new object at each attribute
+        access, so a call would never find it), argument types or
+        ``requires`` entries that are not classes.
+
+        >>> def halve(x):
+        ...     return x / 2
+        >>> @rrule.register(halve, float)
+        ... def _rrule_halve(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), y_bar / 2)
+        >>> rrule(halve, 3.0)[1](1.0)
+        (NoTangent(), 0.5)
+        >>> rrule(halve, 3) is None  # an int is not a float: no rule for it
+        True
+        """
+        _check_registration(f"{self.mode}.register", primal, arg_types, config, requires)
         module = _registering_module()
 
         def decorator(rule: Rule) -> Rule:
@@ -220,49 +317,70 @@ class RuleRegistry:
         """
         if not arg_types:
             raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
+        _check_registration(f"{self.mode}.opt_out", primal, arg_types, False, ())
         module = _registering_module()
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
 
     def _add(self, record: RuleRecord) -> None:
         primal = record.primal
-        if isinstance(primal, types.GenericAlias) and primal.__origin__ is type:
-            (cls,) = primal.__args__  # type[C]: the constructor C(...), keyed by identity
-            entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls))
-        elif isinstance(primal, type):
-            entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
-        else:
-            entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
-        entry.add(record)
-        self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
-        self._records[_signature(record)] = record
-        self.fast_types.clear()
-        self.fast_types_with_config.clear()
-        if isinstance(entry.primal, type) and entry is self._by_class.get(entry.primal):
-            self._class_cache.clear()
-        elif not self._debug:
-            self._make_fast(id(entry.primal), entry, self.fast, self.fast_with_config)
+        with self._lock:
+            if isinstance(primal, types.GenericAlias) and primal.__origin__ is type:
+                (cls,) = primal.__args__  # type[C]: the constructor C(...), keyed by identity
+                entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls))
+            elif isinstance(primal, type):
+                entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
+            else:
+                entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
+            entry.rules = entry.rules.added(record)
+            self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
+            self._records[_signature(record)] = record
+            if isinstance(entry.primal, type) and entry is self._by_class.get(entry.primal):
+                self._class_cache = {}  # before the fast tables: a lookup that read the old one writes nothing
+                self.fast_types.clear()
+                self.fast_types_with_config.clear()
+            elif not self._debug:
+                self._make_fast(id(entry.primal), entry, self.fast, self.fast_with_config)
 
     def records(self) -> Iterator[RuleRecord]:
         """Every registration, oldest first."""
-        return iter(list(self._records.values()))
+        with self._lock:
+            return iter(list(self._records.values()))
+
+    def records_for(self, f: Any) -> list[RuleRecord]:
+        """The registrations a call of ``f`` can use, for messages: its own, its class's, or those behind it.
+
+        Behind a bound method or a partial are the function's; a primal
+        without registrations gives an empty list.
+        """
+        primals: list[Any] = [f]
+        if isinstance(f, type):
+            primals.append(type[f])
+        else:
+            primals.extend(type(f).__mro__)
+        unwrapped = unwrap(f, {})
+        if unwrapped is not None:
+            primals.append(unwrapped[0])
+        keys = {p if isinstance(p, types.GenericAlias) else id(p) for p in primals}
+        return [r for r in self.records() if _signature(r)[0] in keys]
 
     # ----- the fast tables -----
 
     def _make_fast(self, key: Any, entry: _Entry, table: dict[Any, Rule], with_config: dict[Any, Rule]) -> None:
         """Put what a call of ``entry``'s primal runs into ``table``, and into ``with_config`` if it may."""
-        rule = entry.single_rule() or self._typed_caller(entry)
+        rules = entry.rules
+        rule = rules.single_rule() or self._typed_caller(rules)
         table[key] = rule
-        if entry.configured:
+        if rules.configured:
             with_config.pop(key, None)
         else:
             with_config[key] = rule
 
-    def _typed_caller(self, entry: _Entry) -> Rule:
+    def _typed_caller(self, rules: _Rules) -> Rule:
         """What the fast path calls for a primal whose rules dispatch on argument types."""
         skip = self.head_size + 1
-        cache_get = entry.plain_cache.get
-        find_plain = entry.find_plain
+        cache_get = rules.plain_cache.get
+        find_plain = rules.find_plain
 
         def dispatch_on_types(*call: Any, **kwargs: Any) -> Any:
             arg_types = tuple(map(type, call[skip:]))
@@ -273,13 +391,14 @@ class RuleRegistry:
 
     def set_debug_mode(self, enabled: bool) -> None:
         """Check every rule's output shape and count, at a cost; see ``chainrules_core.set_debug_mode``."""
-        self._debug = enabled
-        for table in (self.fast, self.fast_types, self.fast_with_config, self.fast_types_with_config):
-            table.clear()
-        self._class_cache.clear()
-        if not enabled:
-            for key, entry in self._by_id.items():
-                self._make_fast(key, entry, self.fast, self.fast_with_config)
+        with self._lock:
+            self._debug = enabled
+            for table in (self.fast, self.fast_types, self.fast_with_config, self.fast_types_with_config):
+                table.clear()
+            self._class_cache = {}
+            if not enabled:
+                for key, entry in list(self._by_id.items()):
+                    self._make_fast(key, entry, self.fast, self.fast_with_config)
 
     # ----- lookup -----
 
@@ -288,12 +407,17 @@ class RuleRegistry:
         if entry is not None:
             return entry
         cls = type(f)
-        if cls in self._class_cache:
-            return self._class_cache[cls]
-        found = next((self._by_class[k] for k in cls.__mro__ if k in self._by_class), None)
-        self._class_cache[cls] = found
-        if found is not None and not self._debug:
-            self._make_fast(cls, found, self.fast_types, self.fast_types_with_config)
+        class_cache = self._class_cache
+        cached: Any = class_cache.get(cls, MISSING)
+        if cached is not MISSING:
+            return cast("_Entry | None", cached)
+        by_class = self._by_class
+        found = next((by_class[k] for k in cls.__mro__ if k in by_class), None)
+        with self._lock:
+            if class_cache is self._class_cache:  # no registration for a class since the lookup began
+                class_cache[cls] = found
+                if found is not None and not self._debug:
+                    self._make_fast(cls, found, self.fast_types, self.fast_types_with_config)
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -302,7 +426,7 @@ class RuleRegistry:
         entry = self._entry_for(f)
         if entry is None:
             return None, False
-        return entry.find(tuple(map(type, args)), config)
+        return entry.rules.find(tuple(map(type, args)), config)
 
     def find(self, f: Any, *args: Any, config: RuleConfig | None = None) -> Rule | None:
         """The rule that a call with these arguments would use, without calling it; ``None`` if none.
@@ -346,14 +470,14 @@ class RuleRegistry:
         else:
             result = rule(*head, f, *args, **kwargs)
         if self._debug and result is not None:
-            return self._checked(result, f, args)
+            return self._checked(result, f, args, kwargs)
         return result
 
     def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
         """The rule of the function behind a bound method or partial, its result in terms of ``f``."""
         raise NotImplementedError
 
-    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``result`` after the debug-mode checks."""
         raise NotImplementedError
 
@@ -385,8 +509,8 @@ class RRuleRegistry(RuleRegistry):
 
         return y, unwrapped_pullback
 
-    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
-        return checked_rrule_result(result, f, args)
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return checked_rrule_result(result, f, args, list(kwargs))
 
 
 class FRuleRegistry(RuleRegistry):
@@ -414,6 +538,8 @@ class FRuleRegistry(RuleRegistry):
                 f"frule for {function_name(f)}: got {len(tangents)} tangents for {len(args)} arguments; "
                 f"expected {len(args) + 1}, the first for the function itself"
             )
+        if self._debug:
+            check_frule_tangents(tangents, f, args)
         return self.call(config, (tuple(tangents),), f, args, kwargs)
 
     def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
@@ -422,6 +548,6 @@ class FRuleRegistry(RuleRegistry):
         tangents = (*fields.tangents(f_dot, len(leading)), *arg_dots)
         return self.call(config, (tangents,), func, (*leading, *args), keywords)
 
-    def _checked(self, result: Any, f: Any, args: tuple[Any, ...]) -> Any:
+    def _checked(self, result: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         checked_frule_result(result, f)
         return result

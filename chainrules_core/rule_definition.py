@@ -16,7 +16,8 @@ from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroT
 Partials = Callable[..., Any]
 RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
 
-_REFUSED_KWARGS = ("out", "where")
+_UFUNC_KEYWORDS = frozenset({"dtype", "casting", "order", "subok", "signature"})
+"""A ufunc's keywords that leave its derivative alone; every other keyword makes ``scalar_rule``'s rules decline."""
 
 
 _REAL_SCALARS = frozenset({float, int, np.float64, np.float32, np.float16})
@@ -117,9 +118,12 @@ def _python_numbers_as_numpy(args: tuple[Any, ...]) -> tuple[Any, ...]:
 _PYTHON_NUMBERS: dict[type, Any] = {float: np.float64, complex: np.complex128}
 
 
-def _writes_output(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """A call with ``out=``/``where=``, or a ufunc given its output buffers positionally: no rule."""
-    return (bool(kwargs) and any(k in kwargs for k in _REFUSED_KWARGS)) or (nin is not None and len(args) > nin)
+def _declined(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """A call ``scalar_rule``'s rules decline: keyword arguments (for a ufunc, ``out=``, ``where=`` and keywords
+    outside ``_UFUNC_KEYWORDS``), which the partials never see, or a ufunc given its output buffers positionally."""
+    if kwargs and (nin is None or not kwargs.keys() <= _UFUNC_KEYWORDS):
+        return True
+    return nin is not None and len(args) > nin
 
 
 def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
@@ -141,9 +145,14 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     that argument's tangent is not zero.
     The pullback is named after ``f`` (``hypot_pullback``).
 
-    A call with ``out=`` or ``where=`` gets no rule (``None``): the engine
-    must then differentiate the call another way or refuse it. So does a
-    ufunc called with its output buffers as extra positional arguments.
+    The partials see positional arguments only, so a call with keyword
+    arguments gets no rule (``None``) rather than a pullback that ignores
+    them: the engine then differentiates the call another way, or reports
+    that there is no rule. A ufunc keeps its rule with ``dtype=``,
+    ``casting=``, ``order=``, ``subok=`` and ``signature=``, but not with
+    ``out=`` or ``where=``, nor with its output buffers as extra positional
+    arguments. Pass such an option positionally, or write the rules by hand
+    for a function that takes it by keyword.
 
     >>> import math
     >>> def hypot(x, y):
@@ -154,12 +163,14 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     (5.0, (NoTangent(), 0.6, 0.8), 'hypot_pullback')
     >>> frule((NoTangent(), 1.0, 0.0), hypot, 3.0, 4.0)
     (5.0, 0.6)
+    >>> rrule(hypot, 3.0, y=4.0) is None  # the partials would never see y
+    True
     """
 
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
 
     def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if _writes_output(nin, args, kwargs):
+        if _declined(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
@@ -190,7 +201,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         return out, scalar_pullback
 
     def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if _writes_output(nin, args, kwargs):
+        if _declined(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
         active = [

@@ -72,6 +72,7 @@ class _EntryPoint(Protocol):
     register: Callable[..., Callable[[Rule], Rule]]
     opt_out: Callable[..., None]
     records: Callable[[], Iterator[RuleRecord]]
+    records_for: Callable[[Any], list[RuleRecord]]
     find: Callable[..., Rule | None]
 
 
@@ -95,6 +96,7 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.register = registry.register
     function.opt_out = registry.opt_out
     function.records = registry.records
+    function.records_for = registry.records_for
     function.find = registry.find
 
 

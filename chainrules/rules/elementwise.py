@@ -64,10 +64,10 @@ UNARY: dict[Any, Callable[..., Any]] = {
     np.exp: lambda m, out, x: out,
     np.exp2: lambda m, out, x: LN2 * out,
     np.expm1: lambda m, out, x: m.exp(x),  # not out + 1, which cancels for x << 0
-    np.log: lambda m, out, x: 1 / x,
-    np.log2: lambda m, out, x: 1 / (LN2 * x),
-    np.log10: lambda m, out, x: 1 / (LN10 * x),
-    np.log1p: lambda m, out, x: 1 / (x + 1),
+    np.log: lambda m, out, x: m.where(m.isnan(out), out, 1 / x),  # nan outside the real domain (conventions.md)
+    np.log2: lambda m, out, x: m.where(m.isnan(out), out, 1 / (LN2 * x)),
+    np.log10: lambda m, out, x: m.where(m.isnan(out), out, 1 / (LN10 * x)),
+    np.log1p: lambda m, out, x: m.where(m.isnan(out), out, 1 / (x + 1)),
     np.sin: lambda m, out, x: m.cos(x),
     np.cos: lambda m, out, x: -m.sin(x),
     np.tan: lambda m, out, x: 1 + out * out,
@@ -79,7 +79,7 @@ UNARY: dict[Any, Callable[..., Any]] = {
     np.tanh: _sech2,
     np.arcsinh: lambda m, out, x: 1 / m.sqrt(x * x + 1),
     np.arccosh: lambda m, out, x: 1 / (m.sqrt(x - 1) * m.sqrt(x + 1)),  # the principal branch (ChainRules.jl)
-    np.arctanh: lambda m, out, x: 1 / ((1 - x) * (1 + x)),
+    np.arctanh: lambda m, out, x: m.where(m.isnan(out), out, 1 / ((1 - x) * (1 + x))),
     # |x|' = sign(x), 0 at 0 (the central difference; ChainRules.jl, autograd and PyTorch agree). Real
     # inputs: complex ones have their own rule below.
     np.absolute: lambda m, out, x: m.sign(x),

@@ -39,7 +39,7 @@ from ._makers import Call, positional_options, rule_in_first
 # ----- d(out)/dx given the output and the input; `m` is numpy -----
 SPECIAL: dict[Any, Callable[..., Any]] = {
     special.expit: lambda m, out, x: out * special.expit(-x),  # not out (1 - out): 0 where expit rounds to 1
-    special.logit: lambda m, out, x: 1 / (x * (1 - x)),  # +inf at 0 and 1, where logit is -inf and +inf
+    special.logit: lambda m, out, x: m.where(m.isnan(out), out, 1 / (x * (1 - x))),  # +inf at 0 and 1; nan outside
     # log_expit = -softplus(-x) and softplus(x) = log(1 + exp(x)): their derivatives are expit(-x) and expit(x)
     special.log_expit: lambda m, out, x: special.expit(-x),
     special.softplus: lambda m, out, x: special.expit(x),

@@ -136,7 +136,7 @@ def _beta_density(a: Any, b: Any, x: Any) -> Any:
 GAMMA: dict[Any, Callable[..., Any]] = {
     special.gamma: lambda m, out, x: out * special.psi(x),  # psi = Gamma'/Gamma (DLMF 5.2.2); nan at the poles
     special.gammaln: lambda m, out, x: special.psi(x),  # log|Gamma|, for negative x too
-    special.loggamma: lambda m, out, x: special.psi(x),  # the principal branch, complex too
+    special.loggamma: lambda m, out, x: m.where(m.isnan(out), out, special.psi(x)),  # principal branch; nan for x < 0
     special.rgamma: _rgamma_partial,
     special.digamma: lambda m, out, x: _trigamma(x),  # DLMF 5.15.1
     special.beta: _beta_partials,

@@ -75,7 +75,7 @@ def _ellipe_partial(_: Any, out: Any, m: Any) -> Any:
 # ----- partial derivatives given the output and the inputs; `m` is numpy -----
 INTEGRALS: dict[Any, Callable[..., Any]] = {
     special.expi: lambda m, out, x: np.exp(x) / x,  # Ei' (DLMF 6.2.5): +inf at 0
-    special.exp1: lambda m, out, x: -np.exp(-x) / x,  # E1' (DLMF 6.2.1): -inf at 0
+    special.exp1: lambda m, out, x: m.where(m.isnan(out), out, -np.exp(-x) / x),  # E1' (DLMF 6.2.1): -inf at 0
     special.expn: _expn_partials,
     special.spence: _spence_partial,
     special.ellipk: _ellipk_partial,

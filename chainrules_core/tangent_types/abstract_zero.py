@@ -78,8 +78,20 @@ class AbstractZero(AbstractTangent):
 
     def __iter__(self) -> NoReturn:
         raise TypeError(
-            f"{self!r} is not iterable: it stands for a zero of any structure; check for AbstractZero before "
-            "unpacking a tangent argument (a pullback's whole seed is never one: engines skip such calls)"
+            f"{self!r} is not iterable: it stands for a zero of any structure; index it ({self!r}[i] is "
+            f"{self!r}) or check for AbstractZero before unpacking a tangent (a pullback's whole seed is never "
+            "one: engines skip such calls; an frule's output tangent may be one)"
+        )
+
+    def __getattr__(self, name: str) -> NoReturn:
+        # Only reached for names the class lacks. Fields are not answered with a zero: code probing
+        # `getattr(t, "shape", None)` or `hasattr(t, "dtype")` would then take a zero for an array.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{type(self).__name__}() has no field {name!r}: it stands for a zero of any structure, such as the "
+            f"tangent of an object whose fields an engine holds constant; read a field with "
+            f"getattr(t, {name!r}, ZeroTangent()), or check for AbstractZero first"
         )
 
     # Multiplying by a zero gives the zero: shared by both subclasses.

@@ -10,10 +10,16 @@ Run it in a test suite::
 The ``test_*`` functions carry ``__test__ = False``, so importing them into a
 test module does not make pytest collect them as tests.
 
+A failure is an ``AssertionError`` raised from the check itself (pytest
+shows the caller's line and the message, nothing of the harness), whose
+``check`` attribute names the check that failed. ``evaluations="few"``
+checks large inputs with about 6 evaluations of the function.
+
 The submodules hold the rest: ``cases`` the vocabulary of declared checks
 (``Case``, ``Arg``, ``At``, ``Generated``, ``Domain``, ``REALS`` ...),
 ``finite_differences`` the finite-difference methods, ``layout`` how values
-are read as vectors, ``tolerances`` the default tolerances.
+are read as vectors, ``tolerances`` the default tolerances, ``diagnosis``
+what a failure says beyond the mismatch.
 """
 
 from __future__ import annotations
@@ -71,3 +77,7 @@ _SUBMODULE_NAMES = {
 }
 
 __getattr__ = lazy_getattr(__name__, _SUBMODULE_NAMES)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__ + [name for name in globals() if name.startswith("__")])

@@ -16,6 +16,7 @@ through ``test_frule`` and ``test_rrule``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,10 @@ class Domain:
 
     Real samples stay a tenth of the interval away from finite ends; complex
     samples add an imaginary part to a real sample, which keeps them off the
-    usual branch cuts along the real axis outside the interval.
+    usual branch cuts along the real axis outside the interval. Every domain
+    generates complex inputs, for the ``complex128`` runs a ``Case``
+    declares by default, unless ``complex=False``: ``REALS`` is the real line
+    *and* the complex plane around it, ``REAL_ONLY`` the real line alone.
     """
 
     low: float = -math.inf
@@ -63,11 +67,13 @@ class Domain:
 
 
 REALS = Domain(name="reals")
+"""The real line, and complex numbers around it for complex dtypes; ``REAL_ONLY`` for real inputs only."""
 POSITIVE = Domain(0.0, math.inf, name="positive")
 UNIT_INTERVAL = Domain(-1.0, 1.0, name="(-1, 1)")
 PROBABILITY = Domain(0.0, 1.0, name="(0, 1)")
 ABOVE_ONE = Domain(1.0, math.inf, name="(1, inf)")
 REAL_ONLY = Domain(complex=False, name="reals, real only")
+"""The real line, without complex inputs: a ``Case`` on it skips its complex dtypes."""
 POSITIVE_REAL_ONLY = Domain(0.0, math.inf, complex=False, name="positive, real only")
 
 
@@ -151,13 +157,14 @@ class Case:
 
     @property
     def label(self) -> str:
+        """``np.sum((3,4);axis=0,dtype=float64) dtype``: the function, each argument's shape or value, the name."""
         f_name = function_name(self.f)
         shapes = ",".join(_spec_label(a) for a in self.args)
-        kw = ",".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        kw = ",".join(f"{k}={value_label(v)}" for k, v in self.kwargs.items())
         parts = [f"{f_name}({shapes}{';' + kw if kw else ''})"]
         if self.name:
             parts.append(self.name)
-        return " ".join(parts)
+        return _NUMPY_SCALAR.sub(r"\1", " ".join(parts))
 
     def valid_dtypes(self) -> tuple[str, ...]:
         """The declared dtypes the arguments' domains allow (no complex on a real-only domain)."""
@@ -218,17 +225,51 @@ def _primals(args: Sequence[Any]) -> list[Any]:
     return [a.primal if isinstance(a, PrimalAndTangent) else a for a in args]
 
 
+_NUMPY_SCALAR = re.compile(r"np\.(?:float|int|uint|complex|bool)\w*\(([^()]*)\)")
+"""``np.float64(1.0)`` in a label written by hand, to read ``1.0``."""
+
+
+def value_label(value: Any) -> str:
+    """A literal as a label shows it: ``float64`` for a dtype or a scalar type, ``0.5`` for a numpy scalar,
+    ``[True,False]`` for a small array, ``<(3,4) array>`` for a larger one.
+
+    >>> value_label(np.float64), value_label(np.dtype("float32")), value_label(np.float64(0.5))
+    ('float64', 'float32', '0.5')
+    >>> value_label(np.array([True, False])), value_label(np.ones((3, 4))), value_label((0, 2))
+    ('[True,False]', '<(3,4) array>', '(0,2)')
+    """
+    if isinstance(value, type):
+        return value.__name__
+    if isinstance(value, np.dtype):
+        return str(value)
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if isinstance(value, np.ndarray):
+        if value.size <= 4:
+            return str(value.tolist()).replace(" ", "")
+        return f"<{str(value.shape).replace(' ', '')} array>"
+    if isinstance(value, (tuple, list)) and len(value) <= 4:
+        inner = ",".join(value_label(v) for v in value) + ("," if len(value) == 1 and isinstance(value, tuple) else "")
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    if callable(value):
+        return function_name(value).rsplit(".", 1)[-1]
+    text = repr(value).replace(" ", "")
+    return text if len(text) < 20 else text[:17] + "..."
+
+
 def _spec_label(spec: ArgSpec) -> str:
     if isinstance(spec, PrimalAndTangent):
         return _spec_label(spec.primal) + "⊢NoTangent"
     if isinstance(spec, Arg):
         return "scalar" if spec.shape is None else str(spec.shape).replace(" ", "")
     if isinstance(spec, At):
-        return f"at {np.asarray(spec.value).tolist()!r}".replace(" ", "")
+        values = np.asarray(spec.value)
+        if values.size > 8:
+            return f"at<{str(values.shape).replace(' ', '')} values>"
+        return f"at {values.tolist()!r}".replace(" ", "")
     if isinstance(spec, Generated):
         return spec.label
-    text = function_name(spec).rsplit(".", 1)[-1] if callable(spec) else repr(spec)
-    return text if len(text) < 20 else text[:17] + "..."
+    return value_label(spec)
 
 
 _REGISTRY: dict[str, list[Case]] = {}

@@ -11,8 +11,8 @@ otherwise, never silently passed.
 
 from __future__ import annotations
 
-import copy
 import inspect
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -21,21 +21,16 @@ from typing import Any
 import numpy as np
 
 from ..config import RuleConfig
-from ..naming import function_name
+from ..naming import function_name, plural
 from ..tangent_types import (
-    AbstractZero,
-    InplaceableThunk,
     NoTangent,
-    Tangent,
     ZeroTangent,
-    backing,
-    primal_type,
     unthunk,
 )
-from .finite_differences import FDResult, FiniteDifferences
-from .layout import Layout, Vector, layout_of
+from .finite_differences import RESOLUTION, FDResult, FiniteDifferences
+from .layout import Layout, Vector, dot, layout_of
 from .tangents import PrimalAndTangent, relative_tangent
-from .tolerances import PRIMAL_RTOL, RTOL, lowest_precision
+from .tolerances import RTOL, lowest_precision
 
 SAFETY = 10.0
 """How many times the estimated finite-difference error a difference may be."""
@@ -43,10 +38,21 @@ SAFETY = 10.0
 INCONCLUSIVE = 1e-3
 """The largest finite-difference error allowance, relative to the terms compared, a check may pass on."""
 
-RESOLUTION = 1e-4
-"""Derivatives below this fraction of ``FDResult.natural`` count as zero when judging whether a check is conclusive."""
 
-_NUMBERS = (bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray)
+def without_harness(err: BaseException) -> BaseException:
+    """``err`` with the leading frames of this package dropped from its traceback (keeping the innermost).
+
+    The frames from the harness down to the rule or function that raised
+    say nothing to the reader; the traceback then starts in their code.
+    """
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None and _is_own(tb.tb_frame.f_globals.get("__name__", "")):
+        tb = tb.tb_next
+    return err.with_traceback(tb)
+
+
+def _is_own(module: str) -> bool:
+    return module == "chainrules_core" or module.startswith("chainrules_core.")
 
 
 @dataclass
@@ -94,13 +100,22 @@ class Setup:
     config: RuleConfig | None
     report: CheckReport
     base: list[Vector] = field(default_factory=list)
+    few: bool = False
+    """``evaluations="few"``: one finite difference along every argument at once, at one step."""
 
     @property
     def primals(self) -> list[Any]:
         return [self.f, *self.args]
 
     def fail(self, check: str, message: str) -> AssertionError:
-        return AssertionError(f"[{check}] {self.report.function}: {message} (seed={self.seed})")
+        """The failure of ``check``: an ``AssertionError`` whose ``check`` attribute names it."""
+        failure = AssertionError(f"[{check}] {self.report.function}: {message} (seed={self.seed})")
+        failure.check = check  # type: ignore[attr-defined]
+        return failure
+
+    def of(self, what: str, i: int) -> str:
+        """``the cotangent of argument 2 (w)``; ``the cotangent of f`` for the function itself (``f.W`` for a field)."""
+        return f"{what} of {'f' if i == 0 else self.names[i]}"
 
     def differentiable(self, i: int) -> bool:
         return self.layouts[i].differentiable and not isinstance(self.tangents[i], NoTangent)
@@ -119,13 +134,25 @@ class Setup:
             raise self.fail(check, "; ".join(problems))
         return layout.tangent_to_vec(t)
 
-    def call(self, check: str, what: str | Callable[[], str], fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)``, a call into the rule: an exception it raises fails ``check``, naming ``what`` raised."""
+    def call(
+        self,
+        check: str,
+        what: str | Callable[[], str],
+        fn: Callable[..., Any],
+        *args: Any,
+        hint: Callable[[Exception], str] | None = None,
+    ) -> Any:
+        """``fn(*args)``, a call into the rule: an exception it raises fails ``check``, naming ``what`` raised.
+
+        The exception is chained as the cause, its traceback starting at the
+        first frame outside the harness; ``hint(err)`` adds to the message.
+        """
         try:
             return fn(*args)
         except Exception as err:
             name = what if isinstance(what, str) else what()
-            raise self.fail(check, f"{name} raised {type(err).__name__}: {err}") from err
+            extra = hint(err) if hint is not None else ""
+            raise self.fail(check, f"{name} raised {type(err).__name__}: {err}{extra}") from without_harness(err)
 
 
 def _argument_names(f: Any, n: int) -> list[str]:
@@ -160,6 +187,8 @@ class CheckOptions:
     """Run finite differences in double precision; ``False`` runs them in the inputs' own precision."""
     jacobian: bool = False
     """First compare the full Jacobian entry by entry and list the entries that differ (O(n), for diagnosis)."""
+    evaluations: str = "adaptive"
+    """``"adaptive"``: a step search per argument; ``"few"``: one step along all arguments at once (about 6)."""
 
     @classmethod
     def parse(cls, caller: str, options: dict[str, Any]) -> CheckOptions:
@@ -170,7 +199,10 @@ class CheckOptions:
             raise TypeError(
                 f"{caller}: unknown option {', '.join(unknown)}; the options are {', '.join(sorted(known))}"
             )
-        return cls(**options)
+        parsed = cls(**options)
+        if parsed.evaluations not in ("adaptive", "few"):
+            raise ValueError(f"{caller}: evaluations= takes 'adaptive' or 'few', not {parsed.evaluations!r}")
+        return parsed
 
 
 def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Setup:
@@ -221,6 +253,7 @@ def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Se
         rng=rng,
         config=options.config,
         report=CheckReport(function_name(f), mode, evaluations=1, seed=seed),
+        few=options.evaluations == "few",
     )
     s.base = [layout.to_vec(x) for layout, x in zip(layouts, primals)]
     return s
@@ -259,12 +292,13 @@ def directional_fd(s: Setup, directions: dict[int, Vector], fdm: FiniteDifferenc
         return s.out_layout.to_vec(g(*xs, **s.kwargs))
 
     try:
-        result = (fdm or s.fdm).derivative(phi, scale, s.eps)
+        result = (fdm or s.fdm).derivative(phi, scale, s.eps, one_step=s.few and fdm is None)
     except FloatingPointError as err:
         raise s.fail("finite differences", f"{err}; check that the inputs are inside the domain") from None
     except Exception as err:
         where = "at the inputs promoted to double precision (pass promote=False)" if s.promote else "near the inputs"
-        raise s.fail("finite differences", f"the function raised {type(err).__name__} {where}: {err}") from err
+        message = f"the function raised {type(err).__name__} {where}: {err}"
+        raise s.fail("finite differences", message) from without_harness(err)
     s.report.evaluations += result.evaluations
     return result
 
@@ -301,7 +335,15 @@ def _record(s: Setup, diff: float, scale: float) -> None:
         s.report.max_relative_error = max(s.report.max_relative_error, diff / scale)
 
 
-def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hint: str = "") -> None:
+Hint = str | Callable[[], str]
+"""More to say when a check fails: a string, or a function computing it only then."""
+
+
+def _text(hint: Hint) -> str:
+    return hint() if callable(hint) else hint
+
+
+def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hint: Hint = "") -> None:
     """``got`` against a finite difference, in the max norm."""
     if not np.all(np.isfinite(got)):
         raise s.fail(check, f"{where}: the tangent is not finite: {preview(got)}")
@@ -311,7 +353,7 @@ def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hin
     verdict = _verdict(s, diff, scale, SAFETY * fd.error, fd.natural)
     _record(s, diff, max(scale, RESOLUTION * fd.natural))
     if verdict == "inconclusive":
-        raise s.fail(check, inconclusive(where, fd.error, scale))
+        raise s.fail(check, inconclusive(where, fd.error, scale) + kink_hint(s))
     if verdict == "mismatch":
         worst = int(np.argmax(np.abs(got - expected)))
         tol = s.atol + s.rtol * scale + SAFETY * fd.error
@@ -319,42 +361,93 @@ def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hin
             check,
             f"{where}: the tangent differs from finite differences by {diff:.3g} (tolerance {tol:.3g}); "
             f"worst at entry {worst}: rule {got[worst]:.10g}, finite differences {expected[worst]:.10g}\n"
-            f"  rule:                {preview(got)}\n  finite differences:  {preview(expected)}{hint}",
+            f"  rule:                {preview(got)}\n  finite differences:  {preview(expected)}"
+            f"{_text(hint)}{kink_hint(s)}",
         )
 
 
 def check_inner(
-    s: Setup, check: str, where: str, y_bar: Vector, fd: FDResult, x_bar: Vector, dx: Vector, hint: str = ""
+    s: Setup, check: str, where: str, y_bar: Vector, fd: FDResult, x_bar: Vector, dx: Vector, hint: Hint = ""
 ) -> None:
     """The identity ``<y_bar, J dx> == <x_bar, dx>`` with ``J dx`` from finite differences."""
     if not np.all(np.isfinite(x_bar)):
         raise s.fail(check, f"{where}: the cotangent is not finite: {preview(x_bar)}")
-    lhs = float(y_bar @ fd.value)
-    rhs = float(x_bar @ dx)
-    scale = float(np.abs(y_bar) @ np.abs(fd.value) + np.abs(x_bar) @ np.abs(dx))
+    lhs = dot(y_bar, fd.value)
+    rhs = dot(x_bar, dx)
+    scale = dot(np.abs(y_bar), np.abs(fd.value)) + dot(np.abs(x_bar), np.abs(dx))
     mass = float(np.sum(np.abs(y_bar)))
     diff = abs(lhs - rhs)
     verdict = _verdict(s, diff, scale, SAFETY * mass * fd.error, mass * fd.natural)
     _record(s, diff, max(scale, RESOLUTION * mass * fd.natural))
     if verdict == "inconclusive":
-        raise s.fail(check, inconclusive(where, fd.error, _max_abs(fd.value)))
+        raise s.fail(check, inconclusive(where, fd.error, _max_abs(fd.value)) + kink_hint(s))
     if verdict == "mismatch":
         tol = s.atol + s.rtol * scale + SAFETY * mass * fd.error
-        ratio = f" (ratio {rhs / lhs:.6g})" if lhs != 0 and math.isfinite(rhs / lhs) else ""
         raise s.fail(
             check,
             f"{where}: <y_bar, J dx> = {lhs:.10g} by finite differences but <x_bar, dx> = {rhs:.10g} "
-            f"from the pullback{ratio}; difference {diff:.3g}, tolerance {tol:.3g}\n"
-            f"  cotangent:  {preview(x_bar)}\n  direction:  {preview(dx)}{hint}",
+            f"from the pullback{ratio(rhs, lhs)}; difference {diff:.3g}, tolerance {tol:.3g}\n"
+            f"  cotangent:  {preview(x_bar)}\n  direction:  {preview(dx)}{_text(hint)}{kink_hint(s)}",
         )
 
 
-def check_exact_inner(s: Setup, check: str, lhs: float, rhs: float, scale: float, message: str) -> None:
+def agree(s: Setup, lhs: float, rhs: float, scale: float) -> bool:
+    """Whether two values of an identity between two rules agree (no finite difference involved)."""
+    return abs(lhs - rhs) <= s.atol + 10 * s.rtol * scale
+
+
+def check_exact_inner(
+    s: Setup, check: str, lhs: float, rhs: float, scale: float, message: str, hint: Hint = ""
+) -> None:
     """An identity between two rules, with no finite difference involved."""
     diff = abs(lhs - rhs)
     _record(s, diff, scale)
-    if not diff <= s.atol + 10 * s.rtol * scale:
-        raise s.fail(check, f"{message}: {lhs:.10g} against {rhs:.10g}, difference {diff:.3g}")
+    if not agree(s, lhs, rhs, scale):
+        raise s.fail(check, f"{message}: {lhs:.10g} against {rhs:.10g}, difference {diff:.3g}{_text(hint)}")
+
+
+def ratio(value: float, reference: float) -> str:
+    """`` (ratio 1.01)``: ``value / reference``, when it is a number."""
+    if reference == 0 or not math.isfinite(value / reference):
+        return ""
+    return f" (ratio {value / reference + 0.0:.6g})"  # + 0.0: no "-0"
+
+
+def kink_hint(s: Setup) -> str:
+    """A note naming inputs that sit exactly at 0 or tie with another entry, where many functions have kinks."""
+    found: list[str] = []
+    real = [i for i in s.moving() if i > 0 and not getattr(s.layouts[i], "is_complex", True)]
+
+    def entry(i: int, k: Any) -> str:
+        return f"{short_name(s.names[i])}{s.layouts[i].entry_name(int(k))}"
+
+    for i in real:
+        values = s.base[i]
+        zeros = np.flatnonzero(values == 0)
+        if zeros.size > 2:
+            found.append(f"{zeros.size} entries of {short_name(s.names[i])} are exactly 0")
+        found += [f"{entry(i, k)} is exactly 0" for k in zeros[: 2 if zeros.size <= 2 else 0]]
+        order = np.argsort(values, kind="stable")
+        ties = np.flatnonzero(values[order][1:] == values[order][:-1])
+        if ties.size <= 2:  # a few ties, not an input built of equal entries
+            found += [f"{entry(i, order[d])} and {entry(i, order[d + 1])} are equal (a tie)" for d in ties]
+    for a, b in itertools.combinations(real, 2):
+        if s.base[a].shape == s.base[b].shape:
+            ties = np.flatnonzero(s.base[a] == s.base[b])
+            if ties.size <= 2:
+                found += [f"{entry(a, k)} and {entry(b, k)} are equal (a tie)" for k in ties]
+    if not found:
+        return ""
+    return (
+        f"\n  note: {'; '.join(found[:3])}: if the function has a kink there, finite differences give the "
+        "central (average) slope, the convention of docs/conventions.md; a rule following another convention "
+        "there passes with fdm='forward' or 'backward' (or move the input off the point)"
+    )
+
+
+def short_name(name: str) -> str:
+    """``x`` for ``argument 1 (x)``."""
+    return name[name.index("(") + 1 : -1] if "(" in name else name
 
 
 def inconclusive(where: str, error: float, scale: float) -> str:
@@ -379,7 +472,7 @@ def zero_hint(c: Any, name: str) -> str:
 
 def preview(v: Vector, n: int = 6) -> str:
     head = ", ".join(f"{x:.6g}" for x in v[:n])
-    return f"[{head}{', ...' if v.size > n else ''}] ({v.size} entries)"
+    return f"[{head}{', ...' if v.size > n else ''}] ({plural(v.size, 'entry')})"
 
 
 def short(x: Any) -> str:
@@ -389,116 +482,3 @@ def short(x: Any) -> str:
 
 def _max_abs(v: Vector) -> float:
     return float(np.max(np.abs(v))) if v.size else 0.0
-
-
-# ----- structure, primal, mutation -----
-
-
-def check_types(s: Setup, check: str, layout: Layout, t: Any, where: str, cotangent: bool = True) -> None:
-    problems = layout.problems(t, where, cotangent)
-    if problems:
-        raise s.fail(check, "; ".join(problems))
-
-
-def _scalar_like(x: Any) -> bool:
-    return isinstance(x, (int, float, complex, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0)
-
-
-def check_primal(s: Setup, y: Any) -> None:
-    """The rule's primal output has the type, shape, dtype and values of ``f``'s."""
-    y_ref, layout = s.y_ref, s.out_layout
-    same_type = type(y) is type(y_ref) or (
-        _scalar_like(y) and _scalar_like(y_ref) and np.asarray(y).dtype == np.asarray(y_ref).dtype
-    )
-    if not same_type:
-        raise s.fail("primal", f"the rule returned a {type(y).__name__} but the function a {type(y_ref).__name__}")
-    for attr in ("shape", "dtype"):
-        if hasattr(y_ref, attr) and getattr(y, attr, None) != getattr(y_ref, attr):
-            raise s.fail("primal", f"{attr} {getattr(y, attr, None)} from the rule, {getattr(y_ref, attr)} from f")
-    try:
-        got, want = layout.to_vec(y), layout.to_vec(y_ref)
-        constants_agree = equal_constants(layout.constants(y), layout.constants(y_ref))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
-        raise s.fail("primal", f"the rule's output does not have the structure of f's: {err}") from None
-    if not constants_agree:
-        raise s.fail("primal", "the non-differentiable parts of the rule's output (ints, strings ...) differ from f's")
-    rtol = PRIMAL_RTOL[lowest_precision(y_ref)]
-    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=rtol * _max_finite(want), equal_nan=True):
-        raise s.fail("primal", f"the rule's primal {preview(got)} differs from f's {preview(want)}")
-
-
-def _max_finite(v: Vector) -> float:
-    finite = v[np.isfinite(v)]
-    return float(np.max(np.abs(finite))) if finite.size else 0.0
-
-
-def equal_constants(xs: list[Any], ys: list[Any]) -> bool:
-    """Whether two lists of non-differentiable values agree; values of unknown types are not compared."""
-    if len(xs) != len(ys):
-        return False
-    for a, b in zip(xs, ys):
-        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)):
-                return False
-        elif isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
-            if type(a) is not type(b) and not (_scalar_like(a) and _scalar_like(b)):
-                return False
-            if not bool(a == b):
-                return False
-    return True
-
-
-def snapshot(values: Any) -> Any:
-    """A deep copy of ``values`` to detect mutation; ``None`` entries where copying is impossible."""
-    copies = []
-    for v in values:
-        try:
-            copies.append(copy.deepcopy(v))
-        except Exception:
-            copies.append(None)
-    return copies
-
-
-def same(a: Any, b: Any) -> bool:
-    """Whether ``b`` holds the values of ``a`` (arrays by value, structures by their vectors and constants)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray)
-            and isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-        )
-    if isinstance(a, Tangent) or isinstance(b, Tangent):
-        both = isinstance(a, Tangent) and isinstance(b, Tangent)
-        return both and primal_type(a) is primal_type(b) and same(backing(a), backing(b))
-    layout = layout_of(a)
-    try:
-        other = layout_of(b)
-        vectors_agree = layout.size == other.size and bool(
-            np.array_equal(layout.to_vec(a), other.to_vec(b), equal_nan=True)
-        )
-        return vectors_agree and equal_constants(layout.constants(a), other.constants(b))
-    except (ValueError, TypeError, AttributeError, KeyError, IndexError):
-        return False
-
-
-def check_not_mutated(s: Setup, before: list[Any], after: list[Any], names: list[str]) -> None:
-    for b, a, name in zip(before, after, names):
-        if b is not None and not same(b, a):
-            raise s.fail("mutation", f"the rule modified {name} in place")
-
-
-def unthunk_checked(s: Setup, check: str, t: Any, primal: Any, where: str) -> Any:
-    """Force a returned thunk, checking that an in-place thunk adds what it holds."""
-    value = s.call(check, f"unthunking the cotangent of {where}", unthunk, t)
-    if isinstance(t, InplaceableThunk) and isinstance(primal, np.ndarray) and primal.dtype.kind in "fc":
-        acc = np.asarray(s.rng.standard_normal(primal.shape)).astype(primal.dtype)
-        expected = acc + value
-        got = s.call(check, f"the in-place add of the cotangent of {where}", t.add, acc.copy())
-        if not np.allclose(got, expected, rtol=1e-6, atol=1e-12 * (1 + _max_abs(np.abs(expected).ravel()))):
-            raise s.fail(check, f"{where}: the in-place add of an InplaceableThunk disagrees with its value")
-    return value
-
-
-def is_zero(t: Any) -> bool:
-    return isinstance(t, AbstractZero)

@@ -9,7 +9,9 @@ estimates differ by about the error of the larger step: truncation error
 shrinks with the step and round-off error grows as ``eps * |phi| / h``, so
 the step whose estimate differs least, relatively, from the one before
 balances the two; that difference, or the round-off floor if larger, is the
-error estimate of the result. Where round-off decides even at the first
+error estimate of the result; where the steps below that one change by more
+than the round-off model says (a small value computed from large terms), the
+model is scaled up to match. Where round-off decides even at the first
 step (``exp`` near 0, whose scale is 1, not the input's), larger steps are
 tried while they help.
 
@@ -115,15 +117,39 @@ class FiniteDifferences:
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "weights", weights)
 
-    def derivative(self, phi: Callable[[float], Vector], scale: float = 1.0, eps: float = _EPS) -> FDResult:
+    def derivative(
+        self, phi: Callable[[float], Vector], scale: float = 1.0, eps: float = _EPS, one_step: bool = False
+    ) -> FDResult:
         """Estimate ``phi'(0)`` for ``phi`` mapping a real step to a real vector.
 
         ``scale`` multiplies every step: the distance over which ``phi`` is
         expected to change by its own size. ``eps`` is the relative round-off
         of ``phi``'s values (that of float64 unless ``phi`` computes in a
         lower precision).
+
+        ``one_step=True`` first tries a single step, ``(ROUND_OFF * eps) **
+        (1/3)`` relative to ``scale`` and at least 1e-4, with the difference
+        from the lower-order stencil whose points this one contains (the
+        3-point stencil inside the 5-point one) as its error estimate, an
+        overestimate: ``points`` evaluations in all, against 20 to 45 for
+        the search. Where ``phi`` is not finite at a point, or where that
+        estimate exceeds ``ONE_STEP_ACCURACY`` of the derivative, the search
+        runs as usual, reusing the evaluations made.
+
+        >>> result = FiniteDifferences().derivative(lambda t: np.array([np.sin(1.0 + t)]), one_step=True)
+        >>> result.evaluations, bool(abs(result.value[0] - np.cos(1.0)) < 1e-10)
+        (5, True)
         """
-        return _StepSearch(self, phi, scale, eps).run()
+        search = _StepSearch(self, phi, scale, eps)
+        quick = search.one_step() if one_step else None
+        return quick if quick is not None else search.run()
+
+
+ONE_STEP_ACCURACY = 1e-5
+"""The largest error, relative to the derivative, ``derivative(..., one_step=True)`` accepts from one step."""
+
+RESOLUTION = 1e-4
+"""Derivatives below this fraction of ``FDResult.natural`` count as zero when judging whether a check is conclusive."""
 
 
 class _StepSearch:
@@ -169,6 +195,27 @@ class _StepSearch:
         noise = ROUND_OFF * self.eps * max([self.size] + [_max_abs(v) for v in values]) / h
         return _Estimate(h, total / h, noise)
 
+    def one_step(self) -> FDResult | None:
+        """The estimate at one step, if its error is below ``ONE_STEP_ACCURACY``; see ``derivative``."""
+        fdm = self.fdm
+        lower = _STENCILS.get(("forward" if fdm.kind == "backward" else fdm.kind, fdm.points - 2))
+        y0 = self.y0
+        if lower is None or y0 is None:
+            return None
+        h = self.scale * max(1e-4, (ROUND_OFF * self.eps) ** (1 / 3))
+        estimate = self.stencil(h)
+        if estimate is None:
+            return None
+        sign = -1 if fdm.kind == "backward" else 1
+        rough = np.zeros_like(estimate.value)
+        for offset, weight in zip(*lower):
+            rough = rough + weight * (self.evaluate(sign * offset * h) - y0)  # type: ignore[operator]
+        error = max(_max_abs(rough / (sign * h) - estimate.value), estimate.noise)
+        natural = self.largest / self.scale
+        if error > ONE_STEP_ACCURACY * max(_max_abs(estimate.value), RESOLUTION * natural):
+            return None
+        return FDResult(estimate.value, error, h, self.calls, natural)
+
     def judge(self, larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
         """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off), and relative.
 
@@ -196,10 +243,34 @@ class _StepSearch:
         if len(ladder) == 1:
             return self.result(ladder[0], math.inf)
         best = min(range(len(pairs)), key=lambda i: pairs[i][1])
+        pairs = self.calibrated(pairs, best)
+        best = min(range(len(pairs)), key=lambda i: pairs[i][1])
         error, relative, estimate = pairs[best]
         if best == 0 and error == ladder[1].noise and relative > self.target:
             error, estimate = self.climb(error, relative, estimate)
         return self.result(estimate, error)
+
+    def calibrated(
+        self, pairs: list[tuple[float, float, _Estimate]], best: int
+    ) -> list[tuple[float, float, _Estimate]]:
+        """``pairs`` with the round-off scaled to what the steps below the best one show, where that is more.
+
+        Below the best step the estimates change by round-off alone. The model
+        of it, ``ROUND_OFF * eps * |phi| / h``, is too low where ``phi`` is a
+        small difference of large terms (``a sin(b t) + exp(t)`` near a zero):
+        there the changes exceed it, and the median of their ratios to it
+        scales the round-off of every step, so that a change that is small by
+        coincidence is not taken for the error.
+        """
+        below = [error / estimate.noise for error, _, estimate in pairs[best + 1 :] if estimate.noise > 0]
+        factor = float(np.median(below)) if len(below) >= 2 else 1.0
+        if factor <= 1.0:
+            return pairs
+        scaled = []
+        for error, relative, estimate in pairs:
+            larger = max(error, factor * estimate.noise)
+            scaled.append((larger, relative * larger / error if error else relative, estimate))
+        return scaled
 
     def descend(self) -> list[tuple[float, float, _Estimate]]:
         """Fill the ladder; ``(error, relative error, estimate)`` of each estimate but the first."""

@@ -16,10 +16,31 @@ from typing import Any
 import numpy as np
 
 from ..tangent_types import ZeroTangent
-from .checks import SAFETY, Setup, directional_fd, step_scale
+from .checks import SAFETY, Setup, directional_fd, short_name, step_scale
 
 MAX_LISTED = 10
 """How many differing entries a failure lists."""
+
+MAX_INPUT = 2_000
+"""The largest argument, in entries, ``jacobian=True`` takes: it makes one finite difference per entry."""
+
+MAX_ENTRIES = 1_000_000
+"""The largest Jacobian block, output entries times an argument's entries, ``jacobian=True`` builds."""
+
+
+def check_jacobian_size(s: Setup) -> None:
+    """Refuse ``jacobian=True`` above ``MAX_INPUT`` or ``MAX_ENTRIES``, before computing anything."""
+    out = s.out_layout.size
+    for i in s.moving():
+        n = s.layouts[i].size
+        if n > MAX_INPUT or out * n > MAX_ENTRIES:
+            raise ValueError(
+                f"test_{s.mode}({s.report.function}, jacobian=True): {s.names[i]} has {n:,} entries and the output "
+                f"{out:,}; the full Jacobian takes a finite difference per input entry (about {12 * n:,} "
+                f"evaluations of f) and three {out:,} x {n:,} matrices ({24 * out * n / 1e9:.2g} GB): it is for "
+                f"arguments of up to {MAX_INPUT:,} entries and {MAX_ENTRIES:,} Jacobian entries; check a smaller "
+                "input, or drop jacobian=True"
+            )
 
 
 def jacobian_check(
@@ -93,7 +114,4 @@ def _column_method(s: Setup, moving: list[int]) -> Any:
 
 
 def _short_name(s: Setup, i: int) -> str:
-    if i == 0:
-        return "f"
-    name = s.names[i]
-    return name[name.index("(") + 1 : -1] if "(" in name else name
+    return "f" if i == 0 else short_name(s.names[i])

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import io
+import os
+import re
 import subprocess
 import sys
+import types
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+import chainrules
 import chainrules_core.testing
 from chainrules import cli
 from chainrules_core import NoTangent, rrule
 from chainrules_core.testing.cases import REALS, Arg, Case
 
-HEADERS = ["rule", "dtype", "mode", "status", "evaluations", "max relative error", "time"]
+HEADERS = ["case", "dtype", "mode", "status", "evals", "worst error", "time"]
+FAMILY_HEADERS = ["family", "primals", "runs", "passed", "failed", "worst error", "time"]
+
+
+def cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.split("|")[1:-1]]
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -28,7 +38,7 @@ def test_rules_lists_primals_with_modes_family_and_types() -> None:
     status, out, _ = run("rules", "reduce")
     assert status == 0
     line = next(row for row in out.splitlines() if row.startswith("| functools.reduce"))
-    assert "frule (config), rrule (config)" in line and "higher_order" in line and "any" in line
+    assert cells(line)[1:] == ["frule, rrule (config)", "higher_order", "any"]
 
 
 def test_rules_shows_non_differentiable_and_typed_rules() -> None:
@@ -52,21 +62,31 @@ def test_rules_pattern_that_matches_nothing_fails() -> None:
     assert status == 1 and "no registered primal" in out
 
 
-def test_check_runs_the_declared_cases() -> None:
+def test_check_summarises_the_families() -> None:
+    """By default: one row per family, then the totals; no row per run."""
     status, out, err = run("check", "apply_along_axis", "--dtype", "float64,float32", "--no-progress")
     assert status == 0
     lines = out.splitlines()
-    assert [cell.strip() for cell in lines[0].split("|")[1:-1]] == HEADERS
-    assert lines[-1] == "12 passed, 0 failed"
-    assert "complex128" not in out
-    assert "checking 12 runs" in err
+    assert cells(lines[0]) == FAMILY_HEADERS
+    family = cells(lines[2])
+    assert family[:5] == ["higher_order", "1", "12", "12", "0"] and float(family[5]) < 1e-6
+    assert lines[-2].startswith("12 runs of 1 family in ") and lines[-1] == "12 passed, 0 failed"
+    assert "checking 12 runs of 3 declared cases" in err and "complex128" not in out
 
 
-def test_check_filters_by_mode_and_shows_progress() -> None:
-    status, out, err = run("check", "reduce", "--mode", "rrule", "--seed", "3")
+def test_check_verbose_lists_every_run() -> None:
+    status, out, err = run("check", "reduce", "--mode", "rrule", "--seed", "3", "--verbose")
     assert status == 0
+    lines = out.splitlines()
+    assert cells(lines[0]) == HEADERS
     assert "| frule |" not in out and "| rrule |" in out
-    assert "check: " in err  # progress lines when not on a terminal
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_check_progress_off_a_terminal_is_quiet_for_a_short_run() -> None:
+    """Off a terminal, a progress line comes every few seconds of a long run; a short run prints none."""
+    status, _, err = run("check", "np.tanh", "--dtype", "float64")
+    assert status == 0 and err.splitlines() == ["checking 8 runs of 4 declared cases (seed 0)"]
 
 
 def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,9 +100,11 @@ def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chainrules_core.testing, "registered_cases", lambda: cases)
     status, out, _ = run("check", "--no-progress")
     assert status == 1
-    assert "| FAIL " in out and "[pullback]" in out
-    assert out.splitlines()[-1] == "0 passed, 1 failed"
-    status, out, _ = run("check", "--no-progress", "--failures-only", "-x")
+    assert cells(out.splitlines()[2])[:5] == ["mine", "1", "1", "0", "1"]
+    assert "\nFAIL " in out and "[rrule]" not in out and "[float64, rrule] (mine)\n    [pullback]" in out
+    assert out.splitlines()[-2:] == [out.splitlines()[-2], "0 passed, 1 failed"]
+    assert out.splitlines()[-2].startswith("1 run of 1 family in ")
+    status, out, _ = run("check", "--no-progress", "--verbose", "--failures-only", "-x")
     assert status == 1 and out.count("| FAIL ") == 1
 
 
@@ -116,14 +138,14 @@ def test_every_shipped_rule_has_a_family() -> None:
     import chainrules.rules
 
     families = {m.name for m in pkgutil.iter_modules(chainrules.rules.__path__) if not m.name.startswith("_")}
+    listing = "from chainrules import cli\nfor row in cli.primal_rows():\n    print(row.name, *row.families)"
     result = subprocess.run(  # a fresh process: only the shipped rules
-        [sys.executable, "-m", "chainrules", "rules"], capture_output=True, text=True, check=True
+        [sys.executable, "-c", listing], capture_output=True, text=True, check=True
     )
-    rows = [line.split("|") for line in result.stdout.splitlines()[2:] if line.startswith("| ")]
+    rows = [line.split() for line in result.stdout.splitlines()]
     assert len(rows) > 100
-    for row in rows:
-        listed = {family.strip() for family in row[3].split(",")}
-        assert listed <= families, (row[1].strip(), listed)
+    for name, *listed in rows:
+        assert set(listed) <= families, (name, listed)
 
 
 def test_a_closed_pipe_is_not_an_error() -> None:
@@ -134,3 +156,92 @@ def test_a_closed_pipe_is_not_an_error() -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("| primal")
     assert "Traceback" not in result.stderr
+
+
+def documented_module(name: str) -> str:
+    """The code block of docs/rule-authors.md that starts with ``# name``."""
+    text = (Path(__file__).parents[2] / "docs" / "rule-authors.md").read_text()
+    start = text.index(f"```python\n# {name}\n") + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+def run_in(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m chainrules ...`` from ``folder``, with this checkout's packages."""
+    root = Path(__file__).parents[2]
+    return subprocess.run(
+        [sys.executable, "-m", "chainrules", *argv],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_import_a_library_and_check_its_declared_cases(tmp_path: Path) -> None:
+    """docs/rule-authors.md's worked example: a library's rules and cases through --import."""
+    (tmp_path / "mylib.py").write_text(documented_module("mylib.py"))
+    result = run_in(tmp_path, "check", "--import", "mylib", "--no-progress")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert cells(lines[2])[:5] == ["mylib", "2", "9", "9", "0"]
+    assert lines[-2].startswith("9 runs of 1 family in ") and lines[-1] == "9 passed, 0 failed"
+    result = run_in(tmp_path, "rules", "--import", "mylib", "mylib")
+    rows = [cells(line) for line in result.stdout.splitlines()[2:4]]
+    assert rows == [
+        ["mylib.softplus", "frule, rrule", "mylib", "any"],
+        ["mylib.weighted_power", "rrule", "mylib", "any"],
+    ]
+    assert result.stdout.splitlines()[-1] == "2 primals"
+
+
+def test_an_import_that_fails_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("import numpy as np\nraise ValueError('not today')\n")
+    status, out, err = run("check", "--import", "no_such_module_anywhere")
+    assert status == 2 and "--import no_such_module_anywhere: ModuleNotFoundError" in err
+    result = run_in(tmp_path, "rules", "--import", "broken")
+    assert result.returncode == 2 and "--import broken: ValueError: not today (at " in result.stderr
+
+
+def test_a_directory_named_chainrules_in_the_way_is_named(tmp_path: Path) -> None:
+    """From the folder holding a clone named chainrules, Python imports the clone's folder as a namespace package."""
+    shadow = types.ModuleType("chainrules")
+    shadow.__file__ = None
+    shadow.__path__ = [str(tmp_path / "chainrules")]
+    message = cli.shadowing_problem(shadow)
+    assert message is not None and f"shadowed by the directory {tmp_path / 'chainrules'}" in message
+    assert cli.shadowing_problem(chainrules) is None
+
+
+def test_rules_fit_100_columns_and_escape_bars() -> None:
+    status, out, _ = run("rules")
+    assert status == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert all(line.count("|") - line.count("\\|") == 5 for line in out.splitlines() if line.startswith("|"))
+    status, out, _ = run("rules", "operator.pow")
+    assert "(Number | ndarray | generic, Number | ndarray | generic)" in out  # in full below a short table
+
+
+def test_labels_show_values_not_reprs() -> None:
+    from chainrules_core.testing import registered_cases
+
+    status, out, _ = run("check", "*dtype=float64*", "--mode", "rrule", "-v", "--no-progress")
+    assert status == 0 and "dtype=float64" in out and "<class" not in out and "np.float64(" not in out
+    labels = [case.label for _, case in registered_cases()]
+    reprs = re.compile(r"np\.float64\(|<class|array\(\[")
+    assert not [label for label in labels if reprs.search(label)]
+
+
+def test_plurals() -> None:
+    status, out, err = run("check", "np.tanh", "--dtype", "float64", "--mode", "rrule", "--no-progress")
+    assert "1 family in" in out and "4 runs of 4 declared cases" in err
+    status, out, err = run("check", "np.tanh(scalar)", "--dtype", "float64", "--mode", "rrule", "--no-progress")
+    assert "1 run of 1 family" in out and "checking 1 run of 1 declared case" in err
+
+
+def test_no_private_helper_is_listed_as_a_primal() -> None:
+    """Every listed primal is a public name: no part of it starts with a single underscore."""
+    listing = "from chainrules import cli\nfor row in cli.primal_rows():\n    print(row.name)"
+    result = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    names = result.stdout.split()
+    private = [n for n in names if any(p.startswith("_") and not p.startswith("__") for p in n.split("."))]
+    assert len(names) > 100 and not private, private

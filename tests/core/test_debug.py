@@ -72,6 +72,35 @@ def test_seed_of_the_wrong_shape_names_the_function() -> None:
             pullback(np.ones(3))
 
 
+def test_an_array_seed_for_a_scalar_output() -> None:
+    with set_debug_mode(True):
+        _, pullback = rrule(wrong_shape, 2.0)
+        with pytest.raises(ValueError, match=r"was given a seed of shape \(3,\) for a scalar output"):
+            pullback(np.ones(3))
+
+
+def test_an_argument_tangent_of_the_wrong_shape() -> None:
+    with set_debug_mode(True):
+        with pytest.raises(ValueError, match=r"bad was given, for argument 2, a tangent of shape \(2,\) for a scalar"):
+            frule((NoTangent(), np.ones(2), np.ones(2)), bad, np.ones(2), 1.0)
+        with pytest.raises(ValueError, match=r"for argument 1, a tangent of shape \(3,\) for a primal of shape \(2,"):
+            frule((NoTangent(), np.ones(3), 1.0), bad, np.ones(2), 1.0)
+
+
+def test_the_count_names_the_arguments_passed_by_keyword() -> None:
+    def power_sum(x: object, p: object) -> object:
+        return x
+
+    @rrule.register(power_sum)
+    def _(f: object, x: object, p: object) -> object:
+        return x, lambda out_bar: (NoTangent(), out_bar, NoTangent())
+
+    with set_debug_mode(True):
+        _, pullback = rrule(power_sum, np.ones(2), p=3)
+        with pytest.raises(ValueError, match=r"returned 3 cotangents; expected 2: .* \(p was passed by keyword"):
+            pullback(np.ones(2))
+
+
 def test_calls_with_a_config_are_checked_too() -> None:
     with set_debug_mode(True):
         _, pullback = rrule(RuleConfig(), bad, np.ones(2), 1.0)

@@ -428,6 +428,46 @@ class TestErrors:
         with pytest.raises(TypeError, match="rule must be callable"):
             rrule.register(math.sin)(3)  # type: ignore[arg-type]
 
+    def test_a_primal_that_is_not_callable_is_refused_at_registration(self) -> None:
+        with pytest.raises(TypeError, match=r"rrule.register\('sin'\): the primal must be a function, a class"):
+            rrule.register("sin")
+
+    def test_a_bound_method_is_refused_with_what_to_register(self) -> None:
+        model = Model(1.0)
+        with pytest.raises(TypeError, match=r"new object at each attribute access.*register the function .*predict"):
+            rrule.register(model.predict)
+        with pytest.raises(TypeError, match=r"register the function np.ndarray.sum .*or the class ndarray"):
+            frule.register(np.ones(2).sum)
+        assert not [r for r in rrule.records() if isinstance(r.primal, types.MethodType)]
+
+    def test_argument_types_must_be_classes(self) -> None:
+        with pytest.raises(TypeError, match=r"argument type 2 is 'float', not a class"):
+            rrule.register(math.sin, float, "float")
+        with pytest.raises(TypeError, match=r"argument type 1 is \(<class 'float'>, 3\)"):
+            rrule.register(math.sin, (float, 3))
+        with pytest.raises(TypeError, match=r"argument type 1 is 2.0"):
+            rrule.opt_out(math.sin, 2.0)
+
+    def test_requires_holds_capability_classes_of_config_aware_rules(self) -> None:
+        with pytest.raises(TypeError, match=r"requires= takes a tuple of capability classes"):
+            rrule.register(math.sin, config=True, requires=HasReverseMode)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"requires= holds .* \(a HasReverseMode\), not a class"):
+            rrule.register(math.sin, config=True, requires=(HasReverseMode(),))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"requires= applies to config-aware rules; pass config=True"):
+            rrule.register(math.sin, requires=(HasReverseMode,))
+
+    def test_the_last_registration_of_a_signature_wins(self) -> None:
+        def k(x: float) -> float:
+            return x
+
+        for config in (False, True):
+            for answer in ("first", "second"):
+                rrule.register(k, float, config=config, requires=(HasReverseMode,) if config else ())(
+                    lambda *args, answer=answer: answer
+                )
+        assert rrule(k, 1.0) == "second" and rrule(Tracer(), k, 1.0) == "second"
+        assert [r.config for r in rrule.records() if r.primal is k] == [False, True]
+
     def test_records_list_registrations(self) -> None:
         records = [r for r in rrule.records() if r.primal is apply_twice]
         assert {(r.config, r.requires) for r in records} == {(True, (HasReverseMode,)), (False, ())}
