@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import array_shapes
 
 from chainrules.checks.reductions import REDUCTIONS
 from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
-from chainrules_core.testing import REALS, Arg, Case
+from chainrules_core.testing.cases import REALS, Arg, Case, Domain
 from tests.rules.cases import case_params
 
 
@@ -34,12 +34,26 @@ def reduction_calls(draw):
     return shape, {"axis": axis, "keepdims": draw(st.booleans())}
 
 
+class _NearOne(Domain):
+    """Magnitudes in [0.8, 1.25] with either sign: a product of up to 256 of them stays far from float32's limits."""
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.choice([-1.0, 1.0], size=shape) * np.exp(rng.uniform(np.log(0.8), np.log(1.25), size=shape))
+
+
+NEAR_ONE = _NearOne(name="magnitudes near 1")
+
+
 @settings(max_examples=40, deadline=None, database=None)
 @given(reduction_calls(), st.sampled_from(REDUCTIONS), st.sampled_from(["float64", "float32", "complex128"]))
 def test_reductions_on_generated_shapes(call, f, dtype):
-    """Every reduction passes the harness in both modes on shapes and axes hypothesis draws."""
+    """Every reduction passes the harness in both modes on shapes and axes hypothesis draws.
+
+    A product draws its entries near 1 in magnitude: up to 256 standard normal entries can underflow float32,
+    where the product is exactly 0 and finite differences in float64 are not.
+    """
     shape, kwargs = call
-    case = Case(f, (Arg(REALS, shape),), kwargs=kwargs)
+    case = Case(f, (Arg(NEAR_ONE if f is np.prod else REALS, shape),), kwargs=kwargs)
     case.run(dtype, "rrule")
     case.run(dtype, "frule")
 
