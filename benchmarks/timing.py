@@ -6,6 +6,8 @@ process, so the numbers mean the same on a fast or a slow machine.
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -44,3 +46,58 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _batch_size(fn: Callable[[], Any], batch_time: float) -> int:
+    """How many calls of ``fn`` take about ``batch_time`` seconds."""
+    fn()
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= batch_time / 8 or number >= 1 << 24:
+            return max(1, int(number * batch_time / max(elapsed, 1e-9)))
+        number *= 2
+
+
+class Paired:
+    """Per-round times of candidates measured in alternation with a baseline; ratios are medians of per-round ratios.
+
+    On a shared machine a busy spell slows the candidates of one round
+    alike, so the ratio within a round is steadier than either time.
+    """
+
+    def __init__(self, candidates: dict[str, Callable[[], Any]], base: str, *, rounds: int = 9,
+                 batch_time: float = 0.02) -> None:
+        names = list(candidates)
+        sizes = {name: _batch_size(fn, batch_time) for name, fn in candidates.items()}
+        self.base = base
+        self.times: dict[str, list[float]] = {name: [] for name in names}
+        for r in range(rounds):
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                fn, k = candidates[name], sizes[name]
+                start = time.perf_counter()
+                for _ in range(k):
+                    fn()
+                self.times[name].append((time.perf_counter() - start) / k)
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.times[name])
+
+    def ratios(self, name: str, base: str | None = None) -> list[float]:
+        return sorted(a / b for a, b in zip(self.times[name], self.times[base or self.base]))
+
+    def ratio(self, name: str, base: str | None = None) -> float:
+        return statistics.median(self.ratios(name, base))
+
+    def spread(self, name: str, base: str | None = None) -> str:
+        """The median ratio and the range of the middle rounds (quartiles), as text."""
+        values = self.ratios(name, base)
+        low, high = (values[0], values[-1]) if len(values) < 4 else statistics.quantiles(values, n=4)[::2]
+        return f"{statistics.median(values):.2f} ({low:.2f}–{high:.2f})"
+
+
+def geometric_mean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))

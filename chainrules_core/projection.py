@@ -77,8 +77,8 @@ class _IdentityProjector(Projector):
         return "ProjectTo(<any>)"
 
 
-def _size_one_value(dx: Any, what: str) -> Any:
-    """The single entry of a numpy scalar or a size-1 array."""
+def _size_one_value(dx: Any, what: object) -> Any:
+    """The single entry of a numpy scalar or a size-1 array; ``what`` names the primal in the error."""
     if np.size(dx) != 1:
         raise ValueError(f"ProjectTo: a cotangent of shape {np.shape(dx)} does not fit a {what} primal")
     return np.asarray(dx).reshape(())[()]
@@ -127,17 +127,20 @@ def _cast(dx: np.ndarray[Any, Any] | np.generic, dtype: np.dtype[Any]) -> Any:
 class _NumpyScalarProjector(Projector):
     """For numpy scalars such as ``np.float32(1.0)``: a numpy scalar of that dtype."""
 
-    __slots__ = ("dtype",)
+    __slots__ = ("dtype", "type")
 
     def __init__(self, x: np.generic) -> None:
         self.dtype = x.dtype
+        self.type = type(x)
 
     def __call__(self, dx: Any) -> Any:
+        if type(dx) is self.type:
+            return dx
         if isinstance(dx, _PASS_THROUGH):
             return dx
         if isinstance(dx, AbstractThunk):
             return self._lazy(dx)
-        value = np.asarray(_size_one_value(dx, str(self.dtype)))
+        value = np.asarray(_size_one_value(dx, self.dtype))
         return _cast(value, self.dtype)[()]
 
     def __repr__(self) -> str:
@@ -155,7 +158,7 @@ class _ArrayProjector(Projector):
 
     def __call__(self, dx: Any) -> Any:
         if type(dx) is np.ndarray:
-            if dx.dtype != self.dtype:
+            if dx.dtype is not self.dtype and dx.dtype != self.dtype:
                 dx = _cast(dx, self.dtype)
             if dx.shape != self.shape:
                 dx = self._reshape(dx)
@@ -356,6 +359,26 @@ def ProjectTo(x: Any) -> Projector:  # noqa: N802 - ChainRulesCore's name for it
 
     maker = _MAKERS.get(type(x))
     return maker(x) if maker is not None else _make_generic(x)
+
+
+_NUMPY_INEXACT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
+
+
+def fits(x: Any, dx: Any) -> bool:
+    """Whether ``ProjectTo(x)(dx)`` is ``dx`` as it is: then a rule returns ``dx`` without building a projector.
+
+    True for a cotangent of the primal's own type, and for arrays its dtype
+    and shape, when that is a float, complex, numpy float or complex scalar,
+    or float or complex array; false otherwise (project it).
+
+    >>> import numpy as np
+    >>> fits(np.ones(3), np.zeros(3)), fits(np.ones(3), np.zeros((3, 1))), fits(1.5, np.float64(2.0))
+    (True, False, False)
+    """
+    t = type(x)
+    if t is np.ndarray:
+        return type(dx) is np.ndarray and dx.shape == x.shape and dx.dtype == x.dtype and x.dtype.kind in "fc"
+    return type(dx) is t and (t is float or t is complex or t in _NUMPY_INEXACT_SCALARS)
 
 
 def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:

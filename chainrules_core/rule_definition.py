@@ -9,7 +9,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .naming import function_name
-from .projection import Projector, ProjectTo, shape_of, sum_to_shape
+from .projection import Projector, ProjectTo, fits, shape_of, sum_to_shape
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
@@ -173,30 +173,29 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         if _declined(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
-        projects = [ProjectTo(x) for x in args]
-        shapes = [shape_of(x) for x in args]
 
         if len(args) == 1:
-            (project,), (shape,) = projects, shapes
-            if project.is_no_tangent:
+            (x,) = args
+            if _no_tangent_space(x):
                 return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-                out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                    return NoTangent(), project(ZeroTangent())
-                partial = partials(out, *_python_numbers_as_numpy(args))
-                return NoTangent(), cotangent_from_partial(project, shape, partial, out_bar)
+                if type(out_bar) not in _PLAIN:
+                    out_bar = unthunk(out_bar)
+                    if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                        return NoTangent(), ProjectTo(x)(ZeroTangent())
+                partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy(args)[0])
+                return NoTangent(), _cotangent(x, partial, out_bar)
 
             return out, unary_pullback
 
         def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                return (NoTangent(), *(p(ZeroTangent()) for p in projects))
+            if type(out_bar) not in _PLAIN:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                    return (NoTangent(), *(ProjectTo(x)(ZeroTangent()) for x in args))
             ps = partials(out, *_python_numbers_as_numpy(args))
-            bars = [cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)]
-            return (NoTangent(), *bars)
+            return (NoTangent(), *[_cotangent(x, p, out_bar) for x, p in zip(args, ps)])
 
         return out, scalar_pullback
 
@@ -207,22 +206,58 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         active = [
             i
             for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
-            if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
+            if not isinstance(x_dot, AbstractZero) and not _no_tangent_space(x)
         ]
-        project_out = ProjectTo(out)
         if not active:
-            return out, project_out(ZeroTangent())
+            return out, ProjectTo(out)(ZeroTangent())
         ps = partials(out, *_python_numbers_as_numpy(args))
         ps = (ps,) if len(args) == 1 else ps
-        out_dot = sum(ps[i] * unthunk(tangents[i + 1]) for i in active)
+        out_dot = None
+        for i in active:
+            x_dot = tangents[i + 1]
+            term = ps[i] * (x_dot if type(x_dot) in _PLAIN else unthunk(x_dot))
+            out_dot = term if out_dot is None else out_dot + term
+        if fits(out, out_dot):
+            return out, out_dot
         if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
             return out, out_dot
         if shape_of(out_dot) != shape_of(out):
             out_dot = np.broadcast_to(out_dot, shape_of(out))
-        return out, project_out(out_dot)
+        return out, ProjectTo(out)(out_dot)
 
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
+
+
+_PLAIN = frozenset({float, np.float64, np.ndarray})
+"""Seeds and tangents of these types are neither thunks nor zeros."""
+
+
+def _no_tangent_space(x: Any) -> bool:
+    """``ProjectTo(x).is_no_tangent``, without building the projector of a float or a float array."""
+    t = type(x)
+    if t is float or (t is np.ndarray and x.dtype.kind in "fc"):
+        return False
+    return ProjectTo(x).is_no_tangent
+
+
+def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
+    """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
+
+    A real partial needs no conjugate, and a product of ``x``'s dtype and
+    shape (or a numpy float for a float ``x``) no summing or projection.
+    """
+    t = type(x)
+    if t is np.ndarray:
+        if type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
+            bar = partial * out_bar
+            if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
+                return bar
+            return ProjectTo(x)(sum_to_shape(bar, x.shape))
+    elif t is float and type(partial) is np.float64:
+        bar = partial * out_bar
+        return float(bar) if type(bar) is np.float64 else ProjectTo(x)(sum_to_shape(bar, ()))
+    return cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)
 
 
 def _no_tangents(n: int) -> Callable[[Any], tuple[Any, ...]]:
