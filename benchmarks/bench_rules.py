@@ -231,8 +231,8 @@ def primitives(n: int, rng: np.random.Generator) -> list[tuple[str, Callable[[],
     idx = rng.integers(0, n, n)
     half = n // 2
     xa, xb = x[:half].copy(), x[half:].copy()
-    g_n, g_2, g_c, g_r = rng.standard_normal(n), rng.standard_normal((r, c)), rng.standard_normal(c), rng.standard_normal(r)
-    g_0 = 0.7
+    g_n, g_2 = rng.standard_normal(n), rng.standard_normal((r, c))
+    g_c, g_r, g_0 = rng.standard_normal(c), rng.standard_normal(r), 0.7
 
     def rule(f: Any, *args: Any, seed: Any, **kwargs: Any) -> Callable[[], Any]:
         def call() -> Any:

@@ -53,10 +53,10 @@ def _batch_size(fn: Callable[[], Any], batch_time: float) -> int:
     fn()
     number = 1
     while True:
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(number):
             fn()
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= batch_time / 8 or number >= 1 << 24:
             return max(1, int(number * batch_time / max(elapsed, 1e-9)))
         number *= 2
@@ -66,11 +66,14 @@ class Paired:
     """Per-round times of candidates measured in alternation with a baseline; ratios are medians of per-round ratios.
 
     On a shared machine a busy spell slows the candidates of one round
-    alike, so the ratio within a round is steadier than either time.
+    alike, so the ratio within a round is steadier than either time. The
+    clock is the process's CPU time (``time.process_time``), which does not
+    count the time other processes hold the cores.
     """
 
-    def __init__(self, candidates: dict[str, Callable[[], Any]], base: str, *, rounds: int = 9,
-                 batch_time: float = 0.02) -> None:
+    def __init__(
+        self, candidates: dict[str, Callable[[], Any]], base: str, *, rounds: int = 9, batch_time: float = 0.02
+    ) -> None:
         names = list(candidates)
         sizes = {name: _batch_size(fn, batch_time) for name, fn in candidates.items()}
         self.base = base
@@ -78,10 +81,10 @@ class Paired:
         for r in range(rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 fn, k = candidates[name], sizes[name]
-                start = time.perf_counter()
+                start = time.process_time()
                 for _ in range(k):
                     fn()
-                self.times[name].append((time.perf_counter() - start) / k)
+                self.times[name].append((time.process_time() - start) / k)
 
     def median(self, name: str) -> float:
         return statistics.median(self.times[name])

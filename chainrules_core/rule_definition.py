@@ -110,9 +110,10 @@ def _identifier(text: str) -> str:
 
 def _python_numbers_as_numpy(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Python floats and complex numbers as numpy scalars: partials then follow numpy (``1 / 0.0`` is inf)."""
-    if all(type(a) not in _PYTHON_NUMBERS for a in args):
-        return args
-    return tuple(_PYTHON_NUMBERS[type(a)](a) if type(a) in _PYTHON_NUMBERS else a for a in args)
+    for a in args:
+        if type(a) in _PYTHON_NUMBERS:
+            return tuple([_PYTHON_NUMBERS[type(a)](a) if type(a) in _PYTHON_NUMBERS else a for a in args])
+    return args
 
 
 _PYTHON_NUMBERS: dict[type, Any] = {float: np.float64, complex: np.complex128}
@@ -185,7 +186,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                     if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
                         return NoTangent(), ProjectTo(x)(ZeroTangent())
                 partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy(args)[0])
-                return NoTangent(), _cotangent(x, partial, out_bar)
+                return _NO_TANGENT, _cotangent(x, partial, out_bar)
 
             return out, unary_pullback
 
@@ -195,7 +196,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                 if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
                     return (NoTangent(), *(ProjectTo(x)(ZeroTangent()) for x in args))
             ps = partials(out, *_python_numbers_as_numpy(args))
-            return (NoTangent(), *[_cotangent(x, p, out_bar) for x, p in zip(args, ps)])
+            return (_NO_TANGENT, *[_cotangent(x, p, out_bar) for x, p in zip(args, ps)])
 
         return out, scalar_pullback
 
@@ -203,6 +204,19 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         if _declined(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
+        if len(args) == 1:
+            (x,), x_dot = args, tangents[1]
+            if type(x_dot) not in _PLAIN:
+                if isinstance(x_dot, AbstractZero):
+                    return out, ProjectTo(out)(ZeroTangent())
+                x_dot = unthunk(x_dot)
+            if type(x) is float:
+                out_dot = partials(out, np.float64(x)) * x_dot
+            elif _no_tangent_space(x):
+                return out, ProjectTo(out)(ZeroTangent())
+            else:
+                out_dot = partials(out, _python_numbers_as_numpy(args)[0]) * x_dot
+            return out, out_dot if fits(out, out_dot) else _output_tangent(out, out_dot)
         active = [
             i
             for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
@@ -211,24 +225,17 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         if not active:
             return out, ProjectTo(out)(ZeroTangent())
         ps = partials(out, *_python_numbers_as_numpy(args))
-        ps = (ps,) if len(args) == 1 else ps
         out_dot = None
         for i in active:
-            x_dot = tangents[i + 1]
-            term = ps[i] * (x_dot if type(x_dot) in _PLAIN else unthunk(x_dot))
+            term = ps[i] * unthunk(tangents[i + 1])
             out_dot = term if out_dot is None else out_dot + term
-        if fits(out, out_dot):
-            return out, out_dot
-        if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
-            return out, out_dot
-        if shape_of(out_dot) != shape_of(out):
-            out_dot = np.broadcast_to(out_dot, shape_of(out))
-        return out, ProjectTo(out)(out_dot)
+        return out, _output_tangent(out, out_dot)
 
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
 
 
+_NO_TANGENT = NoTangent()
 _PLAIN = frozenset({float, np.float64, np.ndarray})
 """Seeds and tangents of these types are neither thunks nor zeros."""
 
@@ -248,16 +255,27 @@ def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
     shape (or a numpy float for a float ``x``) no summing or projection.
     """
     t = type(x)
-    if t is np.ndarray:
-        if type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
+    if t is float:
+        if type(partial) is np.float64:
             bar = partial * out_bar
-            if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
-                return bar
-            return ProjectTo(x)(sum_to_shape(bar, x.shape))
-    elif t is float and type(partial) is np.float64:
+            return float(bar) if type(bar) is np.float64 else ProjectTo(x)(sum_to_shape(bar, ()))
+    elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
         bar = partial * out_bar
-        return float(bar) if type(bar) is np.float64 else ProjectTo(x)(sum_to_shape(bar, ()))
+        if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
+            return bar
+        return ProjectTo(x)(sum_to_shape(bar, x.shape))
     return cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)
+
+
+def _output_tangent(out: Any, out_dot: Any) -> Any:
+    """The sum of the ``partial * x_dot`` terms as the output's tangent: broadcast to its shape and projected."""
+    if fits(out, out_dot):
+        return out_dot
+    if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
+        return out_dot
+    if shape_of(out_dot) != shape_of(out):
+        out_dot = np.broadcast_to(out_dot, shape_of(out))
+    return ProjectTo(out)(out_dot)
 
 
 def _no_tangents(n: int) -> Callable[[Any], tuple[Any, ...]]:

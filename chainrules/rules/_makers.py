@@ -5,7 +5,8 @@
 * ``zero_derivative_rule(f)``: piecewise-constant functions with real
   outputs (``floor``, ``round``).
 * ``python_rule(f, partials)``: a Python entry point (``math.sin``,
-  ``operator.mul``) from the derivative tables that the numpy rules use.
+  ``operator.mul``) from the derivative tables that the numpy rules use
+  (in ``_python_numbers``, with ``PY`` and ``python_partials``).
 * ``linear_in_first_rule(f, adjoint)``: linear in the first argument, the
   others options (``reshape``, ``cumsum``, ``take``).
 * ``rule_in_first(f, parse=..., prepare=..., pullback=..., pushforward=...)``:
@@ -21,10 +22,7 @@ a traceback through ``np.sum``'s pullback reads ``sum_pullback``.
 
 from __future__ import annotations
 
-import functools
-import math
 import numbers
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -34,9 +32,7 @@ from chainrules_core import (
     AbstractZero,
     NoTangent,
     NotImplementedTangent,
-    Projector,
     ProjectTo,
-    Thunk,
     ZeroTangent,
     cotangent_from_partial,
     frule,
@@ -48,6 +44,9 @@ from chainrules_core import (
 )
 
 from ._arrays import instantiate_zeros
+from ._python_numbers import PY as PY
+from ._python_numbers import python_partials as python_partials
+from ._python_numbers import python_rule as python_rule
 
 NUMERIC = (numbers.Number, np.ndarray, np.generic)
 """The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""
@@ -91,55 +90,6 @@ def output_tangent(out: Any, terms: list[Any]) -> Any:
     if shape_of(out_dot) != shape_of(out):
         out_dot = np.broadcast_to(out_dot, shape_of(out))
     return project_out(out_dot)
-
-
-# ----- Python numbers: the tables' partials in math arithmetic -----
-
-
-class PY:
-    """numpy's names for the ``math`` kernels: the namespace the tables use for Python floats.
-
-    Python arithmetic raises where numpy returns ``inf`` or ``nan`` (``0.5 / 0.0``,
-    ``math.log(-1.0)``); ``python_partials`` then evaluates the entry with numpy.
-    """
-
-    sqrt = staticmethod(math.sqrt)
-    exp = staticmethod(math.exp)
-    log = staticmethod(math.log)
-    sin = staticmethod(math.sin)
-    cos = staticmethod(math.cos)
-    sinh = staticmethod(math.sinh)
-    cosh = staticmethod(math.cosh)
-    floor = staticmethod(math.floor)
-    isnan = staticmethod(math.isnan)
-    trunc = staticmethod(math.trunc)
-    greater = staticmethod(operator.gt)
-    less = staticmethod(operator.lt)
-    equal = staticmethod(operator.eq)
-
-    @staticmethod
-    def where(condition: Any, a: Any, b: Any) -> Any:
-        return a if condition else b
-
-    @staticmethod
-    def sign(x: Any) -> Any:
-        return x if x != x else float((x > 0) - (x < 0))
-
-    @staticmethod
-    def real(x: Any) -> Any:
-        return x.real
-
-    @staticmethod
-    def iscomplexobj(x: Any) -> bool:
-        return isinstance(x, complex)
-
-
-def python_partials(partials: Callable[..., Any], out: Any, args: tuple[Any, ...]) -> Any:
-    """``partials(m, out, *args)`` at Python numbers: ``math`` arithmetic, numpy's ``inf``/``nan`` where that raises."""
-    try:
-        return partials(PY, out, *args)
-    except (ArithmeticError, ValueError):
-        return partials(np, np.float64(out), *(np.float64(a) for a in args))
 
 
 # ----- elementwise functions with constant partials: add, subtract, negative, deg2rad ... -----
@@ -239,119 +189,6 @@ def zero_derivative_rule(
         rrule.register(f)(rules[0])
         frule.register(f)(rules[1])
     return rules
-
-
-# ----- Python numbers: math, operator and builtins entry points -----
-
-_PYTHON_REALS = frozenset({float, int, bool})
-_TO_FLOAT = ProjectTo(1.0)
-_NO_TANGENT = NoTangent()
-
-
-def python_rule(
-    f: Callable[..., Any],
-    partials: Callable[..., Any] | tuple[Callable[..., Any], ...],
-    *arg_types: Any,
-    lazy: tuple[int, ...] = (),
-    numpy_rrule: Callable[..., Any] | None = None,
-    numpy_frule: Callable[..., Any] | None = None,
-) -> None:
-    """Register rules for a Python entry point (``math.sin``, ``operator.mul``) from a table's partials.
-
-    ``partials(m, out, *args)`` is an entry of the derivative tables of
-    ``elementwise`` and ``arithmetic`` (or a tuple of one such function per
-    argument, so each is computed only when its argument needs it; ``lazy``
-    lists the arguments whose cotangents are then thunks). Python floats and
-    ints take a fast path: the partials are evaluated with ``math``
-    arithmetic (numpy's where that raises, for ``inf``/``nan`` derivatives)
-    and cotangents are Python floats; ints get ``NoTangent()``. Other
-    arguments go to ``numpy_rrule``/``numpy_frule`` (the rule of the numpy
-    function, called with ``f`` so the primal keeps Python's semantics), or,
-    for ``math`` functions, which take only reals, through the same partials
-    with each cotangent projected onto its argument. ``arg_types`` restrict
-    the rules to those argument types.
-    """
-    single = callable(partials)
-
-    def numpy_wanted(args: tuple[Any, ...]) -> bool:
-        if numpy_rrule is None:
-            return False
-        return any(type(a) not in _PYTHON_REALS for a in args)
-
-    def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or numpy_wanted(args):
-            return None if numpy_rrule is None else numpy_rrule(f, *args, **kwargs)
-        out = f(*args)
-        if numpy_rrule is not None and type(out) is complex:  # (-8.0) ** 0.5: complex, numpy's rule knows
-            return numpy_rrule(f, *args)
-        projects = [_TO_FLOAT if type(a) is float else ProjectTo(a) for a in args]
-
-        def python_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) is not float:
-                out_bar = unthunk(out_bar)
-            if not single:
-                return (_NO_TANGENT, *_per_argument(partials, lazy, projects, out, args, out_bar))
-            ps = python_partials(partials, out, args)
-            if len(args) == 1:
-                return _NO_TANGENT, _bar(projects[0], ps, out_bar)
-            return (
-                _NO_TANGENT,
-                *[_NO_TANGENT if pr.is_no_tangent else _bar(pr, p, out_bar) for pr, p in zip(projects, ps)],
-            )
-
-        return out, python_pullback
-
-    def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or numpy_wanted(args):
-            return None if numpy_frule is None else numpy_frule(tangents, f, *args, **kwargs)
-        out = f(*args)
-        if numpy_frule is not None and type(out) is complex:
-            return numpy_frule(tangents, f, *args)
-        ps: Any = None
-        out_dot: Any = None
-        for i, (x, x_dot) in enumerate(zip(args, tangents[1:])):
-            if isinstance(x_dot, AbstractZero) or (type(x) is not float and ProjectTo(x).is_no_tangent):
-                continue
-            if single:
-                ps = ps if ps is not None else python_partials(partials, out, args)
-                p = ps if len(args) == 1 else ps[i]
-            else:
-                p = python_partials(partials[i], out, args)
-            term = p * unthunk(x_dot)
-            out_dot = term if out_dot is None else out_dot + term
-        if out_dot is None:
-            return out, ProjectTo(out)(ZeroTangent())
-        return out, out_dot if type(out_dot) is float and type(out) is float else ProjectTo(out)(out_dot)
-
-    rrule.register(f, *arg_types)(named_after(f, _rrule_python))
-    frule.register(f, *arg_types)(named_after(f, _frule_python))
-
-
-def _bar(project: Projector, partial: Any, out_bar: Any) -> Any:
-    """``conj(partial) * out_bar`` projected onto the argument."""
-    c = (partial.conjugate() if type(partial) is complex else partial) * out_bar
-    if project is _TO_FLOAT:
-        return c if type(c) is float else _TO_FLOAT(c)
-    return project(c)
-
-
-def _pull_one(project: Projector, partial: Callable[..., Any], out: Any, args: tuple[Any, ...], out_bar: Any) -> Any:
-    return _bar(project, python_partials(partial, out, args), out_bar)
-
-
-def _per_argument(
-    partials: Any, lazy: tuple[int, ...], projects: list[Projector], out: Any, args: tuple[Any, ...], out_bar: Any
-) -> list[Any]:
-    """Cotangents from one partial function per argument, each computed only for an argument with a tangent."""
-    bars: list[Any] = []
-    for i, (project, partial) in enumerate(zip(projects, partials)):
-        if project.is_no_tangent:
-            bars.append(_NO_TANGENT)
-        elif i in lazy:
-            bars.append(Thunk(functools.partial(_pull_one, project, partial, out, args, out_bar)))
-        else:
-            bars.append(_pull_one(project, partial, out, args, out_bar))
-    return bars
 
 
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
