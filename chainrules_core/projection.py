@@ -381,6 +381,29 @@ def fits(x: Any, dx: Any) -> bool:
     return type(dx) is t and (t is float or t is complex or t in _NUMPY_INEXACT_SCALARS)
 
 
+def project_onto(x: Any, dx: Any) -> Any:
+    """``ProjectTo(x)(dx)``, without building the projector when ``dx`` already ``fits`` ``x``.
+
+    >>> import numpy as np
+    >>> project_onto(np.ones(2, dtype=np.float32), np.array([1.0, 2.0])).dtype
+    dtype('float32')
+    """
+    return dx if fits(x, dx) else ProjectTo(x)(dx)
+
+
+def no_tangent_space(x: Any) -> bool:
+    """``ProjectTo(x).is_no_tangent``, without building the projector of a float or a float or complex array.
+
+    >>> import numpy as np
+    >>> no_tangent_space(np.ones(2)), no_tangent_space(np.arange(2)), no_tangent_space(3)
+    (False, True, True)
+    """
+    t = type(x)
+    if t is float or (t is np.ndarray and x.dtype.kind in "fc"):
+        return False
+    return ProjectTo(x).is_no_tangent
+
+
 def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
     """Sum ``dx`` over the axes that broadcasting to it added or stretched from ``shape``.
 

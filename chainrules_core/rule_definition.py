@@ -9,7 +9,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .naming import function_name
-from .projection import Projector, ProjectTo, fits, shape_of, sum_to_shape
+from .projection import Projector, ProjectTo, fits, no_tangent_space, shape_of, sum_to_shape
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
@@ -177,7 +177,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
         if len(args) == 1:
             (x,) = args
-            if _no_tangent_space(x):
+            if no_tangent_space(x):
                 return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -212,7 +212,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                 x_dot = unthunk(x_dot)
             if type(x) is float:
                 out_dot = partials(out, np.float64(x)) * x_dot
-            elif _no_tangent_space(x):
+            elif no_tangent_space(x):
                 return out, ProjectTo(out)(ZeroTangent())
             else:
                 out_dot = partials(out, _python_numbers_as_numpy(args)[0]) * x_dot
@@ -220,7 +220,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         active = [
             i
             for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
-            if not isinstance(x_dot, AbstractZero) and not _no_tangent_space(x)
+            if not isinstance(x_dot, AbstractZero) and not no_tangent_space(x)
         ]
         if not active:
             return out, ProjectTo(out)(ZeroTangent())
@@ -238,14 +238,6 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 _NO_TANGENT = NoTangent()
 _PLAIN = frozenset({float, np.float64, np.ndarray})
 """Seeds and tangents of these types are neither thunks nor zeros."""
-
-
-def _no_tangent_space(x: Any) -> bool:
-    """``ProjectTo(x).is_no_tangent``, without building the projector of a float or a float array."""
-    t = type(x)
-    if t is float or (t is np.ndarray and x.dtype.kind in "fc"):
-        return False
-    return ProjectTo(x).is_no_tangent
 
 
 def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:

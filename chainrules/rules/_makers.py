@@ -42,6 +42,7 @@ from chainrules_core import (
     sum_to_shape,
     unthunk,
 )
+from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 from ._arrays import instantiate_zeros
 from ._python_numbers import PY as PY
@@ -78,18 +79,27 @@ def readonly(x: Any) -> Any:
 
 def readonly_if_given(t: Any, *given: Any) -> Any:
     """``t``, read-only if it is one of the tangents ``given`` to the rule rather than a new array."""
-    return readonly(t) if any(t is g for g in given) else t
+    for g in given:
+        if t is g:
+            return readonly(t)
+    return t
 
 
 def output_tangent(out: Any, terms: list[Any]) -> Any:
     """The sum of ``partial * x_dot`` terms, broadcast to the output's shape and projected onto it."""
-    project_out = ProjectTo(out)
     if not terms:
-        return project_out(ZeroTangent())
+        return ProjectTo(out)(ZeroTangent())
     out_dot = sum(terms[1:], terms[0])
+    if fits(out, out_dot):
+        return out_dot
     if shape_of(out_dot) != shape_of(out):
         out_dot = np.broadcast_to(out_dot, shape_of(out))
-    return project_out(out_dot)
+    return ProjectTo(out)(out_dot)
+
+
+_NO_TANGENT = NoTangent()
+_PLAIN = frozenset({float, np.float64, np.ndarray})
+"""Seeds and tangents of these types are neither thunks nor zeros."""
 
 
 # ----- elementwise functions with constant partials: add, subtract, negative, deg2rad ... -----
@@ -112,6 +122,11 @@ def _scaled(c: Any, t: Any) -> Any:
     return -t if c == -1 else c * t
 
 
+def _linear_bar(x: Any, bar: Any) -> Any:
+    """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
+    return bar if fits(x, bar) else ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
+
+
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
     """Register the rules of an elementwise function whose partials are ``constants``, one per argument.
 
@@ -124,16 +139,12 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
         if refused(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
-        projects = [ProjectTo(x) for x in args]
-        shapes = [shape_of(x) for x in args]
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            bars = [
-                project(sum_to_shape(_scaled(c, out_bar), shape))
-                for c, project, shape in zip(constants, projects, shapes)
-            ]
-            return (NoTangent(), *(readonly_if_given(b, out_bar) for b in bars))
+            if type(out_bar) not in _PLAIN:
+                out_bar = unthunk(out_bar)
+            bars = [_linear_bar(x, _scaled(c, out_bar)) for c, x in zip(constants, args)]
+            return (_NO_TANGENT, *[readonly(b) if b is out_bar else b for b in bars])
 
         return out, linear_pullback
 
@@ -144,7 +155,7 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
         terms = [
             _scaled(c, unthunk(x_dot))
             for c, x, x_dot in zip(constants, args, tangents[1:])
-            if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
+            if not isinstance(x_dot, AbstractZero) and not no_tangent_space(x)
         ]
         return out, readonly_if_given(output_tangent(out, terms), *tangents)
 
@@ -193,9 +204,6 @@ def zero_derivative_rule(
 
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
 
-_NO_TANGENT_PROJECTOR = ProjectTo(None)
-
-
 def linear_in_first_rule(
     f: Callable[..., Any],
     adjoint: Callable[..., Any],
@@ -221,14 +229,15 @@ def linear_in_first_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs)
-        project_x = _NO_TANGENT_PROJECTOR if ProjectTo(out).is_no_tangent else ProjectTo(x)
-        others = (NoTangent(),) * len(args)
+        constant = no_tangent_space(out) or no_tangent_space(x)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if project_x.is_no_tangent or isinstance(out_bar, AbstractZero):
-                return (NoTangent(), project_x(ZeroTangent()), *others)
-            return (NoTangent(), project_x(adjoint(out_bar, x, *args, **kwargs)), *others)
+            if type(out_bar) not in _PLAIN:
+                out_bar = unthunk(out_bar)
+            others = (_NO_TANGENT,) * len(args)
+            if constant or isinstance(out_bar, AbstractZero):
+                return (_NO_TANGENT, _NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
+            return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
 
         return out, linear_pullback
 
@@ -294,24 +303,22 @@ def rule_in_first(
     The other arguments get ``NoTangent()``.
     """
 
-    def evaluate(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any) -> Any:
-        return f(x, *args, **kwargs) if primal is None else primal(f, x, args, kwargs, options)
-
     def _rrule_in_first(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = evaluate(f, x, args, kwargs, options)
+        out = f(x, *args, **kwargs) if primal is None else primal(f, x, args, kwargs, options)
         state = prepare(x, options, out)
-        project_x = ProjectTo(x)
-        others = (NoTangent(),) * len(args)
+        constant = no_tangent_space(x)
 
         def in_first_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if project_x.is_no_tangent or isinstance(out_bar, AbstractZero):
-                return (NoTangent(), project_x(ZeroTangent()), *others)
-            x_bar = pullback(state, out_bar)
-            return (NoTangent(), readonly_if_given(project_x(x_bar), out_bar), *others)
+            if type(out_bar) not in _PLAIN:
+                out_bar = unthunk(out_bar)
+            others = (_NO_TANGENT,) * len(args)
+            if constant or isinstance(out_bar, AbstractZero):
+                return (_NO_TANGENT, ProjectTo(x)(ZeroTangent()), *others)
+            x_bar = project_onto(x, pullback(state, out_bar))
+            return (_NO_TANGENT, readonly(x_bar) if x_bar is out_bar else x_bar, *others)
 
         return out, in_first_pullback
 
@@ -319,12 +326,12 @@ def rule_in_first(
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = evaluate(f, x, args, kwargs, options)
+        out = f(x, *args, **kwargs) if primal is None else primal(f, x, args, kwargs, options)
         x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+        if isinstance(x_dot, AbstractZero) or no_tangent_space(x):
             return out, ProjectTo(out)(ZeroTangent())
-        out_dot = ProjectTo(out)(pushforward(prepare(x, options, out), x_dot))
-        return out, readonly_if_given(out_dot, x_dot)
+        out_dot = project_onto(out, pushforward(prepare(x, options, out), x_dot))
+        return out, readonly(out_dot) if out_dot is x_dot else out_dot
 
     rrule.register(f)(named_after(f, _rrule_in_first))
     frule.register(f)(named_after(f, _frule_in_first))
