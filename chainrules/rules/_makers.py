@@ -204,6 +204,7 @@ def zero_derivative_rule(
 
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
 
+
 def linear_in_first_rule(
     f: Callable[..., Any],
     adjoint: Callable[..., Any],
