@@ -430,7 +430,8 @@ def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
             return dx  # only trivial dimensions differ: ProjectTo reshapes
         raise ValueError(f"sum_to_shape: a cotangent of shape {dx_shape} cannot come from broadcasting shape {shape}")
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and dx_shape[lead + i] != 1)
-    summed = np.sum(dx, axis=axes, keepdims=True)
+    # add.reduce is np.sum without its Python wrapper; a subclass keeps its own sum
+    summed = (np.add.reduce if type(dx) is np.ndarray else np.sum)(dx, axis=axes, keepdims=True)
     return summed.reshape(shape) if lead else summed
 
 

@@ -186,12 +186,13 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                     if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
                         return NoTangent(), ProjectTo(x)(ZeroTangent())
                 if type(x) is np.ndarray and type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
-                    # a real seed makes conj(partial) * out_bar and partial * out_bar the same real part, and one
-                    # expression lets numpy write the product into the partial it has just made
+                    # one expression lets numpy write the product into the partial it has just made; a real
+                    # product means a real partial, which needs no conjugate
                     bar = partials(out, x) * out_bar
-                    if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
-                        return _NO_TANGENT, bar
-                    return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
+                    if type(bar) is np.ndarray and bar.dtype.kind == "f":
+                        if bar.shape == x.shape and bar.dtype == x.dtype:
+                            return _NO_TANGENT, bar
+                        return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
                 partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy(args)[0])
                 return _NO_TANGENT, _cotangent(x, partial, out_bar)
 

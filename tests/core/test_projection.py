@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from chainrules_core import (
+    AbstractThunk,
     InplaceableThunk,
     NoTangent,
     ProjectTo,
@@ -23,6 +24,7 @@ from chainrules_core import (
     unbroadcast,
     unthunk,
 )
+from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 Z = ZeroTangent()
 
@@ -165,6 +167,92 @@ class TestPassThrough:
         assert isinstance(t, InplaceableThunk) and t.add is add
 
 
+PRIMALS = [
+    1.5,
+    1 + 2j,
+    3,
+    True,
+    np.float64(1.5),
+    np.float32(1.5),
+    np.complex64(1 + 1j),
+    np.int64(2),
+    np.ones(3),
+    np.ones((2, 1), dtype=np.float32),
+    np.ones(3, dtype=np.complex128),
+    np.ones((), dtype=np.float64),
+    np.arange(3),
+    np.ones(3).astype(">f8"),
+    (1.0, 2),
+    [1.0],
+    None,
+]
+COTANGENTS = [
+    2.0,
+    2,
+    1 - 1j,
+    np.float64(2.0),
+    np.float32(2.0),
+    np.complex64(1 - 1j),
+    np.full(3, 2.0),
+    np.full(3, 2.0, dtype=np.float32),
+    np.full(3, 1 - 1j),
+    np.full((2, 1), 2.0),
+    np.full((2, 1), 2.0, dtype=np.float32),
+    np.full((), 2.0),
+    np.arange(3),
+    (2.0, 3.0),
+    [2.0],
+    ZeroTangent(),
+    NoTangent(),
+    Thunk(lambda: 2.0),
+]
+
+
+def _projection(x: object, dx: object) -> object:
+    """``ProjectTo(x)(dx)``, or the type of the error it raises."""
+    try:
+        return ProjectTo(x)(dx)
+    except (TypeError, ValueError) as error:
+        return type(error)
+
+
+class TestShortcuts:
+    """What a rule may skip building a projector for: ``fits``, ``project_onto``, ``no_tangent_space``."""
+
+    @pytest.mark.parametrize("x", PRIMALS, ids=repr)
+    def test_no_tangent_space_is_the_projectors_answer(self, x: object) -> None:
+        assert no_tangent_space(x) is ProjectTo(x).is_no_tangent
+
+    @pytest.mark.parametrize("x", PRIMALS, ids=repr)
+    def test_what_fits_projects_to_itself(self, x: object) -> None:
+        for dx in COTANGENTS:
+            want = _projection(x, dx)
+            if fits(x, dx):
+                assert type(want) is type(dx) and np.array_equal(want, dx), (x, dx)  # type: ignore[arg-type]
+                assert project_onto(x, dx) is dx
+            elif isinstance(want, type):
+                with pytest.raises(want):
+                    project_onto(x, dx)
+            elif not isinstance(want, AbstractThunk):
+                got = project_onto(x, dx)
+                assert type(got) is type(want) and repr(got) == repr(want), (x, dx)
+
+    def test_the_common_cases_fit(self) -> None:
+        assert fits(1.5, 2.0) and fits(np.float32(1), np.float32(2)) and fits(np.ones(3), np.zeros(3))
+        assert not fits(np.ones(3), np.zeros(3, dtype=np.float32)) and not fits(np.arange(3), np.arange(3))
+        assert not fits(1.5, np.float64(2.0)) and not fits(np.ones(3), np.ones((3, 1)))
+
+
+class TestNumpyScalarProjector:
+    def test_a_scalar_of_its_type_comes_back_as_it_is(self) -> None:
+        dx = np.float32(2.5)
+        assert ProjectTo(np.float32(1.0))(dx) is dx
+
+    def test_the_error_names_the_dtype(self) -> None:
+        with pytest.raises(ValueError, match="does not fit a float32 primal"):
+            ProjectTo(np.float32(1.0))(np.ones(3))
+
+
 class TestSumToShape:
     @pytest.mark.parametrize(
         "shape, out_shape",
@@ -184,6 +272,11 @@ class TestSumToShape:
     def test_incompatible_shape_raises(self) -> None:
         with pytest.raises(ValueError, match="cannot come from broadcasting"):
             sum_to_shape(np.ones((2, 3)), (2,))
+
+    def test_an_array_subclass_keeps_its_own_sum(self) -> None:
+        dx = np.ma.masked_array(np.ones((2, 3)), mask=[[True, False, False], [False, False, False]])
+        summed = sum_to_shape(dx, (3,))
+        assert isinstance(summed, np.ma.MaskedArray) and summed.tolist() == [1.0, 2.0, 2.0]
 
     def test_unbroadcast_python_float_and_dtype(self) -> None:
         assert unbroadcast(1.0, np.ones((2, 2))) == 4.0 and type(unbroadcast(1.0, np.ones(3))) is float

@@ -124,3 +124,87 @@ def test_non_differentiable() -> None:
     y, pullback = rrule(argmax_of, np.array([1.0, 3.0]))
     assert y == 1 and pullback(1.0) == (NoTangent(), NoTangent())
     assert frule((NoTangent(), np.ones(2)), argmax_of, np.array([1.0, 3.0])) == (1, NoTangent())
+
+
+def real_partial(x: object) -> object:
+    return np.sin(x)
+
+
+def complex_partial(x: object) -> object:
+    return np.sin(x)
+
+
+def constant_partial(x: object) -> object:
+    return np.sin(x)
+
+
+def product(x: object, y: object) -> object:
+    return np.multiply(x, y)
+
+
+scalar_rule(real_partial, lambda out, x: np.cos(x))
+scalar_rule(complex_partial, lambda out, x: (1 + 2j) * np.cos(x))
+scalar_rule(constant_partial, lambda out, x: 0.5)
+scalar_rule(product, lambda out, x, y: (y, x))
+
+ARGUMENTS = [
+    0.5,
+    3,
+    0.5 + 0.25j,
+    np.float64(0.5),
+    np.float32(0.5),
+    np.linspace(0.1, 0.9, 6),
+    np.linspace(0.1, 0.9, 6).astype(np.float32),
+    np.linspace(0.1, 0.9, 6).reshape(2, 3) + 0.5j,
+    np.full((), 0.5),
+    np.arange(6),
+]
+
+
+def _seeds_for(out: object) -> list[object]:
+    shape = np.shape(out)
+    return [
+        np.ones(shape),
+        np.full(shape, 1.0 - 2.0j),
+        np.ones(shape, dtype=np.float32),
+        1.5 if shape == () else np.ones(shape),
+        Thunk(lambda: np.full(shape, 2.0)),
+    ]
+
+
+def _reference(args: tuple[object, ...], partials: tuple[object, ...], seed: object) -> tuple[object, ...]:
+    """The cotangents as ``cotangent_from_partial`` makes them: projector, shape, conjugate, projection."""
+    from chainrules_core import ProjectTo, cotangent_from_partial, shape_of, unthunk
+
+    seed = unthunk(seed)
+    return tuple(cotangent_from_partial(ProjectTo(x), shape_of(x), p, seed) for x, p in zip(args, partials))
+
+
+@pytest.mark.parametrize("x", ARGUMENTS, ids=repr)
+def test_pullbacks_give_what_cotangent_from_partial_gives(x: object) -> None:
+    """The shortcuts for floats, numpy floats and float arrays change nothing: every argument and seed type,
+    real, complex and constant partials, as cotangent_from_partial projects them."""
+    z = 0.5 if np.ndim(x) == 0 else np.linspace(1.0, 2.0, np.size(x)).reshape(np.shape(x))
+    cases = [
+        (real_partial, (x,), lambda: (np.cos(x),)),
+        (complex_partial, (x,), lambda: ((1 + 2j) * np.cos(x),)),
+        (constant_partial, (x,), lambda: (0.5,)),
+        (product, (x, z), lambda: (z, x)),
+        (product, (z, x), lambda: (x, z)),
+    ]
+    for f, args, partials in cases:
+        out, pullback = rrule(f, *args)
+        numpy_args = tuple(np.float64(a) if type(a) is float else a for a in args)
+        for seed in _seeds_for(out):
+            got = pullback(seed)[1:]
+            want = _reference(args, partials() if numpy_args == args else _numpy_partials(f, numpy_args), seed)
+            for g, w in zip(got, want):
+                assert type(g) is type(w) and np.shape(g) == np.shape(w), (f, args, seed, g, w)
+                assert np.asarray(g).dtype == np.asarray(w).dtype and np.array_equal(g, w), (f, args, seed, g, w)
+
+
+def _numpy_partials(f: object, args: tuple[object, ...]) -> tuple[object, ...]:
+    (x, *rest) = args
+    if f is product:
+        return (rest[0], x)
+    return {real_partial: (np.cos(x),), complex_partial: ((1 + 2j) * np.cos(x),), constant_partial: (0.5,)}[f]
