@@ -13,7 +13,6 @@ Run: python benchmarks/bench_arrays.py
 from __future__ import annotations
 
 import operator
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 import chainrules  # noqa: F401 - registers the rules
 from chainrules_core import rrule
 
-from timing import best_time, format_time, table
+from timing import best_time, format_time, peak_bytes, table
 
 SIZES = (10**3, 10**6)
 
@@ -89,18 +88,6 @@ def timings() -> str:
     return table(headers, rows)
 
 
-def _peak(fn: Callable[[], Any]) -> int:
-    """Bytes allocated at the peak of ``fn()``, beyond what was allocated before it (result kept)."""
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    before = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1] - before
-    tracemalloc.stop()
-    del result
-    return peak
-
-
 def memory() -> str:
     x = np.ones((1000, 1000))
     x32 = x.astype(np.float32)
@@ -113,9 +100,9 @@ def memory() -> str:
         ("mean(x, axis=0)", np.mean, (x,), {"axis": 0}, np.ones(1000)),
     ):
         _, pullback = rrule(f, *args, **kwargs)
-        peak = _peak(lambda pullback=pullback, seed=seed: pullback(seed))
+        peak = peak_bytes(lambda pullback=pullback, seed=seed: pullback(seed))
         rows.append((label, f"{args[0].nbytes:,}", f"{peak:,}"))
-    materialised = _peak(lambda: np.ones_like(x) * np.ones(1000))
+    materialised = peak_bytes(lambda: np.ones_like(x) * np.ones(1000))
     rows.append(("for contrast: np.ones_like(x) * g", f"{x.nbytes:,}", f"{materialised:,}"))
     return table(["pullback", "input bytes", "peak bytes allocated by the pullback"], rows)
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import operator
 import sys
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +31,7 @@ import numpy as np
 import chainrules  # noqa: F401 - registers the rules
 from chainrules_core import NoTangent, frule, rrule, unthunk
 
-from timing import Paired, format_time, geometric_mean, table
+from timing import Paired, format_time, geometric_mean, peak_bytes, table
 
 QUICK = "--quick" in sys.argv
 SECTIONS = sys.argv[sys.argv.index("--sections") + 1].split(",") if "--sections" in sys.argv else "1234"
@@ -341,17 +340,6 @@ def per_primitive() -> str:
 # ----- 4. memory -----
 
 
-def _peak(fn: Callable[[], Any]) -> int:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    before = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1] - before
-    tracemalloc.stop()
-    del result
-    return peak
-
-
 def memory() -> str:
     rng = np.random.default_rng(1)
     n = 1_000_000
@@ -367,8 +355,8 @@ def memory() -> str:
         ("multiply (r, c) * (c,)", np.multiply, (a, b), g2, lambda: (g2 * b, np.sum(g2 * a, axis=0))),
     ):
         _, pullback = rrule(f, *args)
-        rule_peak = _peak(lambda pullback=pullback, seed=seed: [unthunk(c) for c in pullback(seed)])
-        rows.append((label, f"{rule_peak / 2**20:.1f} MiB", f"{_peak(by_hand) / 2**20:.1f} MiB"))
+        rule_peak = peak_bytes(lambda pullback=pullback, seed=seed: [unthunk(c) for c in pullback(seed)])
+        rows.append((label, f"{rule_peak / 2**20:.1f} MiB", f"{peak_bytes(by_hand) / 2**20:.1f} MiB"))
     return table(["pullback at 1e6", "peak allocated by the pullback", "by the hand-written gradient"], rows)
 
 

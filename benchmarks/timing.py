@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -104,3 +105,15 @@ class Paired:
 
 def geometric_mean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def peak_bytes(fn: Callable[[], Any]) -> int:
+    """Bytes allocated at the peak of ``fn()``, beyond what was allocated before it (result kept)."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1] - before
+    tracemalloc.stop()
+    del result
+    return peak
