@@ -361,7 +361,7 @@ def ProjectTo(x: Any) -> Projector:  # noqa: N802 - ChainRulesCore's name for it
     return maker(x) if maker is not None else _make_generic(x)
 
 
-_NUMPY_INEXACT_SCALARS = frozenset({np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
+_INEXACT_SCALARS = frozenset({complex, np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64})
 
 
 def fits(x: Any, dx: Any) -> bool:
@@ -376,9 +376,11 @@ def fits(x: Any, dx: Any) -> bool:
     (True, False, False)
     """
     t = type(x)
+    if type(dx) is not t:
+        return False
     if t is np.ndarray:
-        return type(dx) is np.ndarray and dx.shape == x.shape and dx.dtype == x.dtype and x.dtype.kind in "fc"
-    return type(dx) is t and (t is float or t is complex or t in _NUMPY_INEXACT_SCALARS)
+        return dx.shape == x.shape and dx.dtype == x.dtype and x.dtype.kind in "fc"
+    return t is float or t in _INEXACT_SCALARS
 
 
 def project_onto(x: Any, dx: Any) -> Any:

@@ -177,7 +177,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
         if len(args) == 1:
             (x,) = args
-            if no_tangent_space(x):
+            if type(x) is not float and no_tangent_space(x):
                 return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -185,9 +185,13 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                     out_bar = unthunk(out_bar)
                     if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
                         return NoTangent(), ProjectTo(x)(ZeroTangent())
-                if type(x) is np.ndarray and type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
-                    # one expression lets numpy write the product into the partial it has just made; a real
-                    # product means a real partial, which needs no conjugate
+                # A real product means a real partial, which needs no conjugate; for an array, one expression
+                # lets numpy write the product into the partial it has just made.
+                if type(x) is float:
+                    bar = partials(out, np.float64(x)) * out_bar
+                    if type(bar) is np.float64 or type(bar) is float:
+                        return _NO_TANGENT, float(bar)
+                elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
                     bar = partials(out, x) * out_bar
                     if type(bar) is np.ndarray and bar.dtype.kind == "f":
                         if bar.shape == x.shape and bar.dtype == x.dtype:
