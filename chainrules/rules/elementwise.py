@@ -46,9 +46,9 @@ LN10 = math.log(10.0)
 
 def _sech2(m: Any, out: Any, x: Any) -> Any:
     """tanh' = sech²(x). 1 - tanh² (ChainRules.jl) loses every digit where tanh rounds to ±1 (|x| > 19) and
-    1/cosh² overflows (autograd). A real array gets 1 - tanh² where that is within 14 ulp (sech² ≥ sech²(2)),
-    else (1/cosh(min(|x|, cap)))² with a cap below cosh's overflow and above where sech² underflows to 0,
-    both in one buffer; anything else 4e/(1 + e)² with e = exp(-2|x|)."""
+    1/cosh² overflows (autograd). A real array gets 1 - tanh² if all its entries have |x| ≤ 2 (sech² ≥
+    sech²(2)), where that is within 14 ulp, else (1/cosh(min(|x|, cap)))² with a cap below cosh's overflow
+    and above where sech² underflows to 0, both in one buffer; anything else 4e/(1 + e)², e = exp(-2|x|)."""
     if m.iscomplexobj(x):
         return 1 - out * out
     cap = _COSH_CAP.get(x.dtype) if type(x) is np.ndarray and x.ndim else None
