@@ -3,15 +3,18 @@
 Run: python benchmarks/bench_rules.py [--quick] [--sections 1,2,3,4]
 
 Every figure is a ratio measured in one process, the candidate alternating
-with its baseline in rounds; a cell reads ``median (quartiles)`` of the
-per-round ratios.
+with its baseline in rounds, on the process's CPU clock; a cell reads
+``median (quartiles)`` of the per-round ratios.
 
-1. One call on a float: the shipped rule through ``rrule``/``frule`` against
-   a closure-based rule written by hand (no registry, no projection).
+1. One call on a float: the shipped rule through ``rrule``/``frule``, and
+   the rule ``rrule.find`` returns called directly (as an engine that caches
+   rules would), against a closure-based rule written by hand (no registry,
+   no projection).
 2. The Horner polynomial of degree 500 in Python floats (500 multiplies and
    500 adds), differentiated by calling the rules of ``operator.mul`` and
-   ``operator.add`` directly, without an engine: the cost per operation above
-   the hand-written derivative, and the ratio to bare closure rules.
+   ``operator.add`` without an engine, through ``rrule``/``frule`` and as
+   found once: the cost per operation above the hand-written derivative, and
+   the ratio to bare closure rules.
 3. Per primitive: ``y, pb = rrule(f, *args); pb(g)`` (thunks forced) against
    the numpy primal plus its hand-written gradient, at 10, 1e3 and 1e6
    elements; the geometric mean over the primitives of a size.
