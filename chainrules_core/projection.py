@@ -6,6 +6,17 @@ arithmetic may have changed: the dtype (float32 stays float32), the real
 subspace (a complex cotangent for a real input keeps its real part), the
 Python type (a Python float gets a Python float) and trivial dimensions. It
 returns ``NoTangent()`` for primals that have no tangent space.
+
+An AD engine whose values wrap primals (boxes, tracers) lets projection see
+through them with two methods on the wrapper's class:
+``__chainrules_primal__(self)`` returns the plain value it stands for, which
+``ProjectTo`` builds the projector from, and
+``__chainrules_call__(self, fn, *args, **kwargs)`` computes
+``fn(*args, **kwargs)``, some of whose arguments it follows, as one
+operation of its engine (with ``fn``'s rules; here a projector's). Nested differentiation needs
+both: rules then run on wrapped values, pullbacks included. An object array
+of wrapped values (what numpy makes of a list of them) is handed to the first
+one's class.
 """
 
 from __future__ import annotations
@@ -53,6 +64,18 @@ class Projector:
     """Whether every cotangent projects to ``NoTangent()``."""
 
 
+def _wrapped(projector: Projector, dx: Any) -> Any:
+    """``projector(dx)`` for an engine's wrapped value ``dx``; ``None`` for any other value.
+
+    An object array holding wrapped values (what numpy makes of a list of
+    them) goes to the class of the first one, whose engine assembles it.
+    """
+    call = getattr(type(dx), "__chainrules_call__", None)
+    if call is None and type(dx) is np.ndarray and dx.dtype.kind == "O":
+        call = next((c for v in dx.flat if (c := getattr(type(v), "__chainrules_call__", None))), None)
+    return None if call is None else call(dx, projector, dx)
+
+
 class _NoTangentProjector(Projector):
     __slots__ = ()
 
@@ -96,6 +119,9 @@ class _FloatProjector(Projector):
             return self._lazy(dx)
         if isinstance(dx, (int, float, complex)):
             return float(dx.real)
+        wrapped = _wrapped(self, dx)
+        if wrapped is not None:
+            return wrapped
         return float(np.real(_size_one_value(dx, "float")))
 
     def __repr__(self) -> str:
@@ -112,6 +138,9 @@ class _ComplexProjector(Projector):
             return self._lazy(dx)
         if isinstance(dx, (int, float, complex)):
             return complex(dx)
+        wrapped = _wrapped(self, dx)
+        if wrapped is not None:
+            return wrapped
         return complex(_size_one_value(dx, "complex"))
 
     def __repr__(self) -> str:
@@ -140,6 +169,9 @@ class _NumpyScalarProjector(Projector):
             return dx
         if isinstance(dx, AbstractThunk):
             return self._lazy(dx)
+        wrapped = _wrapped(self, dx)
+        if wrapped is not None:
+            return wrapped
         value = np.asarray(_size_one_value(dx, self.dtype))
         return _cast(value, self.dtype)[()]
 
@@ -159,6 +191,9 @@ class _ArrayProjector(Projector):
     def __call__(self, dx: Any) -> Any:
         if type(dx) is np.ndarray:
             if dx.dtype is not self.dtype and dx.dtype != self.dtype:
+                wrapped = _wrapped(self, dx) if dx.dtype.kind == "O" else None
+                if wrapped is not None:
+                    return wrapped
                 dx = _cast(dx, self.dtype)
             if dx.shape != self.shape:
                 dx = self._reshape(dx)
@@ -169,6 +204,9 @@ class _ArrayProjector(Projector):
             return self._lazy(dx)
         if isinstance(dx, (np.ndarray, np.generic, int, float, complex)):
             return self(np.asarray(dx))
+        wrapped = _wrapped(self, dx)
+        if wrapped is not None:
+            return wrapped
         raise TypeError(f"ProjectTo: a {type(dx).__name__} is not a cotangent for an array of shape {self.shape}")
 
     def _reshape(self, dx: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -312,6 +350,9 @@ def _make_generic(x: Any) -> Projector:
         return _make_fields(type(x), x)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return _make_fields(type(x), {f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
+    primal = getattr(type(x), "__chainrules_primal__", None)
+    if primal is not None:  # an engine's wrapped value: the projector of the value it stands for
+        return ProjectTo(primal(x))
     return _IDENTITY
 
 

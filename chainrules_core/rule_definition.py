@@ -26,7 +26,11 @@ _REAL_SCALARS = frozenset({float, int, np.float64, np.float32, np.float16})
 def _conj(p: Any) -> Any:
     if type(p) in _REAL_SCALARS:
         return p
-    if isinstance(p, complex) or getattr(getattr(p, "dtype", None), "kind", None) == "c":
+    dtype = getattr(p, "dtype", None)
+    if dtype is None:  # a Python complex, or a value an AD engine follows (np.iscomplexobj sees through it)
+        followed_complex = hasattr(type(p), "__chainrules_primal__") and np.iscomplexobj(p)
+        return np.conjugate(p) if isinstance(p, complex) or followed_complex else p
+    if getattr(dtype, "kind", None) == "c":
         return np.conjugate(p)
     return p
 

@@ -51,15 +51,29 @@ def kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]
 
 def real_dtype_of(x: Any) -> np.dtype[Any] | None:
     """The float or complex dtype of a differentiable ``x``, or ``None`` for ints, bools and the like."""
-    dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
+    dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else dtype_of_value(x)
     return dtype if dtype.kind in "fc" else None
 
 
+def dtype_of_value(x: Any) -> np.dtype[Any]:
+    """``np.asarray(x).dtype``, for a value an AD engine follows too (``np.result_type`` answers for its primal)."""
+    if hasattr(type(x), "__chainrules_primal__"):
+        return np.result_type(x)
+    return np.asarray(x).dtype
+
+
 def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
-    """``dx`` as an array of ``dtype``, keeping the real part for a real dtype."""
-    dx = np.asarray(dx)
-    if dx.dtype.kind == "c" and dtype.kind != "c":
-        dx = dx.real
+    """``dx`` as an array of ``dtype``, keeping the real part for a real dtype.
+
+    A value an AD engine follows (nested differentiation runs pullbacks on
+    them) goes through numpy functions that dispatch to it, not ``np.asarray``.
+    """
+    if isinstance(dx, (np.ndarray, np.generic, int, float, complex, list, tuple)):
+        dx = np.asarray(dx)
+    else:
+        dx = np.reshape(dx, np.shape(dx))
+    if np.iscomplexobj(dx) and dtype.kind in "biuf":
+        dx = np.real(dx)
     return dx.astype(dtype, copy=False)
 
 

@@ -38,7 +38,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._arrays import cast_to, scatter_add
+from ._arrays import cast_to, dtype_of_value, scatter_add
 from ._bilinear import checked_seed
 
 Labels = Any
@@ -165,7 +165,7 @@ def entries_rule(
             return out, constant_pullback
         leaves, positions, labels = labelled(args, kwargs, out)
         projects = {p: ProjectTo(args[p]) for p in positions}
-        dtype = np.asarray(out).dtype
+        dtype = dtype_of_value(out)
 
         def entries_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = dense_seed(unthunk(out_bar), out)
@@ -189,7 +189,7 @@ def entries_rule(
         if project_out.is_no_tangent:
             return out, NoTangent()
         _, positions, labels = labelled(args, kwargs, out)
-        dtype = np.asarray(out).dtype
+        dtype = dtype_of_value(out)
         parts = [leaf for p in positions for leaf in _tangent_leaves(tangents[p + 1], args[p], dtype)]
         flat_dot = np.concatenate([*parts, np.zeros(1, dtype=dtype)])
         return out, project_out(flat_dot[labels])

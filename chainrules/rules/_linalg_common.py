@@ -13,6 +13,8 @@ import numpy as np
 
 from chainrules_core import AbstractZero, Tangent, sum_to_shape
 
+from .nested import follow
+
 
 def adjoint(x: np.ndarray) -> np.ndarray:
     """The conjugate transpose of each matrix in the stack (a view for real arrays)."""
@@ -40,9 +42,7 @@ def diagonal(x: np.ndarray) -> np.ndarray:
 def diag_embed(d: np.ndarray) -> np.ndarray:
     """A stack of diagonal matrices with the diagonals ``d`` of shape ``(..., n)``."""
     n = d.shape[-1]
-    out = np.zeros((*d.shape, n), dtype=d.dtype)
-    np.einsum("...ii->...i", out)[...] = d
-    return out
+    return d[..., :, None] * np.eye(n, dtype=d.dtype)  # not written in place: an engine may follow d
 
 
 def hermitian_from_triangle(x: np.ndarray, lower: bool) -> np.ndarray:
@@ -69,9 +69,8 @@ def fold_to_triangle(s: np.ndarray, lower: bool) -> np.ndarray:
 
 def phi_lower(x: np.ndarray) -> np.ndarray:
     """The lower triangle with the diagonal halved (Murray 2016's ``Phi``)."""
-    out = np.tril(x)
-    np.einsum("...ii->...i", out)[...] *= 0.5
-    return out
+    n = x.shape[-1]
+    return np.tril(x) * np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x.dtype)  # not in place, as diag_embed
 
 
 def solve_right(x: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -93,7 +92,8 @@ def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = Fals
     """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
     solve_triangular = _scipy_solve_triangular()
     if solve_triangular is not None:
-        return solve_triangular(low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
+        # scipy converts its arguments: an engine that follows them follows the call as one
+        return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
     return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
 
 
@@ -138,7 +138,10 @@ def tuple_tangent(out: Any, *values: Any) -> Any:
 
 
 def as_array(x: Any) -> np.ndarray:
-    return x if type(x) is np.ndarray else np.asarray(x)
+    """``np.asarray(x)``; a value an AD engine follows stays as it is (it answers numpy's functions itself)."""
+    if type(x) is np.ndarray or hasattr(type(x), "__chainrules_primal__"):
+        return x
+    return np.asarray(x)
 
 
 def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -151,8 +154,7 @@ def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """
     gaps = w[..., None, :] - w[..., :, None]
     where = (x != 0) & ~np.eye(w.shape[-1], dtype=bool)
-    out = np.zeros(np.broadcast_shapes(x.shape, gaps.shape), np.result_type(x, gaps))
-    return np.divide(x, gaps, out=out, where=where)
+    return np.where(where, x / np.where(where, gaps, 1), 0)  # no out=: an engine may follow x and w
 
 
 def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:

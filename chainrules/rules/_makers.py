@@ -48,6 +48,7 @@ from ._arrays import instantiate_zeros
 from ._python_numbers import PY as PY
 from ._python_numbers import python_partials as python_partials
 from ._python_numbers import python_rule as python_rule
+from .nested import LinearAdjoint, follow, is_followed
 
 NUMERIC = (numbers.Number, np.ndarray, np.generic)
 """The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""
@@ -229,7 +230,7 @@ def linear_in_first_rule(
     def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        out = f(x, *args, **kwargs)
+        out = f(x, *args, **kwargs) if type(x) is np.ndarray or not is_followed(x) else follow(f, x, *args, **kwargs)
         constant = no_tangent_space(out) or no_tangent_space(x)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -238,7 +239,10 @@ def linear_in_first_rule(
             others = (_NO_TANGENT,) * len(args)
             if constant or isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, _NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
-            return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
+            if (type(out_bar) is np.ndarray and not out_bar.dtype.hasobject) or not is_followed(out_bar):
+                return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
+            x_bar = follow(LinearAdjoint(adjoint, push, x, args, kwargs), out_bar)  # an engine follows out_bar
+            return (_NO_TANGENT, project_onto(x, x_bar), *others)
 
         return out, linear_pullback
 
@@ -254,6 +258,8 @@ def linear_in_first_rule(
             return out, ZeroTangent()
         if isinstance(x, (list, tuple)):
             x_dot = instantiate_zeros(x_dot, x)
+        if type(x_dot) is not np.ndarray and is_followed(x_dot):  # np.ndarray.reshape refuses an engine's value
+            return out, project_out(follow(push, x_dot, *args, **kwargs))
         return out, project_out(push(x_dot, *args, **kwargs))
 
     rrule.register(f, *types)(named_after(f, _rrule_linear))
@@ -308,7 +314,7 @@ def rule_in_first(
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = f(x, *args, **kwargs) if primal is None else primal(f, x, args, kwargs, options)
+        out = _in_first_primal(f, x, args, kwargs, options, primal)
         state = prepare(x, options, out)
         constant = no_tangent_space(x)
 
@@ -327,7 +333,7 @@ def rule_in_first(
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = f(x, *args, **kwargs) if primal is None else primal(f, x, args, kwargs, options)
+        out = _in_first_primal(f, x, args, kwargs, options, primal)
         x_dot = unthunk(tangents[1])
         if isinstance(x_dot, AbstractZero) or no_tangent_space(x):
             return out, ProjectTo(out)(ZeroTangent())
@@ -336,6 +342,13 @@ def rule_in_first(
 
     rrule.register(f)(named_after(f, _rrule_in_first))
     frule.register(f)(named_after(f, _frule_in_first))
+
+
+def _in_first_primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, primal: Any) -> Any:
+    """The output of ``rule_in_first``'s ``f``: by ``primal`` if given; of a value an engine follows, as one call."""
+    if primal is not None:
+        return primal(f, x, args, kwargs, options)
+    return follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
 
 
 # ----- functions whose parameters may come by keyword: scipy.special.polygamma, zeta, lambertw ... -----
@@ -364,7 +377,7 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
     def _rrule_bound(f: Any, *args: Any, **kwargs: Any) -> Any:
         if "out" in kwargs:
             return None
-        out = f(*args, **kwargs)
+        out = follow(f, *args, **kwargs)
         projects = [ProjectTo(x) for x in args]
 
         def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -380,7 +393,7 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
     def _frule_bound(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if "out" in kwargs:
             return None
-        out = f(*args, **kwargs)
+        out = follow(f, *args, **kwargs)
         moving = [
             i
             for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))

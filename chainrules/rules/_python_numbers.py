@@ -32,6 +32,8 @@ from chainrules_core import (
     unthunk,
 )
 
+from .nested import follow, is_followed
+
 Partials = Callable[..., Any]
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
@@ -84,6 +86,10 @@ def python_partials(partials: Partials, out: Any, args: tuple[Any, ...]) -> Any:
         return partials(PY, out, *args)
     except (ArithmeticError, ValueError):
         return _numpy_partials(partials, out, args)
+    except TypeError:
+        if is_followed(out) or any(is_followed(a) for a in args):  # an engine's values answer numpy's functions
+            return partials(np, out, *args)
+        raise
 
 
 def _numpy_partials(partials: Partials, out: Any, args: tuple[Any, ...]) -> Any:
@@ -243,7 +249,7 @@ def general_python_rules(
     def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs or numpy_wanted(args):
             return None if numpy_rrule is None else numpy_rrule(f, *args, **kwargs)
-        out = f(*args)
+        out = _python_primal(f, args)
         if numpy_rrule is not None and type(out) is complex:  # (-8.0) ** 0.5: complex, numpy's rule knows
             return numpy_rrule(f, *args)
         projects = [_TO_FLOAT if type(a) is float else ProjectTo(a) for a in args]
@@ -266,7 +272,7 @@ def general_python_rules(
     def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs or numpy_wanted(args):
             return None if numpy_frule is None else numpy_frule(tangents, f, *args, **kwargs)
-        out = f(*args)
+        out = _python_primal(f, args)
         if numpy_frule is not None and type(out) is complex:
             return numpy_frule(tangents, f, *args)
         ps: Any = None
@@ -312,3 +318,13 @@ def _per_argument(
         else:
             bars.append(_pull_one(project, partial, out, args, out_bar))
     return bars
+
+
+def _python_primal(f: Any, args: tuple[Any, ...]) -> Any:
+    """``f(*args)``; a ``math`` function converts its arguments, so one an engine follows calls it as one step."""
+    try:
+        return f(*args)
+    except TypeError:
+        if any(is_followed(a) for a in args):
+            return follow(f, *args)
+        raise

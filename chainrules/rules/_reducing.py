@@ -9,7 +9,7 @@ import numpy as np
 
 from chainrules_core import NoTangent
 
-from ._arrays import cast_to
+from ._arrays import cast_to, dtype_of_value
 
 
 def cotangent_dtype(x: Any) -> np.dtype[Any] | None:
@@ -21,7 +21,7 @@ def cotangent_dtype(x: Any) -> np.dtype[Any] | None:
     is computed with numpy's object arithmetic, entry by entry, as numpy
     computes the primal.
     """
-    dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
+    dtype = x.dtype if isinstance(x, (np.ndarray, np.generic)) else dtype_of_value(x)
     if dtype.kind in "fc":
         return dtype.newbyteorder("=")
     return dtype if dtype.kind == "O" else None
@@ -36,8 +36,9 @@ def seed_as(out_bar: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
 
 def nan_mask(x: Any) -> np.ndarray[Any, Any] | None:
     """Where ``x`` is not NaN, or ``None`` when it holds no NaN (nothing to skip)."""
-    values = np.asarray(x)
-    if values.dtype.kind not in "fc":
+    followed = hasattr(type(x), "__chainrules_primal__")  # it answers np.isnan itself, keeping its dtype
+    values = x if followed else np.asarray(x)
+    if (dtype_of_value(x) if followed else values.dtype).kind not in "fc":
         return None
     is_nan = np.isnan(values)
     return ~is_nan if is_nan.any() else None

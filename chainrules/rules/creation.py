@@ -35,6 +35,7 @@ from chainrules_core import (
 
 from ._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
 from ._makers import linear_in_first_rule, rule_in_first
+from .nested import follow
 
 
 def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -54,7 +55,7 @@ def _register_full(f: Any, prototype: bool) -> None:
     """``f(shape_or_prototype, fill_value, ...)``: a prototype's values do not matter (zero cotangent)."""
 
     def _rrule_full(f: Any, first: Any, *args: Any, **kwargs: Any) -> Any:
-        out = f(first, *args, **kwargs)
+        out = follow(f, first, *args, **kwargs)  # np.full of a followed value: one call an engine follows
         first_bar = ProjectTo(first)(ZeroTangent()) if prototype else NoTangent()
         differentiable = bool(args) and not ProjectTo(out).is_no_tangent
         project_fill = ProjectTo(args[0]) if differentiable else ProjectTo(None)
@@ -72,14 +73,14 @@ def _register_full(f: Any, prototype: bool) -> None:
         return out, full_pullback
 
     def _frule_full(tangents: tuple[Any, ...], f: Any, first: Any, *args: Any, **kwargs: Any) -> Any:
-        out = f(first, *args, **kwargs)
+        out = follow(f, first, *args, **kwargs)  # np.full of a followed value: one call an engine follows
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
         fill_dot = unthunk(tangents[2]) if args else ZeroTangent()
         if isinstance(fill_dot, AbstractZero):
             return out, ZeroTangent()
-        return out, project_out(np.full(out.shape, cast_to(fill_dot, out.dtype)))
+        return out, project_out(np.broadcast_to(cast_to(fill_dot, out.dtype), out.shape))
 
     rrule.register(f)(named_after(f, _rrule_full))
     frule.register(f)(named_after(f, _frule_full))

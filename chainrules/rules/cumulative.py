@@ -16,6 +16,7 @@ import numpy as np
 from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
 
 from ._arrays import NOVALUE, bind_options, instantiate_zeros, is_given
+from ._linalg_common import as_array
 from ._makers import rule_in_first
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 
@@ -24,7 +25,7 @@ _ARGS = ("axis", "dtype", "out")
 
 def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
     """``x`` with the scanned axis last (flattened, whatever its shape, when ``axis`` is None)."""
-    values = np.asarray(x)
+    values = as_array(x)
     return values.reshape(-1) if axis is None else np.moveaxis(values, axis, -1)
 
 
@@ -48,7 +49,7 @@ class _Cumulative:
         self.axis = options.get("axis")
         self.initial = bool(options.get("include_initial"))
         self.out_shape = np.shape(out)
-        values = np.asarray(x)
+        values = as_array(x)
         self.valid = nan_mask(values) if self.fill is not None else None
         if self.valid is not None:
             values = np.where(self.valid, values, np.asarray(self.fill, dtype=values.dtype))
@@ -65,7 +66,7 @@ class _Cumulative:
         return x_bar if self.valid is None else np.where(self.valid, x_bar, np.zeros((), dtype=x_bar.dtype))
 
     def tangent_in(self, x_dot: Any) -> np.ndarray[Any, Any]:
-        x_dot = np.asarray(x_dot)
+        x_dot = as_array(x_dot)
         if self.valid is not None:
             x_dot = np.where(self.valid, x_dot, np.zeros((), dtype=x_dot.dtype))
         return _along_last(x_dot, self.axis)
@@ -189,7 +190,7 @@ class _Diff:
 
     def adjoint(self, out_bar: Any) -> list[Any]:
         """The cotangents of prepend, a and append, unprojected."""
-        c_bar = np.asarray(out_bar)
+        c_bar = as_array(out_bar)
         for _ in range(self.n):
             c_bar = diff_adjoint(c_bar, self.axis)
         stops = np.cumsum(self.lengths)
@@ -252,7 +253,7 @@ class _Ediff:
 
     def adjoint(self, out_bar: Any) -> dict[str, Any]:
         """The cotangents of ``ary``, ``to_begin`` and ``to_end``, unprojected."""
-        g = np.asarray(out_bar).reshape(-1)
+        g = as_array(out_bar).reshape(-1)
         middle = g[self.begin : self.begin + max(self.size - 1, 0)]
         ary_bar = diff_adjoint(middle) if self.size else middle
         bars = {"ary": ary_bar.reshape(self.shape)}

@@ -35,6 +35,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, ZeroTangent, frule, rrule, unthunk
 
 from ._bilinear import checked_seed
+from ._linalg_common import as_array
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # numpy's labels 0..51
 _ALLOWED_KWARGS = frozenset({"optimize"})
@@ -220,8 +221,8 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(out_bar, AbstractZero):
             out_bar = checked_seed(f, out_bar, out)
         cotangents: list[Any] = [NoTangent()] * (len(args) + 1)
-        g = np.asarray(out_bar)
-        operands = [np.asarray(args[i]) for i in plan.positions]
+        g = as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
+        operands = [as_array(args[i]) for i in plan.positions]
         for k, (i, project) in enumerate(zip(plan.positions, projects)):
             if project.is_no_tangent:
                 cotangents[i + 1] = project(ZeroTangent())

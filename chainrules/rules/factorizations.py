@@ -25,6 +25,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, fru
 from ._arrays import tuple_entries
 from ._linalg_common import (
     adjoint,
+    as_array,
     complement_cotangent,
     complement_tangent,
     diag_embed,
@@ -72,7 +73,7 @@ def _frule_cholesky(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) ->
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     low = adjoint(out) if upper else out
-    h_dot = hermitian_from_triangle(np.asarray(a_dot), lower=not upper)
+    h_dot = hermitian_from_triangle(as_array(a_dot), lower=not upper)
     m = adjoint(solve_lower(low, adjoint(solve_lower(low, h_dot))))  # L^-1 H_dot L^-H
     low_dot = low @ phi_lower(m)
     return out, ProjectTo(out)(adjoint(low_dot) if upper else low_dot)
@@ -153,7 +154,7 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(a, *args, **kwargs)
     project_a = ProjectTo(a)
-    a_arr = np.asarray(a)
+    a_arr = as_array(a)
     q, r = np.linalg.qr(a_arr) if mode == "r" else out
     k = min(q.shape[-2], r.shape[-1])
     n_extra_args = len(args)
@@ -186,7 +187,7 @@ def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
         return out, ZeroTangent()
     q, r = np.linalg.qr(a) if mode == "r" else out
     k = min(q.shape[-2], r.shape[-1])
-    q_dot, r_dot = _qr_pushforward(q[..., :k], r[..., :k, :], np.asarray(a_dot))
+    q_dot, r_dot = _qr_pushforward(q[..., :k], r[..., :k, :], as_array(a_dot))
     if mode == "r":
         return out, ProjectTo(out)(r_dot)
     if q.shape[-1] > k:  # complete mode, tall

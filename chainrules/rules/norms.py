@@ -63,7 +63,8 @@ def _signed_extremes(x: np.ndarray, values: np.ndarray, axes: tuple[int, ...], l
 def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int, ...]) -> np.ndarray | None:
     """``d norm / d x`` for a vector norm over ``axes``; ``norm`` has those axes kept. None for ``ord=0``."""
     if ord in (None, 2):
-        return np.divide(x, norm, out=np.zeros(np.broadcast_shapes(x.shape, norm.shape), x.dtype), where=norm != 0)
+        nonzero = norm != 0  # no out=: an engine may follow these
+        return np.where(nonzero, x / np.where(nonzero, norm, 1), 0)
     if ord == 0:
         return None
     if ord == 1:
@@ -74,7 +75,7 @@ def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int,
     p = float(ord)
     # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) (|x_i| / norm)^(p - 1)
     nonzero = (magnitude != 0) & (norm != 0)
-    ratio = np.divide(magnitude, norm, out=np.ones(nonzero.shape, magnitude.dtype), where=nonzero)
+    ratio = np.where(nonzero, magnitude / np.where(nonzero, norm, 1), 1)  # no out=: an engine may follow these
     return np.where(nonzero, _sign(x) * ratio ** (p - 1), 0).astype(x.dtype)
 
 

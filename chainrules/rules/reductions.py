@@ -28,7 +28,7 @@ import numpy as np
 
 from chainrules_core import non_differentiable
 
-from ._arrays import bind_options, diagonal_adjoint, is_given, kept_shape, reduced_axes
+from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
@@ -162,17 +162,17 @@ def _others_product(x: np.ndarray[Any, Any], axes: tuple[int, ...]) -> np.ndarra
     k = len(axes)
     moved = np.moveaxis(x, axes, tuple(range(-k, 0)))
     flat = moved.reshape((*moved.shape[: moved.ndim - k], -1))
-    before = np.ones_like(flat)
-    after = np.ones_like(flat)
-    np.cumprod(flat[..., :-1], axis=-1, out=before[..., 1:])
-    np.cumprod(flat[..., :0:-1], axis=-1, out=after[..., -2::-1])
-    before *= after
-    return np.moveaxis(before.reshape(moved.shape), tuple(range(-k, 0)), axes)
+    ones = np.ones_like(flat[..., :1])  # built without out=, so that an engine can follow x
+    if flat.shape[-1] < 2:
+        return np.moveaxis(np.ones_like(flat).reshape(moved.shape), tuple(range(-k, 0)), axes)
+    before = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    after = np.concatenate([np.flip(np.cumprod(np.flip(flat[..., 1:], -1), axis=-1), -1), ones], axis=-1)
+    return np.moveaxis((before * after).reshape(moved.shape), tuple(range(-k, 0)), axes)
 
 
 def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
     """d(out)/dx entry by entry; entries left out by ``where=`` (or NaNs, for nanprod) count as 1 and get 0."""
-    values = np.asarray(x, dtype=r.dtype)
+    values = cast_to(x, r.dtype)
     if r.masked:
         values = np.where(r.where, values, np.ones((), dtype=r.dtype))
     partials = _others_product(values, r.axes)

@@ -56,6 +56,7 @@ from chainrules_core import (
 
 from . import linalg as numpy_linalg
 from ._linalg_common import adjoint, as_array, diag_embed, diagonal, fold_to_triangle, hermitian_from_triangle, mT
+from .nested import follow
 
 
 def call_options(
@@ -112,8 +113,8 @@ def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: d
     """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal."""
     kwargs = {"lower": options["lower"], "unit_diagonal": options["unit_diagonal"], "trans": trans}
     if vector and rhs.ndim > 1:
-        return f(a, rhs[..., None], **kwargs)[..., 0]
-    return f(a, rhs, **kwargs)
+        return follow(f, a, rhs[..., None], **kwargs)[..., 0]
+    return follow(f, a, rhs, **kwargs)  # scipy converts its arguments: an engine follows the call as one
 
 
 def solve_adjoint(solve: Callable[[np.ndarray, int], np.ndarray], rhs: np.ndarray, trans: int) -> np.ndarray:
@@ -128,7 +129,7 @@ def _rrule_solve_triangular(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -
     options = _triangular_options(args, kwargs)
     if options is None:
         return None
-    x = f(a, b, *args, **kwargs)
+    x = follow(f, a, b, *args, **kwargs)
     project_a = ProjectTo(a)
     vector = np.ndim(b) == 1
     extra = (NoTangent(),) * len(args)
@@ -149,7 +150,7 @@ def _frule_solve_triangular(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *
     options = _triangular_options(args, kwargs)
     if options is None:
         return None
-    x = f(a, b, *args, **kwargs)
+    x = follow(f, a, b, *args, **kwargs)
     _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
     vector = np.ndim(b) == 1
     rhs: Any = None

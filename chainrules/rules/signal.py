@@ -35,6 +35,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, named_after, rrule, unthunk
 
 from ._arrays import bind_options, instantiate_zeros, scatter_add
+from ._linalg_common import as_array
 from ._makers import linear_in_first_rule
 
 # ----- convolve and correlate -----
@@ -42,12 +43,18 @@ from ._makers import linear_in_first_rule
 _MODES = {0: "v", 1: "s", 2: "f"}
 
 
+def _vector(x: Any) -> Any:
+    """``np.atleast_1d(x)``, keeping a value an engine follows (numpy would make it an array of objects)."""
+    x = as_array(x)
+    return x if np.ndim(x) else np.reshape(x, (1,))
+
+
 class _Product:
     """One call of convolve or correlate as a slice of the full convolution ``a * b``."""
 
     def __init__(self, a: Any, v: Any, mode: Any, correlate: bool) -> None:
-        self.a = np.atleast_1d(np.asarray(a))
-        self.v = np.atleast_1d(np.asarray(v))
+        self.a = _vector(a)
+        self.v = _vector(v)
         self.correlate = correlate
         self.b = np.conjugate(self.v[::-1]) if correlate else self.v
         n, m = self.a.size, self.v.size
@@ -64,7 +71,7 @@ class _Product:
 
     def pullback(self, out_bar: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """The cotangents of ``a`` and ``v``, flat and before projection."""
-        g = np.asarray(out_bar).reshape(-1)
+        g = as_array(out_bar).reshape(-1)
         full = np.zeros(self.full, dtype=np.result_type(g, self.a, self.b))
         full[self.start : self.start + self.length] = g
         a_bar = np.correlate(full, self.b, "valid")

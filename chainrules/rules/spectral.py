@@ -46,6 +46,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, fru
 from ._arrays import tuple_entries
 from ._linalg_common import (
     adjoint,
+    as_array,
     complement_cotangent,
     complement_tangent,
     diag_embed,
@@ -111,7 +112,7 @@ def _frule_eigh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
-    m = adjoint(v) @ hermitian_from_triangle(np.asarray(a_dot), lower) @ v
+    m = adjoint(v) @ hermitian_from_triangle(as_array(a_dot), lower) @ v
     w_dot = np.real(diagonal(m))
     v_dot = v @ over_gaps(m, w)
     return out, tuple_tangent(out, ProjectTo(w)(w_dot), ProjectTo(v)(v_dot))
@@ -144,7 +145,7 @@ def _frule_eigvalsh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwa
     if isinstance(a_dot, AbstractZero):
         return w, ZeroTangent()
     _, v = np.linalg.eigh(a, "L" if lower else "U")
-    h_dot = hermitian_from_triangle(np.asarray(a_dot), lower)
+    h_dot = hermitian_from_triangle(as_array(a_dot), lower)
     return w, ProjectTo(w)(np.real(np.einsum("...ki,...kl,...li->...i", v.conj(), h_dot, v)))
 
 
@@ -288,7 +289,7 @@ def _frule_svd(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
-    a_dot = np.asarray(a_dot)
+    a_dot = as_array(a_dot)
     if options["hermitian"]:
         a_dot = hermitian_from_triangle(a_dot, lower=True)  # numpy's hermitian path calls eigh(a), UPLO='L'
     if not options["compute_uv"]:
@@ -317,4 +318,4 @@ def _frule_svdvals(tangents: tuple[Any, ...], f: Any, x: Any) -> Any:
     x_dot = unthunk(tangents[1])
     if isinstance(x_dot, AbstractZero):
         return s, ZeroTangent()
-    return s, ProjectTo(s)(_values_pushforward(x, np.asarray(x_dot), hermitian=False))
+    return s, ProjectTo(s)(_values_pushforward(x, as_array(x_dot), hermitian=False))
