@@ -5,6 +5,10 @@
   ``param(x)`` a parameter whose gradient accumulates in ``.grad``.
 * Forward mode (``dual``): dual numbers. ``jvp(f, primals, tangents)``
   and ``jacobian(f, *args)``.
+* Second order (``second_order``): ``hvp(f, primals, tangents)`` and
+  ``hessian(f, *args)``, forward over reverse or reverse over reverse. The
+  engines nest in any order: each pass follows its own values, so
+  ``jvp`` of a function that calls ``gradient`` differentiates it.
 
 Every derivative comes from ``rrule`` or ``frule``: an operation on followed
 values with no rule raises ``NoRuleError``. Numpy functions, ufuncs,
@@ -25,8 +29,10 @@ np.float64(1.0)
 
 from chainrules_core import HasForwardMode, HasReverseMode
 
-from ._boxes import NoRuleError, lift, lifted
+from . import _rules  # noqa: F401 - registers the rules of the engines' own operations
+from ._boxes import NoRuleError, is_tracked, lift, lifted, value
 from .dual import Dual, DualArray, DualNumbers, DualObject, DualScalar, jacobian, jvp
+from .second_order import hessian, hvp
 from .tracker import (
     Param,
     ParamArray,
@@ -73,10 +79,14 @@ __all__ = [
     "Tracker",
     "forward",
     "gradient",
+    "hessian",
+    "hvp",
+    "is_tracked",
     "jacobian",
     "jvp",
     "lift",
     "lifted",
     "param",
+    "value",
     "value_and_gradient",
 ]

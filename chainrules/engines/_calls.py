@@ -9,6 +9,7 @@ import numpy as np
 from chainrules_core.naming import function_name
 
 from ._boxes import ObjectBox, lift
+from ._structure import primal
 
 
 def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -19,7 +20,11 @@ def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
 
 
 def unit_seed(y: Any, f: Any) -> Any:
-    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype."""
+    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype.
+
+    ``y`` may be a value an outer pass follows; the seed is a constant of its type.
+    """
+    y = primal(y)
     if isinstance(y, float):
         return 1.0
     if isinstance(y, (np.ndarray, np.generic)) and y.shape == () and y.dtype.kind == "f":

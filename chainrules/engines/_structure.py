@@ -15,6 +15,7 @@ from chainrules_core import (
     NoTangent,
     Tangent,
     ZeroTangent,
+    backing,
     field_names,
     is_namedtuple,
     primal_type,
@@ -27,10 +28,49 @@ Path = tuple[Any, ...]
 CONTAINERS = (list, tuple, dict)
 
 
+class Boxed:
+    """The base of the engines' boxes: a value ``.value`` followed by one pass, ``._trace``."""
+
+    __slots__ = ()
+    value: Any
+    _trace: Any
+
+
+def primal(x: Any) -> Any:
+    """The plain value inside ``x``: ``x`` itself unless it is a box, of any pass."""
+    while isinstance(x, Boxed):
+        x = x.value
+    return x
+
+
+_EVERY_PASS = object()
+
+
+def strip(x: Any, trace: Any = _EVERY_PASS, ours: Callable[[Any], bool] | None = None) -> Any:
+    """``x`` with boxes replaced by their values, inside lists, tuples and dicts too.
+
+    By default every box becomes its plain value (``primal``); given a pass,
+    only its boxes are unwrapped, one level (or those for which ``ours`` is true).
+    """
+    if isinstance(x, Boxed):
+        if trace is _EVERY_PASS:
+            return primal(x)
+        return x.value if (x._trace is trace if ours is None else ours(x)) else x
+    if isinstance(x, dict):
+        items = {k: strip(v, trace, ours) for k, v in x.items()}
+        return x if all(items[k] is v for k, v in x.items()) else items
+    if isinstance(x, (list, tuple)):
+        elems = [strip(v, trace, ours) for v in x]
+        return x if all(e is v for e, v in zip(elems, x)) else rebuild(x, elems)
+    return x
+
+
 # ----- names, for messages -----
 
 
 def type_name(v: Any) -> str:
+    if isinstance(v, Boxed):
+        return f"{type(v).__name__}[{type_name(v.value)}]"
     if isinstance(v, np.ndarray):
         return f"ndarray[{v.dtype}, {v.shape}]"
     if isinstance(v, np.generic):
@@ -105,7 +145,7 @@ def is_differentiable_leaf(x: Any) -> bool:
         return True
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind in "fc"
-    return False
+    return isinstance(x, Boxed) and is_differentiable_leaf(primal(x))
 
 
 def constant_tangent(x: Any) -> Any:
@@ -119,7 +159,7 @@ def constant_tangent(x: Any) -> Any:
 
 def object_fields(x: Any) -> dict[str, Any] | None:
     """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
-    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero)):
+    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero, Boxed)):
         return None
     if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
         return None
@@ -131,6 +171,17 @@ def object_fields(x: Any) -> dict[str, Any] | None:
     if hasattr(x, "__dict__"):
         return dict(vars(x))
     return None
+
+
+def refuse_tangent_value(x: Any, engine: str) -> None:
+    """A ``Tangent`` holding numbers is not followed (its entries would silently get zero derivatives): refuse it."""
+    if isinstance(x, Tangent) and has_followable(
+        tuple(backing(x).values()) if isinstance(backing(x), dict) else backing(x)
+    ):
+        raise TypeError(
+            f"{engine}: an argument is a Tangent({primal_type(x).__name__}, ...); the engines follow numbers, arrays, "
+            "lists, tuples, dicts and objects with fields, so pass its entries (chainrules_core.backing(t))"
+        )
 
 
 def has_followable(x: Any) -> bool:

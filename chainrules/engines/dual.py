@@ -31,7 +31,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox, Trace, holds_boxes, pack
 from ._calls import top_level_call
 from ._structure import (
     constant_tangent,
@@ -39,7 +39,9 @@ from ._structure import (
     is_differentiable_leaf,
     object_fields,
     part,
+    primal,
     rebuild,
+    refuse_tangent_value,
     structural,
     type_name,
 )
@@ -66,29 +68,30 @@ class DualNumbers(RuleConfig, HasForwardMode):
         return _push(f, tangents[0], args, tangents[1:], kwargs, self)
 
 
-class _Pass:
-    """One forward pass: the config its rules receive; duals of different passes must not meet."""
+class _Pass(Trace):
+    """One forward pass: the config its rules receive, and its level among nested passes."""
 
-    __slots__ = ("config",)
-
-    def __init__(self, config: RuleConfig) -> None:
-        self.config = config
+    __slots__ = ()
 
     def dual(self, x: Any, dx: Any, where: str) -> Any:
         """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
         dx = unthunk(dx)
-        if isinstance(dx, AbstractZero) or isinstance(x, Box):
+        if isinstance(dx, AbstractZero):
             return x
         if is_differentiable_leaf(x):
-            if isinstance(dx, np.ndarray) and dx.shape != np.shape(x):
-                raise ValueError(f"forward mode: the tangent of {where} has shape {dx.shape}, the value {np.shape(x)}")
-            return (DualArray if isinstance(x, np.ndarray) else DualScalar)(x, dx, self)
+            value = primal(x)
+            if isinstance(dx, np.ndarray) and dx.shape != np.shape(value):
+                raise ValueError(
+                    f"forward mode: the tangent of {where} has shape {dx.shape}, the value {np.shape(value)}"
+                )
+            return _dual(x, dx, self)
         if isinstance(x, dict):
             return {k: self.dual(v, part(dx, (k,)), f"{where}[{k!r}]") for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             return rebuild(x, [self.dual(v, part(dx, (i,)), f"{where}[{i}]") for i, v in enumerate(x)])
         if has_followable(x):
             return DualObject(x, dx, self)
+        refuse_tangent_value(x, "forward mode")
         return x
 
     def wrap(self, y: Any, y_dot: Any) -> Any:
@@ -96,18 +99,27 @@ class _Pass:
         if isinstance(y_dot, NoTangent):
             return y
         if is_differentiable_leaf(y):
-            return (DualArray if isinstance(y, np.ndarray) else DualScalar)(y, y_dot, self)
+            if isinstance(y, Box) and y._trace is self:
+                raise ValueError(
+                    "forward mode: a rule returned a value this pass follows: a function it differentiated closes "
+                    "over a dual number of this pass (met in another pass); pass that value as an argument instead"
+                )
+            return _dual(y, y_dot, self)
         if isinstance(y, (list, tuple)):
             y_dot = unthunk(y_dot)
             return rebuild(y, [self.wrap(v, unthunk(part(y_dot, (i,)))) for i, v in enumerate(y)])
         return y
 
     def unwrap(self, y: Any) -> tuple[Any, Any]:
-        """``(value, tangent)`` of a program's output."""
-        if isinstance(y, Dual):
-            if y.owner is not self:
-                raise ValueError("forward mode: the function returned a dual number of another pass")
-            return y.value, y.tangent
+        """``(value, tangent)`` of a program's output; a value of an outer pass is a constant here."""
+        if isinstance(y, Box):
+            if y._trace is self:
+                return y.value, y.tangent  # type: ignore[attr-defined]
+            if y._trace is not None and y._trace.active and y._trace.level < self.level:
+                return y, ZeroTangent()
+            raise ValueError("forward mode: the function returned a dual number of another pass")
+        if holds_boxes(y):
+            return self.unwrap(pack(y))
         if isinstance(y, dict):
             pairs = {k: self.unwrap(v) for k, v in y.items()}
             values = {k: p[0] for k, p in pairs.items()}
@@ -141,14 +153,14 @@ def _zero_like(x: Any) -> Any:
     return 0j if isinstance(x, complex) else 0.0
 
 
-def _container_tangent(arg: Any) -> Any:
-    """The tangent of a list, tuple or dict argument holding duals."""
+def _container_tangent(arg: Any, trace: _Pass) -> Any:
+    """The tangent of a list, tuple or dict argument holding duals of ``trace``."""
 
     def leaf(x: Any) -> Any:
-        if isinstance(x, Dual):
+        if isinstance(x, Dual) and x._trace is trace:
             t = x.tangent
-            return _zero_like(x.value) if isinstance(t, AbstractZero) else t
-        return _zero_like(x) if is_differentiable_leaf(x) else NoTangent()
+            return _zero_like(primal(x)) if isinstance(t, AbstractZero) else t
+        return _zero_like(primal(x)) if is_differentiable_leaf(x) else NoTangent()
 
     return structural(arg, leaf)
 
@@ -160,48 +172,54 @@ class ForwardEngine(Engine):
     def registry(self) -> Any:
         return frule
 
-    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
-        owner = leaves[0][2].owner  # type: ignore[attr-defined]
-        for _, _, box in leaves:
-            if box.owner is not owner:  # type: ignore[attr-defined]
-                raise ValueError(
-                    "forward mode: dual numbers of two passes met (a closure over a value of an outer pass); "
-                    "pass it as an argument instead"
-                )
-        tangents = [leaves[0][2].tangent if leaves[0][0] == 0 else _NO_TANGENT]  # type: ignore[attr-defined]
+    def prepare(self, trace: Any, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
+        first = leaves[0]
+        tangents = [first[2].tangent if first[0] == 0 else _NO_TANGENT]  # type: ignore[attr-defined]
         for a in args:
-            if isinstance(a, Dual):
+            if isinstance(a, Dual) and a._trace is trace:
                 tangents.append(a.tangent)
             elif isinstance(a, (list, tuple, dict)) and a:
-                tangents.append(_container_tangent(a))
+                tangents.append(_container_tangent(a, trace))
             else:
                 tangents.append(constant_tangent(a))
-        return owner, tuple(tangents)
+        return trace, tuple(tangents)
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        owner, tangents = context
+        trace, tangents = context
         for t in tangents:
             if not isinstance(t, AbstractZero):
-                return frule(owner.config, tangents, f, *values, **kwargs)
+                return frule(trace.config, tangents, f, *values, **kwargs)
         return f(*values, **kwargs), ZeroTangent()  # every tangent is a zero: so is the output's, without the rule
+
+    def apply(self, context: Any, rule: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        tangents = context[1]
+        if all(isinstance(t, AbstractZero) for t in tangents):
+            return f(*values, **kwargs), ZeroTangent()
+        return rule(tangents, f, *values, **kwargs)
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         y, y_dot = result
         if type(y) is np.ndarray and y.dtype.kind in "fc" and type(y_dot) is np.ndarray:
             return DualArray(y, y_dot, context[0])
+        if holds_boxes(y):  # a rule computed on numpy's lists of boxes
+            y = pack(y)
         return context[0].wrap(y, unthunk(y_dot))
 
 
+_FORWARD = ForwardEngine()
+_Pass.engine = _FORWARD
+
+
 class Dual(Box):
-    """A value with its tangent, ``.value`` and ``.tangent``, in one forward pass (``owner``)."""
+    """A value with its tangent, ``.value`` and ``.tangent``, in one forward pass (``._trace``)."""
 
-    __slots__ = ("owner", "tangent")
-    _engine = ForwardEngine()
+    __slots__ = ("tangent",)
+    _default_engine = _FORWARD
 
-    def __init__(self, value: Any, tangent: Any, owner: _Pass) -> None:
+    def __init__(self, value: Any, tangent: Any, trace: _Pass) -> None:
         self.value = value
         self.tangent = tangent
-        self.owner = owner
+        self._trace = trace
 
 
 class DualArray(ArrayBox, Dual):
@@ -221,8 +239,8 @@ class DualObject(ObjectBox, Dual):
 
     __slots__ = ("opened",)
 
-    def __init__(self, value: Any, tangent: Any, owner: _Pass) -> None:
-        super().__init__(value, tangent, owner)
+    def __init__(self, value: Any, tangent: Any, trace: _Pass) -> None:
+        super().__init__(value, tangent, trace)
         self.opened: Any = None
 
     def _open(self) -> Any:
@@ -232,11 +250,15 @@ class DualObject(ObjectBox, Dual):
             changes = {}
             for name, v in fields.items():
                 v_dot = t if isinstance(t, AbstractZero) else getattr(t, name)
-                dual = self.owner.dual(v, v_dot, f"field {name} of a {type(self.value).__name__}")
+                dual = self._trace.dual(v, v_dot, f"field {name} of a {type(self.value).__name__}")
                 if dual is not v:
                     changes[name] = dual
             self.opened = construct(self.value, changes) if changes else self.value
         return self.opened
+
+
+def _dual(x: Any, dx: Any, trace: _Pass) -> Dual:
+    return (DualArray if isinstance(primal(x), np.ndarray) else DualScalar)(x, dx, trace)
 
 
 def _push(
@@ -250,7 +272,11 @@ def _push(
     run = _Pass(config if config is not None else DualNumbers())
     dual_f = run.dual(f, f_dot, "the function")
     duals = tuple(run.dual(x, dx, f"argument {i + 1}") for i, (x, dx) in enumerate(zip(args, arg_dots)))
-    return run.unwrap(top_level_call(dual_f, duals, kwargs))
+    run.start()
+    try:
+        return run.unwrap(top_level_call(dual_f, duals, kwargs))
+    finally:
+        run.finish()
 
 
 def jvp(f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:

@@ -44,7 +44,19 @@ from chainrules_core import (
 )
 from chainrules_core.naming import function_name
 
-from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox
+from ._boxes import (
+    ArrayBox,
+    Box,
+    Engine,
+    Leaf,
+    ObjectBox,
+    ScalarBox,
+    Trace,
+    holds_boxes,
+    nested_passes_running,
+    pack,
+    set_param_trace,
+)
 from ._calls import top_level_call, unit_seed
 from ._structure import (
     Path,
@@ -52,7 +64,9 @@ from ._structure import (
     is_differentiable_leaf,
     object_fields,
     part,
+    primal,
     rebuild,
+    refuse_tangent_value,
     structural,
 )
 
@@ -82,37 +96,42 @@ class Tracker(RuleConfig, HasReverseMode):
 _Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, Any]
 
 
-class Tape:
+class Tape(Trace):
     """The record of one forward pass: its nodes, and one cotangent slot per tracked value."""
 
-    __slots__ = ("config", "nodes", "param_slots", "shapes")
+    __slots__ = ("nodes", "param_slots", "shapes")
 
     def __init__(self, config: RuleConfig) -> None:
-        self.config = config
+        super().__init__(config)
         self.nodes: list[_Node] = []
         self.shapes: list[tuple[int, ...] | None] = []
         self.param_slots: dict[int, tuple[Param, int]] = {}
 
     def new_slot(self, value: Any) -> int:
         shapes = self.shapes
-        shapes.append(value.shape if type(value) is np.ndarray else () if is_differentiable_leaf(value) else None)
+        if type(value) is np.ndarray:
+            shapes.append(value.shape)
+        elif is_differentiable_leaf(value):
+            shapes.append(np.shape(primal(value)) if isinstance(value, Box) else ())
+        else:
+            shapes.append(None)
         return len(shapes) - 1
 
     def slot_of(self, box: Tracked) -> int:
-        if box.tape is self:
+        if box._trace is self:
             return box.slot
-        if box.tape is None:  # a parameter: it joins every tape that uses it
-            entry = self.param_slots.get(id(box))
-            if entry is None:
-                entry = self.param_slots[id(box)] = (box, self.new_slot(box.value))  # type: ignore[arg-type]
-            return entry[1]
-        raise ValueError(
-            "reverse mode: a tracked value of another forward pass met this one (a closure over a value of "
-            "an outer pass, or a value kept from an earlier pass); pass it as an argument instead"
-        )
+        # a parameter: it joins every tape that uses it
+        entry = self.param_slots.get(id(box))
+        if entry is None:
+            entry = self.param_slots[id(box)] = (box, self.new_slot(box.value))  # type: ignore[arg-type]
+        return entry[1]
 
     def track(self, x: Any) -> Any:
-        """``x`` with every differentiable value in it tracked as a new leaf of this tape."""
+        """``x`` with every differentiable value in it tracked as a new leaf of this tape.
+
+        A value of an outer pass is tracked too: this tape follows it, and the
+        outer pass follows what this one computes with it.
+        """
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -120,6 +139,7 @@ class Tape:
         if isinstance(x, (list, tuple)):
             return rebuild(x, [self.track(v) for v in x]) if has_followable(x) else x
         if isinstance(x, Box) or not has_followable(x):
+            refuse_tangent_value(x, "reverse mode")
             return x
         return TrackedObject(x, self, self.new_slot(x))
 
@@ -127,22 +147,33 @@ class Tape:
         """Box the outputs ``y`` of a call and write the call on the tape."""
         if type(y) is np.ndarray:
             if y.dtype.kind not in "fc":
-                return y
+                if not holds_boxes(y):
+                    return y
+                return self.record(f, pullback, inputs, nargs, pack(y))  # a rule computed on numpy's lists of boxes
             shapes = self.shapes
             slot = len(shapes)
             shapes.append(y.shape)
             self.nodes.append((f, pullback, inputs, nargs, slot, None))
             return TrackedArray(y, self, slot)
         if is_differentiable_leaf(y):
+            if isinstance(y, Box) and y._trace is self:
+                raise self._closure_error(f)
             slot = self.new_slot(y)
             self.nodes.append((f, pullback, inputs, nargs, slot, None))
-            return TrackedScalar(y, self, slot)
+            return _tracked(y, self, slot)
         if isinstance(y, (list, tuple)) and has_followable(y):
             outputs: dict[Path, int] = {}
             boxed = self._track_outputs(y, (), outputs)
             self.nodes.append((f, pullback, inputs, nargs, outputs, y))
             return boxed
         return y
+
+    def _closure_error(self, f: Any) -> ValueError:
+        return ValueError(
+            f"reverse mode: the rule of {function_name(f)} returned a value this pass follows: a function it "
+            "differentiated closes over a tracked value of this pass (met in another forward pass); pass that "
+            "value as an argument instead"
+        )
 
     def _track_outputs(self, y: Any, path: Path, outputs: dict[Path, int]) -> Any:
         if is_differentiable_leaf(y):
@@ -208,8 +239,8 @@ class Tape:
             if isinstance(old, np.ndarray):
                 old = old.copy()
             owned[slot] = True
-        if isinstance(c, AbstractThunk) and not isinstance(c, InplaceableThunk):
-            c = c.unthunk()
+        if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
+            c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
 
 
@@ -244,23 +275,18 @@ class ReverseEngine(Engine):
     def registry(self) -> Any:
         return rrule
 
-    def prepare(self, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
-        for _, _, box in leaves:
-            tape = box.tape  # type: ignore[attr-defined]
-            if tape is not None:
-                break
-        else:  # parameters only: they join the current pass, if any
-            tape = _CURRENT.get()
-            if tape is None:
-                return None
+    def prepare(self, trace: Any, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         inputs = []
         for position, path, box in leaves:
-            inputs.append((position, path, box.slot if box.tape is tape else tape.slot_of(box)))  # type: ignore[attr-defined]
-        return tape, inputs
+            inputs.append((position, path, box.slot if box._trace is trace else trace.slot_of(box)))  # type: ignore[attr-defined]
+        return trace, inputs
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         config = context[0].config
         return rrule(config, f, *values, **kwargs) if kwargs else rrule(config, f, *values)
+
+    def apply(self, context: Any, rule: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return rule(f, *values, **kwargs)
 
     def record(self, context: Any, f: Any, values: tuple[Any, ...], result: Any) -> Any:
         tape, inputs = context
@@ -268,15 +294,19 @@ class ReverseEngine(Engine):
         return tape.record(f, pullback, inputs, len(values), y)
 
 
-class Tracked(Box):
-    """A value recorded on a tape: its primal ``.value``, its ``tape`` and cotangent ``slot``."""
+_REVERSE = ReverseEngine()
+Tape.engine = _REVERSE
 
-    __slots__ = ("slot", "tape")
-    _engine = ReverseEngine()
+
+class Tracked(Box):
+    """A value recorded on a tape: its primal ``.value``, its tape ``._trace`` and cotangent ``slot``."""
+
+    __slots__ = ("slot",)
+    _default_engine = _REVERSE
 
     def __init__(self, value: Any, tape: Tape | None, slot: int) -> None:
         self.value = value
-        self.tape = tape
+        self._trace = tape
         self.slot = slot
 
 
@@ -304,7 +334,7 @@ class TrackedObject(ObjectBox, Tracked):
 
     def _open(self) -> Any:
         if self.opened is None:
-            tape = self.tape
+            tape = self._trace
             assert tape is not None
             fields = object_fields(self.value) or {}
             self.fields = {name: tape.track(v) for name, v in fields.items() if has_followable(v)}
@@ -374,7 +404,7 @@ def param(x: Any) -> Param:
 
 
 def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or (isinstance(value, Box) and isinstance(primal(value), np.ndarray)):
         return TrackedArray(value, tape, slot)
     return TrackedScalar(value, tape, slot)
 
@@ -409,12 +439,20 @@ def _collect(boxed: Any, bars: list[Any]) -> Any:
 
 
 def _output_leaves(y: Any, path: Path, tape: Tape, found: list[tuple[Path, int]]) -> Any:
-    """``y`` with its tracked values replaced by their primals, and where they were."""
-    if isinstance(y, Tracked):
-        if y.tape is not tape and y.tape is not None:
-            raise ValueError("reverse mode: the function returned a tracked value of another forward pass")
-        found.append((path, tape.slot_of(y)))
-        return y.value
+    """``y`` with its tracked values replaced by their primals, and where they were.
+
+    A value of an outer pass that is still running is a constant here: it
+    stays as it is, for the outer pass to follow.
+    """
+    if isinstance(y, Box):
+        if y._trace is tape or (y._trace is None and isinstance(y, Tracked)):
+            found.append((path, tape.slot_of(y)))  # type: ignore[arg-type]
+            return y.value
+        if y._trace.active and y._trace.level < tape.level:
+            return y
+        raise ValueError("reverse mode: the function returned a tracked value of another forward pass")
+    if holds_boxes(y):
+        return _output_leaves(pack(y), path, tape, found)
     if isinstance(y, dict):
         return {k: _output_leaves(v, (*path, k), tape, found) for k, v in y.items()}
     if isinstance(y, (list, tuple)):
@@ -430,6 +468,7 @@ def _run(
         config = outer.config
     tape = Tape(config if config is not None else Tracker())
     token = _CURRENT.set(tape)
+    tape.start()
     try:
         boxed_f = tape.track(f) if with_f else f
         boxed = tuple(tape.track(a) for a in args)
@@ -437,6 +476,7 @@ def _run(
         found: list[tuple[Path, int]] = []
         y = _output_leaves(y_boxed, (), tape, found)
     finally:
+        tape.finish()
         _CURRENT.reset(token)
 
     def back(y_bar: Any) -> tuple[Any, ...]:
@@ -492,3 +532,6 @@ def value_and_gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, tuple[An
     """``(f(*args), gradient(f, *args))`` from one forward and one backward pass."""
     y, back = forward(f, *args)
     return y, back(unit_seed(y, f))
+
+
+set_param_trace(_CURRENT.get)
