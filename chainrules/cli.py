@@ -231,6 +231,7 @@ class CheckRun:
     max_relative_error: float = 0.0
     seconds: float = 0.0
     message: str = ""
+    order: int = 1
 
     @property
     def failed(self) -> bool:
@@ -242,6 +243,7 @@ def planned_runs(
     dtypes: Sequence[str] | None = None,
     modes: Sequence[str] | None = None,
     only: Sequence[Case] | None = None,
+    order: int = 1,
 ) -> list[CheckRun]:
     """Every (case, dtype, mode) of the declared cases that matches the filters.
 
@@ -263,7 +265,7 @@ def planned_runs(
         for dtype, mode in case.expand():
             if (dtypes and dtype not in dtypes) or (modes and mode not in modes):
                 continue
-            runs.append(CheckRun(family, case, dtype, mode))
+            runs.append(CheckRun(family, case, dtype, mode, order=order))
     return runs
 
 
@@ -272,7 +274,12 @@ def run_one(run: CheckRun, seed: int) -> CheckRun:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            report = run.case.run(run.dtype, run.mode, seed)
+            if run.order == 2:
+                from chainrules_core.testing.second_order import run_case_order2
+
+                report = run_case_order2(run.case, run.dtype, run.mode, seed)
+            else:
+                report = run.case.run(run.dtype, run.mode, seed)
     except AssertionError as err:
         run.status, run.message = "FAIL", str(err)
     except Exception as err:  # a crash in a rule or in its inputs is a failure of the check too
@@ -386,8 +393,9 @@ def check(
     progress: bool = True,
     verbose: bool = False,
     only: Sequence[Case] | None = None,
+    order: int = 1,
 ) -> int:
-    runs = planned_runs(pattern, dtypes, modes, only)
+    runs = planned_runs(pattern, dtypes, modes, only, order)
     if not runs:
         if pattern or dtypes or modes:
             print("no declared case matches these filters", file=out)
@@ -445,6 +453,13 @@ def parser() -> argparse.ArgumentParser:
     checker.add_argument("--failures-only", action="store_true", help="list only families and runs that failed")
     checker.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
     checker.add_argument("--no-progress", action="store_true", help="no progress output")
+    checker.add_argument(
+        "--order",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: check that pullbacks and pushforwards are differentiable",
+    )
     for command in (rules, checker):
         command.add_argument(
             "--import",
@@ -491,6 +506,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             progress=not args.no_progress,
             verbose=args.verbose,
             only=imported,
+            order=args.order,
         )
     p.print_help(out)
     return 0
