@@ -7,7 +7,10 @@ The gradient comes from the reverse engine (``chainrules.engines.gradient``),
 which knows nothing of networks: every step is a numpy call whose rule it
 finds in the registry. The example checks it against central finite
 differences and against the forward engine's Jacobian-vector products, then
-trains the network with a few hundred steps of gradient descent.
+trains the network with a few hundred steps of gradient descent. Last, the
+Hessian of the loss with respect to one layer's weights, from forward over
+reverse (``chainrules.engines.hessian``), against central differences of the
+gradient.
 
 Run: python examples/network.py
 """
@@ -121,6 +124,34 @@ def train(problem: dict[str, Any], steps: int = 300, rate: float = 0.5, report_e
     return losses
 
 
+def layer_hessian(problem: dict[str, Any], layer: int) -> np.ndarray:
+    """The Hessian of the loss with respect to ``ws[layer]``, of shape ``w.shape + w.shape``."""
+    thetas, ws, x, target = problem["thetas"], problem["ws"], problem["x"], problem["target"]
+
+    def loss_of_layer(w: Any) -> Any:
+        return loss(thetas, [w if i == layer else v for i, v in enumerate(ws)], x, target)
+
+    return ad.hessian(loss_of_layer, ws[layer])  # type: ignore[no-any-return]
+
+
+def check_layer_hessian(problem: dict[str, Any], layer: int, h: float = 1e-5) -> float:
+    """The relative difference of ``layer_hessian`` from central differences of the reverse engine's gradient."""
+    thetas, ws, x, target = problem["thetas"], problem["ws"], problem["x"], problem["target"]
+    w = ws[layer]
+
+    def gradient_at(v: np.ndarray) -> np.ndarray:
+        return ad.gradient(loss, thetas, [v if i == layer else u for i, u in enumerate(ws)], x, target)[1][layer]
+
+    columns = []
+    for k in range(w.size):
+        e = np.zeros(w.shape)
+        e.flat[k] = h
+        columns.append(((gradient_at(w + e) - gradient_at(w - e)) / (2 * h)).ravel())
+    reference = np.stack(columns, axis=1)
+    ours = layer_hessian(problem, layer).reshape(w.size, w.size)
+    return float(np.max(np.abs(ours - reference)) / np.max(np.abs(reference)))
+
+
 def main() -> None:
     problem = make_problem()
     vs_backprop, vs_fd, vs_jvp = check_gradient(problem)
@@ -130,6 +161,9 @@ def main() -> None:
     print(f"  reverse engine vs forward engine (jvp):            {vs_jvp:.1e}")
     losses = train(problem)
     print(f"loss {losses[0]:.6f} -> {losses[-1]:.6f} after {len(losses) - 1} steps")
+    small = make_problem(width=6, batch=8)
+    error = check_layer_hessian(small, layer=3)
+    print(f"Hessian of the loss in layer 3's weights (36 x 36), vs differences of the gradient: {error:.1e}")
 
 
 if __name__ == "__main__":

@@ -68,3 +68,13 @@ def test_numpy_example() -> None:
     assert vs_backprop < 1e-12 and vs_fd < 1e-6 and vs_jvp < 1e-12
     losses = example.train(problem, steps=200, report_every=0)
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_layer_hessian_of_the_example() -> None:
+    """The Hessian of the loss in one layer's weights: symmetric, and the derivative of the gradient."""
+    require_rules("network")
+    example = _example()
+    problem = example.make_problem(width=4, batch=5)
+    assert example.check_layer_hessian(problem, layer=5) < 1e-6
+    h = example.layer_hessian(problem, layer=2).reshape(16, 16)
+    np.testing.assert_allclose(h, h.T, rtol=1e-10, atol=1e-14 * np.max(np.abs(h)))
