@@ -28,19 +28,31 @@ _array_of = lift(_from_entries)
 _python_of = lift(_to_python)
 
 
-@rrule.register(Projector)
-def _rrule_projector(project: Projector, dx: Any) -> Any:
-    project_dx = ProjectTo(dx)
+def _cast_like_rules(primal: Any, apply: Any, push: Any) -> None:
+    """Rules of a map that changes only a value's type (a projection, a numpy scalar to a Python number).
 
-    def projector_pullback(out_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_dx(unthunk(out_bar))
+    Its adjoint maps a cotangent of the output back into the space of the
+    input, which is what ``ProjectTo(input)`` does; ``apply(f, x)`` computes
+    the map and ``push(f, x_dot)`` its pushforward.
+    """
 
-    return project(dx), projector_pullback
+    def _rrule_cast_like(f: Any, x: Any) -> Any:
+        project_x = ProjectTo(x)
+
+        def cast_like_pullback(out_bar: Any) -> tuple[Any, Any]:
+            return NoTangent(), project_x(unthunk(out_bar))
+
+        return apply(f, x), cast_like_pullback
+
+    def _frule_cast_like(tangents: tuple[Any, Any], f: Any, x: Any) -> Any:
+        return apply(f, x), push(f, unthunk(tangents[1]))
+
+    rrule.register(primal)(_rrule_cast_like)
+    frule.register(primal)(_frule_cast_like)
 
 
-@frule.register(Projector)
-def _frule_projector(tangents: tuple[Any, Any], project: Projector, dx: Any) -> Any:
-    return project(dx), project(unthunk(tangents[1]))
+_cast_like_rules(Projector, lambda project, dx: project(dx), lambda project, dx_dot: project(dx_dot))
+_cast_like_rules(_to_python, lambda f, x: _to_python(x), lambda f, x_dot: _python_of(x_dot))
 
 
 def _zero_entry(x: Any) -> Any:
@@ -81,18 +93,3 @@ def _frule_from_entries(tangents: tuple[Any, ...], f: Any, shape: tuple[int, ...
     dots = [_zero_entry(e) if isinstance(t, AbstractZero) else unthunk(t) for e, t in zip(entries, tangents[2:])]
     y = _from_entries(shape, *entries)
     return y, ProjectTo(y)(_array_of(shape, *dots))
-
-
-@rrule.register(_to_python)
-def _rrule_to_python(f: Any, x: Any) -> Any:
-    project_x = ProjectTo(x)
-
-    def to_python_pullback(out_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_x(unthunk(out_bar))
-
-    return _to_python(x), to_python_pullback
-
-
-@frule.register(_to_python)
-def _frule_to_python(tangents: tuple[Any, Any], f: Any, x: Any) -> Any:
-    return _to_python(x), _python_of(unthunk(tangents[1]))
