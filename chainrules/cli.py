@@ -165,7 +165,12 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
                 signature = f"not {signature}"
             if signature not in row.signatures:
                 row.signatures.append(signature)
-    return [row for row in rows.values() if _matches(pattern, row.name, *row.families)]
+    return [row for row in rows.values() if not _is_private(row.name) and _matches(pattern, row.name, *row.families)]
+
+
+def _is_private(name: str) -> bool:
+    """A primal of a private module (``chainrules.rules._nested.LinearAdjoint``): the machinery of other rules."""
+    return any(part.startswith("_") and not part.startswith("__") for part in name.split("."))
 
 
 def modes_text(modes: dict[str, set[str]]) -> str:

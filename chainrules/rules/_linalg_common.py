@@ -13,7 +13,7 @@ import numpy as np
 
 from chainrules_core import AbstractZero, Tangent, sum_to_shape
 
-from .nested import follow
+from ._nested import follow
 
 
 def adjoint(x: np.ndarray) -> np.ndarray:

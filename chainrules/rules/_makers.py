@@ -48,7 +48,7 @@ from ._arrays import instantiate_zeros
 from ._python_numbers import PY as PY
 from ._python_numbers import python_partials as python_partials
 from ._python_numbers import python_rule as python_rule
-from .nested import LinearAdjoint, follow, is_followed
+from ._nested import LinearAdjoint, follow, is_followed
 
 NUMERIC = (numbers.Number, np.ndarray, np.generic)
 """The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""

@@ -32,7 +32,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from .nested import follow, is_followed
+from ._nested import follow, is_followed
 
 Partials = Callable[..., Any]
 Rules = tuple[Callable[..., Any], Callable[..., Any]]

@@ -56,7 +56,7 @@ from chainrules_core import (
 
 from . import linalg as numpy_linalg
 from ._linalg_common import adjoint, as_array, diag_embed, diagonal, fold_to_triangle, hermitian_from_triangle, mT
-from .nested import follow
+from ._nested import follow
 
 
 def call_options(
