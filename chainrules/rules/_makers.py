@@ -45,10 +45,10 @@ from chainrules_core import (
 from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 from ._arrays import instantiate_zeros
+from ._nested import LinearAdjoint, follow, is_followed
 from ._python_numbers import PY as PY
 from ._python_numbers import python_partials as python_partials
 from ._python_numbers import python_rule as python_rule
-from ._nested import LinearAdjoint, follow, is_followed
 
 NUMERIC = (numbers.Number, np.ndarray, np.generic)
 """The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""
