@@ -91,7 +91,7 @@ def _scipy_solve_triangular() -> Any:
 def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
     """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
     solve_triangular = _scipy_solve_triangular()
-    if solve_triangular is not None:
+    if solve_triangular is not None and low.size and b.size:  # scipy refuses zero-size stacks; numpy takes them
         # scipy converts its arguments: an engine that follows them follows the call as one
         return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
     return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
