@@ -3,7 +3,8 @@
 * ``BINARY``, the table of derivatives below: ``multiply``, ``divide``,
   ``maximum``, ``minimum``, ``arctan2``, ``hypot``, ``logaddexp``,
   ``remainder`` ... through ``scalar_rule``; ``LINEAR_BINARY``: ``add`` and
-  ``subtract`` pass the cotangent on (read-only) or negate it.
+  ``subtract`` pass the cotangent on (read-only) or negate it, ``nextafter``
+  passes it to ``x``.
 * ``power`` and ``float_power``: both arguments; the exponent's cotangent is
   a thunk, as it needs a logarithm and the exponent is usually a constant.
 * ``clip(x, lo, hi)``, bounds scalars, arrays or None.
@@ -67,18 +68,28 @@ def _hypot(m: Any, out: Any, x: Any, y: Any) -> Any:
     return hypot_partial(m, out, x), hypot_partial(m, out, y)
 
 
-def _shares(m: Any, px: Any, py: Any, x: Any, y: Any) -> Any:
-    # b**(x - out) is nan where x and out are the same infinity: the limit is 1, or 1/2 when x == y too.
-    tie = m.where(m.equal(x, y), 0.5, 1.0)
-    return m.where(m.isnan(px), tie, px), m.where(m.isnan(py), tie, py)
+def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
+    """The weights of x and y in logaddexp: the logistic function of ``t``, x - y in units of the log's base.
+
+    Not ``exp(x - out)``, which is 1 for both where ``out = x + log 2`` rounds
+    to ``x`` (``|x| >= 1e16``); each branch takes ``exp`` of a non-positive
+    number, so nothing overflows. Where x and y are the same infinity the
+    weights are the limit along x == y, 1/2 each; a NaN gives NaN.
+    """
+    e = m.exp(-m.abs(m.where(m.equal(x, y), 0.0, t)))
+    big, small = 1 / (1 + e), e / (1 + e)
+    ahead = t >= 0
+    return m.where(ahead, big, small), m.where(ahead, small, big)
 
 
 def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    return _shares(m, m.exp(x - out), m.exp(y - out), x, y)
+    with np.errstate(invalid="ignore"):  # inf - inf, handled in _shares
+        return _shares(m, x - y, x, y)
 
 
 def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
-    return _shares(m, 2.0 ** (x - out), 2.0 ** (y - out), x, y)
+    with np.errstate(invalid="ignore"):
+        return _shares(m, (x - y) * math.log(2.0), x, y)
 
 
 def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
@@ -170,8 +181,14 @@ BINARY: dict[Any, Callable[..., Any]] = {
     np.ldexp: _ldexp,
 }
 
-# d(out)/dx and d(out)/dy of the linear functions: constants.
-LINEAR_BINARY: dict[Any, tuple[float, float]] = {np.add: (1.0, 1.0), np.subtract: (1.0, -1.0)}
+# d(out)/dx and d(out)/dy of the linear functions: constants. nextafter(x, y) is x moved by one ulp towards y:
+# within an ulp of x everywhere, so 1 in x and 0 in y, the central difference even at x == y (where it is y);
+# PyTorch gives 0 to x there.
+LINEAR_BINARY: dict[Any, tuple[float, float]] = {
+    np.add: (1.0, 1.0),
+    np.subtract: (1.0, -1.0),
+    np.nextafter: (1.0, 0.0),
+}
 
 POWER = (power_dx, power_dp)
 """The partials of ``power`` and ``float_power``, one function per argument: the exponent's needs a log."""
