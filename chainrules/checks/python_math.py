@@ -20,7 +20,7 @@ def _cases() -> list[Case]:
     cases = []
     for f, ufunc in MATH_UNARY.items():
         cases += table_cases(f, UNARY_CHECKS[ufunc], python_floats_only=True)
-    for f, ufunc in {**MATH_BINARY, math.pow: np.power}.items():
+    for f, ufunc in {**MATH_BINARY, math.pow: np.power, math.nextafter: np.nextafter}.items():
         if f is not math.fmod:
             cases += table_cases(f, BINARY_CHECKS[ufunc], python_floats_only=True)
     cases += table_cases(math.log, LOG_BASE, python_floats_only=True)
