@@ -50,6 +50,7 @@ class PY:
     """
 
     sqrt = staticmethod(math.sqrt)
+    hypot = staticmethod(math.hypot)
     exp = staticmethod(math.exp)
     log = staticmethod(math.log)
     sin = staticmethod(math.sin)

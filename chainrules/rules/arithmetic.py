@@ -53,10 +53,13 @@ def _divide(m: Any, out: Any, x: Any, y: Any) -> Any:
 
 
 def _arctan2(m: Any, out: Any, y: Any, x: Any) -> Any:
-    # numpy's argument order: arctan2(y, x). At the origin, where the angle jumps, 0 (ChainRules.jl).
-    r2 = x * x + y * y
-    r2 = m.where(r2 == 0, 1, r2)
-    return x / r2, -y / r2
+    # numpy's argument order: arctan2(y, x). The partials x / r² and -y / r², as (x / r) / r with r = hypot(y, x):
+    # r² overflows from |r| = 1e154 and underflows below 1e-154, r does neither. At the origin, where the angle
+    # jumps, 0 (ChainRules.jl); where r is infinite, 0, the limit.
+    r = m.hypot(x, y)
+    finite = (r != 0) & (r != math.inf)
+    r = m.where(finite, r, 1)
+    return m.where(finite, (x / r) / r, 0), m.where(finite, (-y / r) / r, 0)
 
 
 def hypot_partial(m: Any, out: Any, x: Any) -> Any:
@@ -141,11 +144,13 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     """d x**p / dx = p x**(p-1).
 
     At x == 0 this is the limit: 0 for p > 1, 1 for p == 1, +-inf for
-    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (the
-    exponent p - 1 is replaced by 1 so that 0 * 0**-1 does not make nan, as
-    autograd does). Negative x with an integer-valued p is exact.
+    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (also at an
+    infinite x); where x**(p - 1) is 0, 0, also for an infinite p, where
+    ``p * 0`` would be NaN (``2**-inf``: the limit). Negative x with an
+    integer-valued p is exact.
     """
-    return p * x ** m.where(p == 0, 1, p - 1)
+    t = x ** m.where(p == 0, 1, p - 1)
+    return m.where((t == 0) | (p == 0), 0, p * t)
 
 
 def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
@@ -159,6 +164,21 @@ def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
     """
     at_zero = m.where(m.real(p) > 0, 0.0, NAN)
     return m.where(x == 0, at_zero, out * m.log(m.where(x == 0, 1, x)))
+
+
+def _moved_by(partial: Any, t: Any) -> Any:
+    """``partial`` where the tangent or seed ``t`` is nonzero, 0 where it is 0.
+
+    A zero entry of ``t`` moves nothing, even where the partial is infinite
+    (``0**0.5`` in x) or undefined (``0**0`` in p): without this, ``0 * inf``
+    makes a NaN where the directional derivative is a limit that exists, and
+    the frule along ``(0, 1)`` at ``(0, 0.5)`` would disagree with the
+    rrule's 0. Only where the partial is not finite, so the common case pays
+    one check.
+    """
+    if np.all(np.isfinite(partial)):
+        return partial
+    return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
 
 
 # ----- d(out)/dx and d(out)/dy given the output and both inputs; `m` is numpy, or math kernels for floats -----
@@ -222,11 +242,15 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
         xc, pc = _power_args(x, p, out)
-        x_bar = cotangent_from_partial(project_x, shape_x, power_dx(np, out, xc, pc), out_bar)
+        x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
+        x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)
         if project_p.is_no_tangent:
             return NoTangent(), x_bar, NoTangent()
-        p_bar = Thunk(lambda: cotangent_from_partial(project_p, shape_p, power_dp(np, out, xc, pc), out_bar))
-        return NoTangent(), x_bar, p_bar
+
+        def p_bar() -> Any:
+            return cotangent_from_partial(project_p, shape_p, _moved_by(power_dp(np, out, xc, pc), out_bar), out_bar)
+
+        return NoTangent(), x_bar, Thunk(p_bar)
 
     return out, power_pullback
 
@@ -241,10 +265,10 @@ def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -
     out = f(x, p, **kwargs)
     xc, pc = _power_args(x, p, out)
     terms = []
-    if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
-        terms.append(power_dx(np, out, xc, pc) * unthunk(x_dot))
-    if not isinstance(p_dot, AbstractZero) and not ProjectTo(p).is_no_tangent:
-        terms.append(power_dp(np, out, xc, pc) * unthunk(p_dot))
+    for partial, arg, dot in ((power_dx, x, x_dot), (power_dp, p, p_dot)):
+        if not isinstance(dot, AbstractZero) and not ProjectTo(arg).is_no_tangent:
+            dot = unthunk(dot)
+            terms.append(_moved_by(partial(np, out, xc, pc), dot) * dot)
     return out, output_tangent(out, terms)
 
 
