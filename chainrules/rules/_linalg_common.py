@@ -187,7 +187,14 @@ def adjugate_svd(a: np.ndarray) -> np.ndarray:
 
     Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
     lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    A matrix with an infinite or NaN entry gets NaN: LAPACK's SVD does not
+    return for an infinite entry.
     """
+    finite = np.all(np.isfinite(a), axis=(-2, -1))
+    if not np.all(finite):
+        out = np.full(a.shape, np.nan, dtype=np.result_type(a, 1.0))
+        out[finite] = adjugate_svd(a[finite])
+        return out
     u, s, vh = np.linalg.svd(a)
     phase = np.linalg.det(u) * np.linalg.det(vh)
     p = _products_of_the_others(s).astype(a.dtype)
