@@ -29,6 +29,11 @@ def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
     return values.reshape(-1) if axis is None else np.moveaxis(values, axis, -1)
 
 
+def _scanned_axis(x: Any, axis: Any) -> Any:
+    """The axis the scan runs along: ``None`` (flattened) for a 0-d array, which numpy scans as one entry."""
+    return None if np.ndim(x) == 0 else axis
+
+
 def _reverse_cumsum(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``sum_{i >= k} v_i`` along the last axis."""
     return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
@@ -46,7 +51,7 @@ class _Cumulative:
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
         self.x = x
         self.out = out
-        self.axis = options.get("axis")
+        self.axis = _scanned_axis(x, options.get("axis"))
         self.initial = bool(options.get("include_initial"))
         self.out_shape = np.shape(out)
         values = as_array(x)
@@ -73,7 +78,7 @@ class _Cumulative:
 
     def tangent_out(self, out_dot: np.ndarray[Any, Any]) -> Any:
         if self.initial:  # the leading 0 or 1 is a constant
-            out_dot = np.concatenate([np.zeros_like(out_dot[..., :1]), out_dot], axis=-1)
+            out_dot = np.concatenate([np.zeros((*out_dot.shape[:-1], 1), out_dot.dtype), out_dot], axis=-1)
         return out_dot.reshape(self.out_shape) if self.axis is None else np.moveaxis(out_dot, -1, self.axis)
 
 
