@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import random_matrix
+from chainrules.checks._matrices import SVD_HANGS, random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 # The harness compares a rule with finite differences of the function itself,
 # and numpy's phase convention for complex singular vectors and eigenvectors
@@ -252,3 +253,6 @@ register_cases(
         name="a zero singular value",
     ),
 )
+
+for _f in (np.linalg.svd, np.linalg.svdvals, svd_invariants, svd_complements):
+    refuse_edges("spectral", _f, ("inf",), SVD_HANGS, run=False, cases=lambda case: not case.kwargs.get("hermitian"))
