@@ -176,7 +176,7 @@ class _Average:
 
     def a_cotangent(self, avg_bar: Any) -> Any:
         g = np.reshape(avg_bar, self.kept)
-        share = 1 / self.w_total if self.w is None else np.conjugate(self.w_laid / self.w_total)
+        share = (1 / self.w_total if self.w_total else 0.0) if self.w is None else np.conjugate(self.w_laid / self.w_total)
         return np.broadcast_to(share * g, self.shape)
 
     def w_cotangent(self, avg_bar: Any, total_bar: Any) -> Any:
