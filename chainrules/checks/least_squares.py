@@ -77,3 +77,18 @@ register_cases(
 
 for _f in (np.linalg.pinv, np.linalg.lstsq):
     refuse_edges("least_squares", _f, ("inf",), SVD_HANGS, run=False)
+
+refuse_edges(
+    "least_squares",
+    np.linalg.pinv,
+    ("empty",),
+    "numpy's pinv(hermitian=True) takes a non-square empty matrix, which the rules' eigendecomposition does not",
+    where="hermitian=True",
+)
+refuse_edges(
+    "least_squares",
+    np.linalg.lstsq,
+    ("subnormal",),
+    "at subnormal magnitudes LAPACK's least squares loses most digits of a rank-deficient fit",
+    where="rank deficient",
+)

@@ -256,3 +256,34 @@ register_cases(
 
 for _f in (np.linalg.svd, np.linalg.svdvals, svd_invariants, svd_complements):
     refuse_edges("spectral", _f, ("inf",), SVD_HANGS, run=False, cases=lambda case: not case.kwargs.get("hermitian"))
+
+for _f in (np.linalg.eigh, eigh_invariants, svd_invariants):
+    refuse_edges(
+        "spectral",
+        _f,
+        ("inf",),
+        "with an infinite entry numpy's eigendecomposition is NaN but for the entries it does not touch: the rules "
+        "give NaN where a few outputs tend to limits",
+    )
+for _f in (np.linalg.svd, svd_invariants):
+    refuse_edges(
+        "spectral",
+        _f,
+        ("tiny", "subnormal"),
+        "not handled: the singular-vector terms divide by differences of squared singular values, which underflow "
+        "to 0 below 1e-154",
+    )
+refuse_edges(
+    "spectral",
+    np.linalg.svd,
+    ("size 1",),
+    "full_matrices of a single row: the complement of its right singular vector has two dimensions, and its "
+    "basis numpy returns (any rotation of it) has no derivative",
+)
+refuse_edges(
+    "spectral",
+    np.linalg.eigvalsh,
+    ("huge",),
+    "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",
+    where="degenerate",
+)

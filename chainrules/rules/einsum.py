@@ -181,7 +181,9 @@ def _operand_plan(
         others=others,
         subscripts=f"{terms}->{_letters(computed)}",
         # the einsum's size: x's, or 1 where only other operands, broadcasting a size-1 axis against x's, have it
-        kept=tuple((size[label] if label in output else elsewhere[label]) if label in computed else 1 for label in distinct),
+        kept=tuple(
+            (size[label] if label in output else elsewhere[label]) if label in computed else 1 for label in distinct
+        ),
         shape=tuple(size[label] for label in distinct),
         labels=labels,
         distinct=distinct,
