@@ -77,6 +77,9 @@ def _cases() -> list[Case]:
             cases += table_cases(f, check)
     for f in (np.maximum, np.minimum):
         cases.append(Case(f, (At([1.0, -0.5, 2.0]), At([1.0, 0.3, -2.0])), name="ties"))
+    # logaddexp at x == y: each weighs 1/2, also where out = x + log 2 rounds to x (the huge edge variants)
+    for f in (np.logaddexp, np.logaddexp2):
+        cases.append(Case(f, (At([1.0, -2.0, 0.5]), At([1.0, -2.0, 0.5])), name="equal arguments", dtypes=REAL_DTYPES))
     # nextafter at x == y, where it returns y: still within an ulp of x; in float32 the ulp jump in y is too
     # coarse for double-precision finite differences to settle
     cases.append(Case(np.nextafter, (At([1.0, -0.5, 2.0]), At([1.0, -0.5, -2.0])), name="ties", dtypes=("float64",)))
