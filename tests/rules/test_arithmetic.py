@@ -64,7 +64,9 @@ def test_power_at_base_zero_moves_with_the_exponent_alone():
         assert frule((NoTangent(), 0.0, 1.0), np.power, 0.0, 0.5)[1] == 0.0
         assert unthunk(rrule(np.power, 0.0, 0.5)[1](1.0)[2]) == 0.0
         x, p = np.array([0.0, 4.0]), np.array([0.5, 0.5])
-        np.testing.assert_array_equal(frule((NoTangent(), np.zeros(2), np.ones(2)), np.power, x, p)[1], [0.0, 2 * np.log(4)])
+        np.testing.assert_array_equal(
+            frule((NoTangent(), np.zeros(2), np.ones(2)), np.power, x, p)[1], [0.0, 2 * np.log(4)]
+        )
         _, x_bar, p_bar = rrule(np.power, x, p)[1](np.array([0.0, 1.0]))
     np.testing.assert_array_equal(x_bar, [0.0, 0.25])
     np.testing.assert_array_equal(unthunk(p_bar), [0.0, 2 * np.log(4)])

@@ -113,7 +113,9 @@ def test_diff_of_order_zero_is_the_input(args, kwargs):
     if len(args) == 3:
         assert bars[4].shape == _PREPEND.shape and not np.any(bars[4])
     x_dot = rng.standard_normal((5, 5))
-    assert np.array_equal(frule((NoTangent(), x_dot, *(NoTangent(),) * len(args)), np.diff, x, *args, **kwargs)[1], x_dot)
+    assert np.array_equal(
+        frule((NoTangent(), x_dot, *(NoTangent(),) * len(args)), np.diff, x, *args, **kwargs)[1], x_dot
+    )
 
 
 @pytest.mark.parametrize("positional", [True, False])

@@ -10,8 +10,8 @@ import pytest
 
 import chainrules.checks  # noqa: F401 - registers the declared cases and refusals
 from chainrules_core import NoTangent, ProjectTo, rrule, scalar_rule, unthunk
-from chainrules_core.testing import registered_cases
 from chainrules_core.testing import edges as edges_module
+from chainrules_core.testing import registered_cases
 from chainrules_core.testing.cases import NONZERO, POSITIVE, REALS, UNIT_INTERVAL, Arg, At, Case, families
 from chainrules_core.testing.edges import (
     EDGE_KINDS,
@@ -293,4 +293,3 @@ def test_every_declared_case_at_its_edges(family: str) -> None:
 def test_the_sweep_plans_variants_for_every_family() -> None:
     for family in families():
         assert any(True for _ in planned_variants(registered_cases(family))), family
-
