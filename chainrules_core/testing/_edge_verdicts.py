@@ -26,8 +26,8 @@ from ._edge_variants import (
     _signature,
 )
 from .cases import Case
-from .checks import INCONCLUSIVE, RESOLUTION, SAFETY
-from .finite_differences import FiniteDifferences
+from .checks import INCONCLUSIVE, SAFETY
+from .finite_differences import RESOLUTION, FiniteDifferences
 from .harness import test_frule, test_rrule
 from .layout import Layout, Vector, layout_of
 from .tangents import PrimalAndTangent
