@@ -75,23 +75,27 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
     """The weights of x and y in logaddexp: the logistic function of ``t``, x - y in units of the log's base.
 
     Not ``exp(x - out)``, which is 1 for both where ``out = x + log 2`` rounds
-    to ``x`` (``|x| >= 1e16``); each branch takes ``exp`` of a non-positive
-    number, so nothing overflows. Where x and y are the same infinity the
+    to ``x`` (``|x| >= 1e16``). Each side of ``t = 0`` takes ``exp`` of a
+    non-positive number, so nothing overflows where it is used, and both
+    sides are smooth through ``t = 0`` (an engine differentiating the weights
+    gets their slope 1/4 there). Where x and y are the same infinity the
     weights are the limit along x == y, 1/2 each; a NaN gives NaN.
     """
-    e = m.exp(-m.abs(m.where(m.equal(x, y), 0.0, t)))
-    big, small = 1 / (1 + e), e / (1 + e)
+    t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
     ahead = t >= 0
-    return m.where(ahead, big, small), m.where(ahead, small, big)
+    e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
+    px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
+    py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
+    return px, py
 
 
 def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore"):  # inf - inf, handled in _shares
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and the unused side's exp, in _shares
         return _shares(m, x - y, x, y)
 
 
 def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         return _shares(m, (x - y) * math.log(2.0), x, y)
 
 
@@ -145,12 +149,12 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
 
     At x == 0 this is the limit: 0 for p > 1, 1 for p == 1, +-inf for
     p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (also at an
-    infinite x); where x**(p - 1) is 0, 0, also for an infinite p, where
-    ``p * 0`` would be NaN (``2**-inf``: the limit). Negative x with an
-    integer-valued p is exact.
+    infinite x); for an infinite p where x**(p - 1) is 0, 0, the limit, where
+    ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
+    p is exact.
     """
     t = x ** m.where(p == 0, 1, p - 1)
-    return m.where((t == 0) | (p == 0), 0, p * t)
+    return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
 
 def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
