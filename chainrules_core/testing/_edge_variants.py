@@ -33,10 +33,10 @@ HANG_TIMEOUT = 30.0
 """Seconds a variant may run before the sweep counts it as hung (numpy and the rule together)."""
 
 NEGLIGIBLE = 1e-100
+"""Derivatives below this are zero when deciding whether two values agree."""
 
 TINY = float(np.finfo(np.float64).tiny)
 """The smallest normal float64: partial derivatives below it are 0 to the rules."""
-"""Derivatives below this are zero when deciding whether two values agree."""
 
 Path = tuple[int, ...]
 """Where a value sits in the arguments: its position, then its index inside a list or tuple argument."""

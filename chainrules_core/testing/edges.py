@@ -1,7 +1,8 @@
 """The edge sweep: every declared case moved to the edges of its domain, where rules most often break.
 
 From each declared ``Case`` the sweep derives variants and checks each in
-every mode the case declares:
+every mode the case declares (``python -m chainrules check --edges``; the
+test suite runs every family):
 
 ========================  ===================================================================
 kind                      variant
@@ -9,12 +10,12 @@ kind                      variant
 ``empty``                 one axis of one array argument cut to length 0; or every axis, in
                           every argument, of one length (``(3, 4) @ (4, 5)`` becomes
                           ``(3, 0) @ (0, 5)``)
-``zero batch``            a leading axis of length 0 on every argument of two or more
-                          dimensions (``(0, 5, 5)``), and the same with empty matrices
+``zero batch``            a leading axis of length 0 on every floating argument of two or
+                          more dimensions (``(0, 5, 5)``), and the same with empty matrices
                           (``(0, 0, 0)``)
 ``size 1``                as ``empty``, with length 1
 ``0-d``                   an array argument replaced by its first entry as a 0-d array; a
-                          Python scalar by a 0-d array
+                          Python or numpy scalar by a 0-d array
 ``huge``                  every floating argument scaled by ``1e300`` (and ``-1e300``)
 ``tiny``, ``subnormal``   scaled by ``1e-300`` and by ``1e-310``
 ``inf``, ``nan``          the first entry of one floating argument set to ``inf``, ``-inf``
@@ -25,10 +26,11 @@ Magnitudes scale only the arguments whose declared ``Domain`` holds the
 scaled values (points ``At`` and ``Generated`` values, which carry no
 domain, are scaled too: ties, zeros and bounds stay what they are); an
 infinite entry of either sign goes only where the domain reaches that
-infinity. The shape and magnitude variants run in float64 (complex128
-where the case is complex only); the ``empty`` and ``zero batch`` variants
-also in every other dtype the case declares, since a dtype lost on an empty
-array is the typical fault there.
+infinity. The variants run in float64 (complex128 where the case is complex
+only; a float32-only case gets no magnitudes, which are float64's); the
+``empty`` and ``zero batch`` variants also in every other dtype the case
+declares, since a dtype lost on an empty array is the typical fault there.
+Shape variants that come out alike for two cases of one function run once.
 
 The verdict on a variant:
 
@@ -41,32 +43,42 @@ The verdict on a variant:
   ``test_frule`` / ``test_rrule`` pass, so finite differences confirm the
   derivatives, and an empty output is judged by types alone;
 * huge, tiny and subnormal inputs, and non-finite entries: finite
-  differences along the finite entries, with steps relative to the inputs,
-  compared at the output entries that are finite. A central difference
-  straddles a kink symmetrically, so ``logaddexp(x, x)`` at ``x = 1e300``
-  is held to ``(1/2, 1/2)`` just as at ``x = 1``. Where the differences
-  cannot settle (``sin(1e300)``, whose period is far below the step; an
-  output that overflows), the verdict rests on the rules alone: no NaN
-  where the output is finite, and the pushforward and the pullback agree
-  (``<y_bar, J dx>`` from each). Such runs count as ``unsettled``;
+  differences along the finite entries, with steps relative to the inputs
+  (a zero entry counts as of the size the others were scaled to), compared
+  at the output entries that are finite. A central difference straddles a
+  kink symmetrically, so ``logaddexp(x, x)`` at ``x = 1e300`` is held to
+  ``(1/2, 1/2)`` just as at ``x = 1``. A partial below the smallest normal
+  float64 is 0 to a rule (``1/x`` at ``1e300`` has the derivative
+  ``-1e-600``), so a tangent may miss ``tiny * |dx|``. Where the differences
+  cannot settle, or are blind (``sin(1e300)`` turns far below the smallest
+  step: the rule's derivative would change the function by more than its
+  size within it; an output that underflows to a constant), the verdict
+  rests on the rules: no NaN where the output is finite, and the
+  pushforward and the pullback agree (``<y_bar, J dx>`` from each). Such
+  runs count as ``unsettled``;
 * an infinite entry: the derivatives must also be the limit of the rule's
   own derivatives at ``±1e150`` and ``±1e300`` in that entry, wherever those
-  two agree (``tanh'(inf) = 0``, ``d logaddexp(-inf, y)/dy = 1``). A NaN
-  where that limit exists is a failure.
+  two agree and the output itself tends to its value at infinity
+  (``tanh'(inf) = 0``, ``d logaddexp(-inf, y)/dy = 1``; not ``nan_to_num``,
+  which jumps there). A NaN where that limit exists is a failure.
 
-A zero seed entry times an infinite partial is NaN in IEEE arithmetic (as
-in every engine); a cotangent entry that is not finite is excused where
-the pullback of a seed that is nowhere zero is not finite there either.
+A zero seed or tangent entry times an infinite or NaN partial is NaN in
+IEEE arithmetic (as in every engine); such an entry is excused where a
+seed or direction that is nowhere zero is not finite there either.
+
+The variants run in a child process where the platform can fork: one that
+does not return within ``HANG_TIMEOUT`` seconds fails (LAPACK's SVD spins
+forever on an infinite entry), and the rest run on.
 
 A rule that legitimately fails some variants says so beside its declared
 cases with ``refuse_edges(family, f, kinds, reason)``; the sweep reports
 those variants as ``refused`` with the reason, and a refusal that matches
-no failing variant is itself a failure, so the list stays true.
+no failing variant is itself a failure (when every case of its function
+ran), so the list stays true.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import select
@@ -126,19 +138,18 @@ def sweep(
     modes: Sequence[str] | None = None,
     kinds: Sequence[str] | None = None,
     seed: int = 0,
-    sample: int = 1,
     progress: Callable[[int, int, EdgeOutcome], None] | None = None,
     exitfirst: bool = False,
     timeout: float = HANG_TIMEOUT,
 ) -> list[EdgeOutcome]:
-    """Run the edge variants of ``(family, case)`` pairs; every ``sample``-th variant (by a stable hash) if > 1.
+    """Run the edge variants of ``(family, case)`` pairs, in the modes and kinds given (all by default).
 
     Where the platform can fork, the variants run in a child process: a
     variant that does not return within ``timeout`` seconds (LAPACK's SVD
     spins forever on an infinite entry) fails, and the rest run on in a new
     child, so that one input cannot stall the sweep.
     """
-    planned = list(planned_variants(cases, modes=modes, kinds=kinds, seed=seed, sample=sample))
+    planned = list(planned_variants(cases, modes=modes, kinds=kinds, seed=seed))
     done: list[EdgeOutcome] = []
     runner = _forked if hasattr(os, "fork") else _in_process
     for outcome in runner(planned, seed, timeout):
@@ -228,7 +239,6 @@ def planned_variants(
     modes: Sequence[str] | None = None,
     kinds: Sequence[str] | None = None,
     seed: int = 0,
-    sample: int = 1,
 ) -> Iterator[tuple[EdgeVariant, str]]:
     """``(variant, mode)`` for every edge variant of the cases, duplicates across cases of one function dropped."""
     seen: set[Any] = set()
@@ -250,8 +260,6 @@ def planned_variants(
                 seen.add(key)
             for mode in case.modes:
                 if modes and mode not in modes:
-                    continue
-                if sample > 1 and int(hashlib.md5(f"{v.label}|{v.dtype}|{mode}".encode()).hexdigest(), 16) % sample:
                     continue
                 yield v, mode
 
