@@ -458,6 +458,7 @@ def parser() -> argparse.ArgumentParser:
     checker.add_argument("--failures-only", action="store_true", help="list only families and runs that failed")
     checker.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
     checker.add_argument("--no-progress", action="store_true", help="no progress output")
+    checker.add_argument("--edges", action="store_true", help="sweep the edges of each case's domain (docs/cli.md)")
     checker.add_argument(
         "--order",
         type=int,
@@ -499,6 +500,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         modes = _split_list(args.mode)
         if modes and not set(modes) <= {"frule", "rrule"}:
             p.error(f"--mode takes frule or rrule, not {', '.join(sorted(set(modes) - {'frule', 'rrule'}))}")
+        if args.edges:
+            from chainrules_core.testing.edges import run_edge_sweep
+
+            runs = planned_runs(args.pattern, _split_list(args.dtype), modes, only=imported)
+            cases = {id(r.case): (r.family, r.case) for r in runs}.values()
+            progress = not args.no_progress
+            return run_edge_sweep(cases, modes=modes, seed=args.seed, out=out, err=err, progress=progress)
         return check(
             args.pattern,
             _split_list(args.dtype),

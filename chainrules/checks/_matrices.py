@@ -25,3 +25,7 @@ def well_conditioned(shape: tuple[int, ...]) -> Any:
         return (random_matrix(rng, shape, dtype) + 2 * np.sqrt(n) * np.eye(n)).astype(dtype)
 
     return Generated(make, f"well-conditioned{shape}".replace(" ", ""))
+
+
+SVD_HANGS = "numpy's SVD (LAPACK gesdd) does not return for a matrix with an infinite entry"
+"""Why the ``inf`` edge variants of functions numpy computes through the SVD do not run."""

@@ -64,6 +64,7 @@ BINARY_CHECKS: dict[object, TableCheck] = {
     ),
     np.heaviside: binary(NONZERO_REAL_ONLY, REAL_ONLY, limits={(0.0, 0.5): (0.0, 1.0), (-0.0, 0.25): (0.0, 1.0)}),
     np.ldexp: binary(REAL_ONLY, REAL_ONLY),  # the exponent is an integer: cases of their own below
+    np.nextafter: binary(REAL_ONLY, REAL_ONLY, points=((0.0, -2.0),)),  # x == y: a case of its own below
 }
 """Where the inputs of each entry of ``BINARY``, ``LINEAR_BINARY`` and ``power`` live."""
 assert BINARY_CHECKS.keys() == BINARY.keys() | LINEAR_BINARY.keys() | {np.power, np.float_power}
@@ -76,6 +77,12 @@ def _cases() -> list[Case]:
             cases += table_cases(f, check)
     for f in (np.maximum, np.minimum):
         cases.append(Case(f, (At([1.0, -0.5, 2.0]), At([1.0, 0.3, -2.0])), name="ties"))
+    # logaddexp at x == y: each weighs 1/2, also where out = x + log 2 rounds to x (the huge edge variants)
+    for f in (np.logaddexp, np.logaddexp2):
+        cases.append(Case(f, (At([1.0, -2.0, 0.5]), At([1.0, -2.0, 0.5])), name="equal arguments", dtypes=REAL_DTYPES))
+    # nextafter at x == y, where it returns y: still within an ulp of x; in float32 the ulp jump in y is too
+    # coarse for double-precision finite differences to settle
+    cases.append(Case(np.nextafter, (At([1.0, -0.5, 2.0]), At([1.0, -0.5, -2.0])), name="ties", dtypes=("float64",)))
     # remainder: inputs a quarter period from the jumps, where x / y is an integer
     divisors = [1.5, -2.0, 0.7]
     cases += [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from chainrules_core.testing.cases import POSITIVE_REAL_ONLY, REALS, Arg, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 _M = Arg(REALS, (3, 6))
 _Y = Arg(REALS, (2, 6))
@@ -36,3 +37,11 @@ register_cases(
         for fweights in (None, _FWEIGHTS)
     ),
 )
+
+for _f in (np.cov, np.corrcoef):
+    refuse_edges(
+        "covariance",
+        _f,
+        ("empty",),
+        "numpy returns an empty (0, 0) result when m has no variables, whatever y holds; the rules join m and y",
+    )

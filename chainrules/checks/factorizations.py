@@ -11,6 +11,7 @@ from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 
 def qr_complete_parts(a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -117,4 +118,27 @@ register_cases(
     Case(np.linalg.qr, (_full_rank((3, 3)),), kwargs={"mode": "complete"}),
     Case(np.linalg.qr, (_full_rank((4, 3)),), kwargs={"mode": "complete"}, dtypes=_REAL, name="one extra column"),
     *[Case(qr_complete_parts, (_full_rank(shape),), name="complete, tall") for shape in [(5, 3), (2, 4, 2)]],
+)
+
+for _f in (np.linalg.qr, np.linalg.cholesky, qr_complete_parts):
+    refuse_edges(
+        "factorizations",
+        _f,
+        ("inf",),
+        "not handled: with an infinite entry the rules' solves with the factors give NaN, though some outputs tend to "
+        "limits",
+    )
+for _f in (np.linalg.qr, qr_complete_parts):
+    refuse_edges(
+        "factorizations",
+        _f,
+        ("subnormal",),
+        "at subnormal magnitudes LAPACK's solve with R treats its tiny diagonal as singular and raises LinAlgError",
+    )
+refuse_edges(
+    "factorizations",
+    np.linalg.qr,
+    ("size 1",),
+    "not handled: the tangent of R for a single row in mode 'complete' differs from finite differences",
+    where="mode='complete'",
 )

@@ -20,6 +20,7 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 
 def _damped_step(acc: Any, x: Any) -> Any:
@@ -150,4 +151,17 @@ register_cases(
         name="matrix results",
         options=_ENGINES,
     ),
+)
+
+refuse_edges(
+    "higher_order",
+    functools.reduce,
+    ("huge",),
+    "0.5 acc + sin(x) at 1e300: sin turns far below the finite-difference steps, which see the linear part only",
+)
+refuse_edges(
+    "higher_order",
+    np.apply_along_axis,
+    ("empty",),
+    "the rule declines (None) when the axis is empty: there is no slice to differentiate func1d at",
 )

@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 _X = Arg(REALS, (4, 3))
 _REPEATS = np.array([2, 0, 2, 3, 2])
@@ -71,3 +72,7 @@ if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0
         Case(np.linalg.diagonal, (Arg(REALS, (2, 3, 4)),)),
         Case(np.linalg.diagonal, (Arg(REALS, (3, 2)),), kwargs={"offset": -1}),
     )
+
+_WRAP_HANGS = "numpy's take with mode='wrap' loops forever on an empty axis (a negative index never wraps into range)"
+refuse_edges("indexing", np.take, ("empty",), _WRAP_HANGS, where=("mode='wrap'", "argument 1 axis 0"), run=False)
+refuse_edges("indexing", np.take, ("zero batch",), _WRAP_HANGS, where=("mode='wrap'",), run=False)

@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import random_matrix
+from chainrules.checks._matrices import SVD_HANGS, random_matrix
 from chainrules.rules._linalg_common import adjoint
 from chainrules_core.testing import FiniteDifferences
 from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 
 def _of_rank(shape: tuple[int, ...], spectrum: Any) -> Generated:
@@ -72,4 +73,22 @@ register_cases(
         name="rank deficient",
     ),
     Case(np.linalg.lstsq, (_of_rank((4, 3), [3.0, 2.0, 1.0]), Arg(REALS, (4,)), None), name="rcond positional"),
+)
+
+for _f in (np.linalg.pinv, np.linalg.lstsq):
+    refuse_edges("least_squares", _f, ("inf",), SVD_HANGS, run=False)
+
+refuse_edges(
+    "least_squares",
+    np.linalg.pinv,
+    ("empty",),
+    "numpy's pinv(hermitian=True) takes a non-square empty matrix, which the rules' eigendecomposition does not",
+    where="hermitian=True",
+)
+refuse_edges(
+    "least_squares",
+    np.linalg.lstsq,
+    ("subnormal",),
+    "at subnormal magnitudes LAPACK's least squares loses most digits of a rank-deficient fit",
+    where="rank deficient",
 )

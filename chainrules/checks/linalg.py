@@ -9,6 +9,7 @@ import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 _RANK_ONE = [[1.0, 2.0], [2.0, 4.0]]
 _RANK_TWO = [[2.0, 1.0, 3.0], [1.0, 0.5, 1.5], [0.0, 1.0, 1.0]]  # rows 1 and 2 are parallel
@@ -70,3 +71,24 @@ register_cases(
     Case(np.linalg.tensorsolve, (_tensor((6, 2, 3), 1), Arg(REALS, (6,)))),
     Case(np.linalg.tensorsolve, (_tensor((2, 3, 6), 2), Arg(REALS, (6,)), (0, 1)), name="axes moved to the end"),
 )
+
+refuse_edges(
+    "linalg",
+    np.linalg.det,
+    ("huge",),
+    "the adjugate of a singular matrix of entries 1e300 comes from products of singular values that overflow",
+    where="singular",
+)
+refuse_edges(
+    "linalg",
+    np.linalg.multi_dot,
+    ("0-d", "zero batch"),
+    "the rules decline (None) arrays that are not 1-d or 2-d, where numpy's dot semantics apply",
+)
+for _f in (np.linalg.solve, np.linalg.tensorsolve):
+    refuse_edges(
+        "linalg",
+        _f,
+        ("subnormal",),
+        "at subnormal magnitudes LAPACK's solve loses digits: the solution itself is inaccurate",
+    )

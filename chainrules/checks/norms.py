@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import well_conditioned
+from chainrules.checks._matrices import SVD_HANGS, well_conditioned
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
+from chainrules_core.testing.tangents import PrimalAndTangent
 
 _ZERO_VECTOR = [0.0, 0.0, 0.0]
 _TIED = [3.0, -1.0, -3.0, 2.0]  # |3| == |-3|: ties in the inf-norm, no tie in the -inf-norm
@@ -85,4 +87,34 @@ register_cases(
         options=_LARGE_STEPS,
         name="singular: s_min / s_max at its kink",
     ),
+)
+
+
+def _through_svd(case: Case) -> bool:
+    """Whether numpy computes the case from singular values: matrix norms of order 2, -2 and 'nuc', and cond
+    of those orders (None is 2)."""
+    if case.f is np.linalg.cond:
+        return case.kwargs.get("p", case.args[1] if len(case.args) > 1 else None) in (None, 2, -2, "nuc")
+    order = case.kwargs.get("ord", case.args[1] if len(case.args) > 1 else None)
+    spec = case.args[0].primal if isinstance(case.args[0], PrimalAndTangent) else case.args[0]
+    ndim = len(spec.shape or ()) if isinstance(spec, Arg) else np.ndim(spec.value)
+    axis = case.kwargs.get("axis")
+    matrix = case.f is np.linalg.matrix_norm or (axis is None and ndim == 2) or np.size(axis) == 2
+    return order in (2, -2, "nuc") and matrix
+
+
+for _f in (np.linalg.norm, np.linalg.matrix_norm, np.linalg.cond):
+    refuse_edges("norms", _f, ("inf",), SVD_HANGS, run=False, cases=_through_svd)
+
+refuse_edges(
+    "norms",
+    np.linalg.cond,
+    ("huge",),
+    "not handled: the rules square singular values (and norms of the inverse), which overflow at 1e154",
+)
+refuse_edges(
+    "norms",
+    np.linalg.cond,
+    ("subnormal",),
+    "LAPACK's SVD does not converge on the rule's own matrices of subnormal entries: the rule raises LinAlgError",
 )

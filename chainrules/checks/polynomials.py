@@ -8,6 +8,7 @@ import numpy as np
 
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import NONZERO, REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 _P = Arg(REALS, (4,))
 _X = Generated(lambda rng, dtype: np.linspace(-1.0, 1.0, 7).astype(dtype), "7 points in [-1, 1]")
@@ -66,4 +67,25 @@ register_cases(
     Case(np.poly, (Arg(REALS, (3,)),)),
     # a complex input whose roots pair up with their conjugates gives a real output: not at a real root
     Case(np.poly, (At([2.0]),), dtypes=_REAL, name="one root"),
+)
+
+refuse_edges(
+    "polynomials",
+    np.polymul,
+    ("empty", "inf", "nan"),
+    "not handled: numpy strips leading zero coefficients of each factor (and of a tangent with a zero leading "
+    "entry), so the rules' convolutions do not line up with its output",
+)
+refuse_edges(
+    "polynomials",
+    np.polydiv,
+    ("inf", "huge"),
+    "not handled: numpy trims the remainder's leading near-zeros, so its length depends on the values",
+)
+refuse_edges(
+    "polynomials",
+    np.polyfit,
+    ("size 1", "huge"),
+    "the rules decline (None) fits that are rank deficient: one point for degree 2, weighted Vandermonde "
+    "columns of 1e300 whose scaled singular values fall below rcond",
 )

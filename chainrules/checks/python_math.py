@@ -11,6 +11,7 @@ from chainrules.checks.arithmetic import BINARY_CHECKS
 from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY
 from chainrules_core.testing.cases import ABOVE_ONE, POSITIVE_REAL_ONLY, At, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)
 """``math.log(x, base)``: both arguments differentiable."""
@@ -20,7 +21,7 @@ def _cases() -> list[Case]:
     cases = []
     for f, ufunc in MATH_UNARY.items():
         cases += table_cases(f, UNARY_CHECKS[ufunc], python_floats_only=True)
-    for f, ufunc in {**MATH_BINARY, math.pow: np.power}.items():
+    for f, ufunc in {**MATH_BINARY, math.pow: np.power, math.nextafter: np.nextafter}.items():
         if f is not math.fmod:
             cases += table_cases(f, BINARY_CHECKS[ufunc], python_floats_only=True)
     cases += table_cases(math.log, LOG_BASE, python_floats_only=True)
@@ -40,3 +41,10 @@ def _cases() -> list[Case]:
 
 
 register_cases("python_math", *_cases())
+
+refuse_edges(
+    "python_math",
+    math.fabs,
+    ("0-d",),
+    "not handled: math.fabs of a 0-d array takes the Python-number path, whose sign test is a numpy bool",
+)

@@ -7,6 +7,7 @@ import numpy as np
 from chainrules.checks._tables import REAL_DTYPES
 from chainrules.checks.reductions import SHAPE, SMALL_AXIS_GRID, with_nans
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Domain, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 CONTINUOUS = ("linear", "weibull", "hazen", "median_unbiased", "normal_unbiased", "interpolated_inverted_cdf")
 DISCONTINUOUS = (
@@ -64,4 +65,11 @@ register_cases(
     *(Case(np.nanquantile, (_NANS, _QS), kwargs=kw, dtypes=REAL_DTYPES) for kw in ({}, {"axis": 1})),
     Case(np.nanpercentile, (_NANS, At(37.0)), kwargs={"axis": 1, "method": "lower"}, dtypes=REAL_DTYPES),
     Case(np.nanpercentile, (_NANS, At(70.0)), kwargs={"axis": 0}, dtypes=REAL_DTYPES),
+)
+
+refuse_edges(
+    "quantiles",
+    np.nanquantile,
+    ("empty", "zero batch"),
+    "numpy's nanquantile of empty slices returns one NaN per slice whatever q's shape (its shape is not the output's)",
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 SHAPE = (2, 3, 4)
 AXES = (None, 0, 1, 2, -1, (0, 2))
@@ -88,4 +89,13 @@ register_cases(
             ((2, 3, 4), (1, -1, 1)),
         )
     ),
+)
+
+refuse_edges(
+    "reductions",
+    np.prod,
+    ("huge",),
+    "the product of the other entries overflows to inf at 1e300, and inf times a zero is NaN where a zero factor "
+    "makes the derivative 0 or a product of finite numbers",
+    where="zeros",
 )

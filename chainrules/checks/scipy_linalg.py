@@ -7,6 +7,7 @@ import numpy as np
 from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules.rules._linalg_common import adjoint
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg
@@ -146,3 +147,25 @@ if linalg is not None:
         Case(linalg.block_diag, (Arg(REALS, (2, 2)), Arg(REALS, (3,)), Arg(REALS, ()), Arg(REALS, (2, 1)))),
         Case(linalg.block_diag, (Arg(REALS, (2, 2, 2)), Arg(REALS, (1, 3))), dtypes=_DOUBLE, name="a stack"),
     )
+
+    refuse_edges(
+        "scipy_linalg",
+        linalg.det,
+        ("huge",),
+        "the adjugate of a singular matrix of entries 1e300 comes from products of singular values that overflow",
+        where="singular",
+    )
+    refuse_edges(
+        "scipy_linalg",
+        linalg.solve,
+        ("0-d",),
+        "not handled: scipy's solve takes a 0-d a as a 1 x 1 matrix, the rules a matrix of its shape",
+    )
+    for _f in (linalg.solve, linalg.solve_banded, linalg.solve_triangular):
+        refuse_edges(
+            "scipy_linalg",
+            _f,
+            ("subnormal", "huge"),
+            "at subnormal magnitudes LAPACK loses digits; at 1e300 the tangent's right-hand side overflows, and the "
+            "rule's solves check finiteness as the call asked (check_finite)",
+        )

@@ -11,6 +11,7 @@ from chainrules.checks.factorizations import _full_rank
 from chainrules.rules._linalg_common import adjoint
 from chainrules_core import Tangent
 from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg
@@ -117,4 +118,39 @@ if linalg is not None:
         Case(linalg.qr, (_pivot_stable((4, 3)),), kwargs={"mode": "economic", "pivoting": True}, dtypes=_DOUBLE),
         Case(linalg.qr, (_pivot_stable((3, 4)),), kwargs={"pivoting": True}, dtypes=_DOUBLE),
         Case(linalg.qr, (_pivot_stable((4, 3)),), kwargs={"mode": "r", "pivoting": True}, dtypes=_DOUBLE),
+    )
+
+    for _f in (linalg.cho_factor, linalg.cho_solve, linalg.lu_factor):
+        refuse_edges(
+            "scipy_linalg_factor",
+            _f,
+            ("0-d",),
+            "not handled: a 0-d matrix (scipy raises ValueError; the rules unpack its shape first)",
+        )
+    for _f in (linalg.cho_solve, linalg.lu_solve, linalg.qr):
+        refuse_edges(
+            "scipy_linalg_factor",
+            _f,
+            ("subnormal", "huge"),
+            "at subnormal magnitudes LAPACK loses digits (or finds R singular); at 1e300 the tangent's right-hand side "
+            "overflows, and the rule's solves check finiteness as the call asked (check_finite)",
+        )
+    refuse_edges(
+        "scipy_linalg_factor",
+        linalg.lu,
+        ("empty", "zero batch"),
+        "not handled: lu of an empty matrix or stack (the rules' permutations and padded factors assume entries)",
+    )
+    refuse_edges(
+        "scipy_linalg_factor",
+        linalg.lu_solve,
+        ("size 1",),
+        "not handled: one vector for a stack of 1 x 1 factors (the rules index the pivots of a single matrix)",
+    )
+    refuse_edges(
+        "scipy_linalg_factor",
+        linalg.qr,
+        ("empty", "size 1"),
+        "mode 'full' of a matrix with more rows than columns: Q's last columns are any basis of a complement, so "
+        "the frule declines (None) and the pullback raises ValueError for a cotangent that is not zero on them",
     )

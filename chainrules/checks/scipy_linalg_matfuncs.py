@@ -6,6 +6,7 @@ import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg
@@ -54,4 +55,38 @@ if linalg is not None:
         Case(linalg.solve_sylvester, (wc((2, 3, 3)), wc((2, 2)), Arg(REALS, (3, 2))), dtypes=_DOUBLE, name="broadcast"),
         Case(linalg.solve_continuous_lyapunov, (wc((3, 3)), Arg(REALS, (3, 3)))),
         Case(linalg.solve_continuous_lyapunov, (wc((3, 3)), Arg(REALS, (2, 3, 3))), dtypes=_DOUBLE, name="broadcast"),
+    )
+
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.expm,
+        ("0-d",),
+        "not handled: scipy's expm takes a 0-d array as a 1 x 1 matrix, the rules need its two axes",
+    )
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.sqrtm,
+        ("0-d", "empty", "zero batch", "huge", "inf", "nan", "tiny", "subnormal"),
+        "not handled: the rules solve a Sylvester equation with scipy's solve_sylvester, which refuses zero-size "
+        "stacks and non-finite values and loses digits at extreme magnitudes; a 0-d argument is a 1 x 1 matrix to "
+        "scipy",
+    )
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.solve_sylvester,
+        ("empty", "tiny", "subnormal"),
+        "not handled: empty operands (the rules' solves assume entries), and extreme magnitudes where the "
+        "Bartels-Stewart solve loses digits",
+    )
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.solve_continuous_lyapunov,
+        ("tiny", "subnormal"),
+        "at 1e-300 and below the Bartels-Stewart solve loses digits",
+    )
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.logm,
+        ("huge",),
+        "logm at -1e300: the matrix logarithm's series and scaling lose digits there",
     )

@@ -13,6 +13,7 @@ from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg
@@ -136,4 +137,25 @@ if linalg is not None:
         Case(linalg.polar, (_full_rank((3, 4)),), kwargs={"side": "left"}, dtypes=_DOUBLE),
         Case(linalg.polar, (well_conditioned((2, 3, 3)),), dtypes=_DOUBLE),
         Case(linalg.polar, (_repeated_singular_values(3),), dtypes=_DOUBLE, name="repeated singular values"),
+    )
+
+    refuse_edges(
+        "scipy_linalg_spectral",
+        eigh_invariants,
+        ("empty", "size 1", "huge"),
+        "not handled: the subset_by_index of the declared case no longer fits an empty or 1 x 1 matrix, and at 1e300 "
+        "the rules' eigenvalue gaps overflow",
+    )
+    refuse_edges(
+        "scipy_linalg_spectral",
+        linalg.eigh,
+        ("huge",),
+        "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",
+        where="degenerate",
+    )
+    refuse_edges(
+        "scipy_linalg_spectral",
+        linalg.polar,
+        ("empty", "size 1"),
+        "the rules decline (None) the side without a derivative: side='right' needs at least as many rows as columns",
     )

@@ -21,6 +21,7 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
 )
+from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import special
@@ -76,3 +77,17 @@ if special is not None:
     from chainrules.rules.scipy_special_elementary import ELEMENTARY
 
     register_family("scipy_special_elementary", ELEMENTARY, TABLE_CHECKS, _cases())
+
+    for _f in (special.boxcox, special.boxcox1p):
+        refuse_edges(
+            "scipy_special_elementary",
+            _f,
+            ("inf",),
+            "not handled: at an infinite x the partial in lmbda is inf * 0 = NaN where the limit exists",
+        )
+    refuse_edges(
+        "scipy_special_elementary",
+        special.lambertw,
+        ("inf", "subnormal"),
+        "not handled: W at an infinite or subnormal argument (the rule's W / (z (1 + W)) is NaN or loses its digits)",
+    )

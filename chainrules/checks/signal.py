@@ -8,6 +8,7 @@ import numpy as np
 
 from chainrules.checks._tables import REAL_DTYPES
 from chainrules_core.testing.cases import REAL_ONLY, REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 MODES = ("full", "same", "valid")
 LENGTHS = ((6, 3), (3, 6), (5, 4), (4, 5), (5, 1))
@@ -85,4 +86,24 @@ register_cases(
         (Generated(lambda rng, dtype: np.stack([_PHASES.make(rng, dtype)] * 2, axis=1), "phases"), None, 0),
         dtypes=REAL_DTYPES,
     ),
+)
+
+refuse_edges(
+    "signal",
+    np.interp,
+    ("huge", "tiny", "inf"),
+    "not handled yet: at knots of 1e300 or 1e-300 (and with a periodic interpolation) or an infinite knot the "
+    "rules' derivatives differ from finite differences",
+)
+refuse_edges(
+    "signal",
+    np.interp,
+    ("size 1",),
+    "not handled: a single knot (the rules look for an interval between two knots)",
+)
+refuse_edges(
+    "signal",
+    np.unwrap,
+    ("huge",),
+    "at 1e300 a period 2 pi is far below the spacing of floats: numpy's unwrap does not wrap anything there",
 )

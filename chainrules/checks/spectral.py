@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import random_matrix
+from chainrules.checks._matrices import SVD_HANGS, random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._linalg_common import adjoint, pad_to
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 # The harness compares a rule with finite differences of the function itself,
 # and numpy's phase convention for complex singular vectors and eigenvectors
@@ -251,4 +252,38 @@ register_cases(
         options={"fdm": FiniteDifferences(max_step=0.1, steps=3)},
         name="a zero singular value",
     ),
+)
+
+for _f in (np.linalg.svd, np.linalg.svdvals, svd_invariants, svd_complements):
+    refuse_edges("spectral", _f, ("inf",), SVD_HANGS, run=False, cases=lambda case: not case.kwargs.get("hermitian"))
+
+for _f in (np.linalg.eigh, eigh_invariants, svd_invariants):
+    refuse_edges(
+        "spectral",
+        _f,
+        ("inf",),
+        "with an infinite entry numpy's eigendecomposition is NaN but for the entries it does not touch: the rules "
+        "give NaN where a few outputs tend to limits",
+    )
+for _f in (np.linalg.svd, svd_invariants):
+    refuse_edges(
+        "spectral",
+        _f,
+        ("tiny", "subnormal"),
+        "not handled: the singular-vector terms divide by differences of squared singular values, which underflow "
+        "to 0 below 1e-154",
+    )
+refuse_edges(
+    "spectral",
+    np.linalg.svd,
+    ("size 1",),
+    "full_matrices of a single row: the complement of its right singular vector has two dimensions, and its "
+    "basis numpy returns (any rotation of it) has no derivative",
+)
+refuse_edges(
+    "spectral",
+    np.linalg.eigvalsh,
+    ("huge",),
+    "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",
+    where="degenerate",
 )

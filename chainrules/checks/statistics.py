@@ -6,6 +6,7 @@ import numpy as np
 
 from chainrules.checks.reductions import AXIS_GRID, NANS, SHAPE, SMALL_AXIS_GRID
 from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
 
 register_cases(
     "statistics",
@@ -28,4 +29,18 @@ register_cases(
     Case(np.average, (Arg(REALS, SHAPE), -1, Arg(POSITIVE, (4,)), True), name="returned"),
     Case(np.average, (Arg(REALS, (3, 4)), 0), kwargs={"weights": np.array([0.5, 2.0, 1.0])}, name="keyword weights"),
     Case(np.average, (Arg(REALS, (3, 4)), 1, Arg(POSITIVE, (4,))), kwargs={"keepdims": True}, name="keepdims"),
+)
+
+refuse_edges(
+    "statistics",
+    np.average,
+    ("size 1",),
+    "a single weight: the average does not depend on it, and finite differences see only its rounding",
+)
+refuse_edges(
+    "statistics",
+    np.average,
+    ("tiny", "subnormal"),
+    "numpy computes a weighted average as sum(w a) / sum(w): w a underflows at 1e-300, so its average is 0 there",
+    where="returned",
 )

@@ -91,7 +91,7 @@ def _scipy_solve_triangular() -> Any:
 def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
     """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
     solve_triangular = _scipy_solve_triangular()
-    if solve_triangular is not None:
+    if solve_triangular is not None and low.size and b.size:  # scipy refuses zero-size stacks; numpy takes them
         # scipy converts its arguments: an engine that follows them follows the call as one
         return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
     return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
@@ -187,7 +187,14 @@ def adjugate_svd(a: np.ndarray) -> np.ndarray:
 
     Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
     lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    A matrix with an infinite or NaN entry gets NaN: LAPACK's SVD does not
+    return for an infinite entry.
     """
+    finite = np.all(np.isfinite(a), axis=(-2, -1))
+    if not np.all(finite):
+        out = np.full(a.shape, np.nan, dtype=np.result_type(a, 1.0))
+        out[finite] = adjugate_svd(a[finite])
+        return out
     u, s, vh = np.linalg.svd(a)
     phase = np.linalg.det(u) * np.linalg.det(vh)
     p = _products_of_the_others(s).astype(a.dtype)

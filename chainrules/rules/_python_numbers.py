@@ -50,6 +50,7 @@ class PY:
     """
 
     sqrt = staticmethod(math.sqrt)
+    hypot = staticmethod(math.hypot)
     exp = staticmethod(math.exp)
     log = staticmethod(math.log)
     sin = staticmethod(math.sin)
@@ -58,6 +59,7 @@ class PY:
     cosh = staticmethod(math.cosh)
     floor = staticmethod(math.floor)
     isnan = staticmethod(math.isnan)
+    isinf = staticmethod(math.isinf)
     trunc = staticmethod(math.trunc)
     greater = staticmethod(operator.gt)
     less = staticmethod(operator.lt)

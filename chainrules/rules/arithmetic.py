@@ -3,7 +3,8 @@
 * ``BINARY``, the table of derivatives below: ``multiply``, ``divide``,
   ``maximum``, ``minimum``, ``arctan2``, ``hypot``, ``logaddexp``,
   ``remainder`` ... through ``scalar_rule``; ``LINEAR_BINARY``: ``add`` and
-  ``subtract`` pass the cotangent on (read-only) or negate it.
+  ``subtract`` pass the cotangent on (read-only) or negate it, ``nextafter``
+  passes it to ``x``.
 * ``power`` and ``float_power``: both arguments; the exponent's cotangent is
   a thunk, as it needs a logarithm and the exponent is usually a constant.
 * ``clip(x, lo, hi)``, bounds scalars, arrays or None.
@@ -52,10 +53,13 @@ def _divide(m: Any, out: Any, x: Any, y: Any) -> Any:
 
 
 def _arctan2(m: Any, out: Any, y: Any, x: Any) -> Any:
-    # numpy's argument order: arctan2(y, x). At the origin, where the angle jumps, 0 (ChainRules.jl).
-    r2 = x * x + y * y
-    r2 = m.where(r2 == 0, 1, r2)
-    return x / r2, -y / r2
+    # numpy's argument order: arctan2(y, x). The partials x / r² and -y / r², as (x / r) / r with r = hypot(y, x):
+    # r² overflows from |r| = 1e154 and underflows below 1e-154, r does neither. At the origin, where the angle
+    # jumps, 0 (ChainRules.jl); where r is infinite, 0, the limit.
+    r = m.hypot(x, y)
+    finite = (r != 0) & (r != math.inf)
+    r = m.where(finite, r, 1)
+    return m.where(finite, (x / r) / r, 0), m.where(finite, (-y / r) / r, 0)
 
 
 def hypot_partial(m: Any, out: Any, x: Any) -> Any:
@@ -67,18 +71,32 @@ def _hypot(m: Any, out: Any, x: Any, y: Any) -> Any:
     return hypot_partial(m, out, x), hypot_partial(m, out, y)
 
 
-def _shares(m: Any, px: Any, py: Any, x: Any, y: Any) -> Any:
-    # b**(x - out) is nan where x and out are the same infinity: the limit is 1, or 1/2 when x == y too.
-    tie = m.where(m.equal(x, y), 0.5, 1.0)
-    return m.where(m.isnan(px), tie, px), m.where(m.isnan(py), tie, py)
+def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
+    """The weights of x and y in logaddexp: the logistic function of ``t``, x - y in units of the log's base.
+
+    Not ``exp(x - out)``, which is 1 for both where ``out = x + log 2`` rounds
+    to ``x`` (``|x| >= 1e16``). Each side of ``t = 0`` takes ``exp`` of a
+    non-positive number, so nothing overflows where it is used, and both
+    sides are smooth through ``t = 0`` (an engine differentiating the weights
+    gets their slope 1/4 there). Where x and y are the same infinity the
+    weights are the limit along x == y, 1/2 each; a NaN gives NaN.
+    """
+    t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
+    ahead = t >= 0
+    e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
+    px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
+    py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
+    return px, py
 
 
 def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    return _shares(m, m.exp(x - out), m.exp(y - out), x, y)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and the unused side's exp, in _shares
+        return _shares(m, x - y, x, y)
 
 
 def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
-    return _shares(m, 2.0 ** (x - out), 2.0 ** (y - out), x, y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _shares(m, (x - y) * math.log(2.0), x, y)
 
 
 def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
@@ -130,11 +148,13 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     """d x**p / dx = p x**(p-1).
 
     At x == 0 this is the limit: 0 for p > 1, 1 for p == 1, +-inf for
-    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (the
-    exponent p - 1 is replaced by 1 so that 0 * 0**-1 does not make nan, as
-    autograd does). Negative x with an integer-valued p is exact.
+    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (also at an
+    infinite x); for an infinite p where x**(p - 1) is 0, 0, the limit, where
+    ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
+    p is exact.
     """
-    return p * x ** m.where(p == 0, 1, p - 1)
+    t = x ** m.where(p == 0, 1, p - 1)
+    return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
 
 def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
@@ -148,6 +168,21 @@ def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
     """
     at_zero = m.where(m.real(p) > 0, 0.0, NAN)
     return m.where(x == 0, at_zero, out * m.log(m.where(x == 0, 1, x)))
+
+
+def _moved_by(partial: Any, t: Any) -> Any:
+    """``partial`` where the tangent or seed ``t`` is nonzero, 0 where it is 0.
+
+    A zero entry of ``t`` moves nothing, even where the partial is infinite
+    (``0**0.5`` in x) or undefined (``0**0`` in p): without this, ``0 * inf``
+    makes a NaN where the directional derivative is a limit that exists, and
+    the frule along ``(0, 1)`` at ``(0, 0.5)`` would disagree with the
+    rrule's 0. Only where the partial is not finite, so the common case pays
+    one check.
+    """
+    if np.all(np.isfinite(partial)):
+        return partial
+    return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
 
 
 # ----- d(out)/dx and d(out)/dy given the output and both inputs; `m` is numpy, or math kernels for floats -----
@@ -170,8 +205,14 @@ BINARY: dict[Any, Callable[..., Any]] = {
     np.ldexp: _ldexp,
 }
 
-# d(out)/dx and d(out)/dy of the linear functions: constants.
-LINEAR_BINARY: dict[Any, tuple[float, float]] = {np.add: (1.0, 1.0), np.subtract: (1.0, -1.0)}
+# d(out)/dx and d(out)/dy of the linear functions: constants. nextafter(x, y) is x moved by one ulp towards y:
+# within an ulp of x everywhere, so 1 in x and 0 in y, the central difference even at x == y (where it is y);
+# PyTorch gives 0 to x there.
+LINEAR_BINARY: dict[Any, tuple[float, float]] = {
+    np.add: (1.0, 1.0),
+    np.subtract: (1.0, -1.0),
+    np.nextafter: (1.0, 0.0),
+}
 
 POWER = (power_dx, power_dp)
 """The partials of ``power`` and ``float_power``, one function per argument: the exponent's needs a log."""
@@ -205,11 +246,15 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = unthunk(out_bar)
         xc, pc = _power_args(x, p, out)
-        x_bar = cotangent_from_partial(project_x, shape_x, power_dx(np, out, xc, pc), out_bar)
+        x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
+        x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)
         if project_p.is_no_tangent:
             return NoTangent(), x_bar, NoTangent()
-        p_bar = Thunk(lambda: cotangent_from_partial(project_p, shape_p, power_dp(np, out, xc, pc), out_bar))
-        return NoTangent(), x_bar, p_bar
+
+        def p_bar() -> Any:
+            return cotangent_from_partial(project_p, shape_p, _moved_by(power_dp(np, out, xc, pc), out_bar), out_bar)
+
+        return NoTangent(), x_bar, Thunk(p_bar)
 
     return out, power_pullback
 
@@ -224,10 +269,10 @@ def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -
     out = f(x, p, **kwargs)
     xc, pc = _power_args(x, p, out)
     terms = []
-    if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
-        terms.append(power_dx(np, out, xc, pc) * unthunk(x_dot))
-    if not isinstance(p_dot, AbstractZero) and not ProjectTo(p).is_no_tangent:
-        terms.append(power_dp(np, out, xc, pc) * unthunk(p_dot))
+    for partial, arg, dot in ((power_dx, x, x_dot), (power_dp, p, p_dot)):
+        if not isinstance(dot, AbstractZero) and not ProjectTo(arg).is_no_tangent:
+            dot = unthunk(dot)
+            terms.append(_moved_by(partial(np, out, xc, pc), dot) * dot)
     return out, output_tangent(out, terms)
 
 

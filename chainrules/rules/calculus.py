@@ -88,7 +88,7 @@ class _Stencil:
         """
         h, sums = self.h, self.sums
         step = s[..., :-1] - s[..., 1:]  # d out_i / d w_i
-        partials = [step * (-h[1:] / sums**2), step * (h[:-1] / sums**2)]
+        partials = [step * (-h[1:] / sums / sums), step * (h[:-1] / sums / sums)]  # sums**2 overflows at 1e154
         intervals = [np.arange(h.size - 1), np.arange(1, h.size)]
         return partials, intervals
 
@@ -128,8 +128,8 @@ class _Gradient:
             h_bar[..., interval] += np.real(np.conjugate(partial) * g[..., 1:-1])
         if self.edge_order == 2:
             h = stencil.h
-            first = np.real(-np.conjugate(s[..., 1] - s[..., 0]) * g[..., 0]) / (h[0] + h[1]) ** 2
-            last = np.real(np.conjugate(s[..., -1] - s[..., -2]) * g[..., -1]) / (h[-2] + h[-1]) ** 2
+            first = np.real(-np.conjugate(s[..., 1] - s[..., 0]) * g[..., 0]) / (h[0] + h[1]) / (h[0] + h[1])
+            last = np.real(np.conjugate(s[..., -1] - s[..., -2]) * g[..., -1]) / (h[-2] + h[-1]) / (h[-2] + h[-1])
             h_bar[..., 0] += first * h[1]
             h_bar[..., 1] -= first * h[0]
             h_bar[..., -1] += last * h[-2]
@@ -146,8 +146,8 @@ class _Gradient:
         out_dot[..., 1:-1] += inside
         if self.edge_order == 2:
             h = stencil.h
-            dr0 = (h[1] * h_dot[0] - h[0] * h_dot[1]) / (h[0] + h[1]) ** 2
-            dr1 = (h[-2] * h_dot[-1] - h[-1] * h_dot[-2]) / (h[-2] + h[-1]) ** 2
+            dr0 = (h[1] / (h[0] + h[1]) * h_dot[0] - h[0] / (h[0] + h[1]) * h_dot[1]) / (h[0] + h[1])
+            dr1 = (h[-2] / (h[-2] + h[-1]) * h_dot[-1] - h[-1] / (h[-2] + h[-1]) * h_dot[-2]) / (h[-2] + h[-1])
             out_dot[..., 0] -= (s[..., 1] - s[..., 0]) * dr0
             out_dot[..., -1] += (s[..., -1] - s[..., -2]) * dr1
         return out_dot
@@ -162,7 +162,7 @@ def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
     call = _Gradient(values, spacing, kwargs)
     project_f = ProjectTo(values)
     projects = [ProjectTo(v) for v in spacing]
-    several = len(call.axes) > 1
+    several = len(call.axes) != 1  # a tuple, empty for a 0-d input
 
     def gradient_pullback(out_bar: Any) -> tuple[Any, ...]:
         seeds = tuple_entries(out_bar, len(call.axes)) if several else [unthunk(out_bar)]
@@ -204,7 +204,7 @@ def _frule_gradient(tangents: tuple[Any, ...], f: Any, values: Any, *spacing: An
             out_dot = out_dot + call.h_tangent(i, h_dot)
         out_dots.append(call.back(i, out_dot))
     project_out = ProjectTo(out)
-    if len(call.axes) > 1:
+    if len(call.axes) != 1:
         return out, project_out(Tangent(tuple, *out_dots))
     return out, project_out(out_dots[0])
 
@@ -238,6 +238,8 @@ class _Trapezoid:
 
     def x_cotangent(self, d_bar: Any) -> Any:
         """The cotangent of ``x`` from that of ``d``."""
+        if not np.size(self.x):  # no samples, no spacings
+            return np.zeros(np.shape(self.x))
         if np.ndim(self.x) == 1:
             return diff_adjoint(np.reshape(sum_to_shape(d_bar, np.shape(self.d)), -1))
         return diff_adjoint(sum_to_shape(d_bar, np.shape(self.d)), axis=self.axis)
@@ -253,17 +255,20 @@ def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
     def trapezoid_pullback(out_bar: Any) -> tuple[Any, ...]:
         g = np.expand_dims(np.asarray(unthunk(out_bar)), call.axis)
         half_bar = np.conjugate(call.d) / 2 * g
-        moved = np.moveaxis(np.broadcast_to(half_bar, call.pair_sum.shape), call.axis, -1)
-        y_bar = np.zeros((*moved.shape[:-1], moved.shape[-1] + 1), dtype=moved.dtype)
+        shape = np.broadcast_shapes(half_bar.shape, call.pair_sum.shape)  # x may broadcast against y
+        moved = np.moveaxis(np.broadcast_to(half_bar, shape), call.axis, -1)
+        length = moved.shape[-1] + 1 if call.y.shape[call.axis] else 0  # an empty axis has no pairs
+        y_bar = np.zeros((*moved.shape[:-1], length), dtype=moved.dtype)
         y_bar[..., 1:] += moved
         y_bar[..., :-1] += moved
+        y_bar = sum_to_shape(np.moveaxis(y_bar, -1, call.axis), call.y.shape)
         bars = [project(ZeroTangent()) for project in projects]
         d_bar = np.conjugate(call.pair_sum) / 2 * g
         if call.x is not None and projects and not projects[0].is_no_tangent:
             bars[0] = projects[0](call.x_cotangent(d_bar))
         elif call.x is None and len(projects) > 1 and not projects[1].is_no_tangent:
             bars[1] = projects[1](sum_to_shape(d_bar, np.shape(args[1])))
-        return (NoTangent(), project_y(np.moveaxis(y_bar, -1, call.axis)), *bars)
+        return (NoTangent(), project_y(y_bar), *bars)
 
     return out, trapezoid_pullback
 

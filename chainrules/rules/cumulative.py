@@ -29,6 +29,11 @@ def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
     return values.reshape(-1) if axis is None else np.moveaxis(values, axis, -1)
 
 
+def _scanned_axis(x: Any, axis: Any) -> Any:
+    """The axis the scan runs along: ``None`` (flattened) for a 0-d array, which numpy scans as one entry."""
+    return None if np.ndim(x) == 0 else axis
+
+
 def _reverse_cumsum(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``sum_{i >= k} v_i`` along the last axis."""
     return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
@@ -46,7 +51,7 @@ class _Cumulative:
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
         self.x = x
         self.out = out
-        self.axis = options.get("axis")
+        self.axis = _scanned_axis(x, options.get("axis"))
         self.initial = bool(options.get("include_initial"))
         self.out_shape = np.shape(out)
         values = as_array(x)
@@ -73,7 +78,7 @@ class _Cumulative:
 
     def tangent_out(self, out_dot: np.ndarray[Any, Any]) -> Any:
         if self.initial:  # the leading 0 or 1 is a constant
-            out_dot = np.concatenate([np.zeros_like(out_dot[..., :1]), out_dot], axis=-1)
+            out_dot = np.concatenate([np.zeros((*out_dot.shape[:-1], 1), out_dot.dtype), out_dot], axis=-1)
         return out_dot.reshape(self.out_shape) if self.axis is None else np.moveaxis(out_dot, -1, self.axis)
 
 
@@ -116,8 +121,8 @@ class _Scan:
 
     def __init__(self, x: np.ndarray[Any, Any]) -> None:
         n = x.shape[-1]
-        is_zero = x == 0
-        self.first = np.where(np.any(is_zero, axis=-1), np.argmax(is_zero, axis=-1), n)[..., None]
+        # the index of each row's first zero (n if none): how many entries precede it; 0 on an empty axis
+        self.first = np.sum(np.cumsum(x == 0, axis=-1) == 0, axis=-1)[..., None]
         index = np.arange(n)
         self.before = index < self.first
         self.at = index == self.first
@@ -176,7 +181,7 @@ class _Diff:
 
     def __init__(self, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         options = bind_options(_DIFF_ARGS, args, kwargs, n=1, axis=-1, prepend=NOVALUE, append=NOVALUE)
-        shape = np.shape(a)
+        shape = self.shape = np.shape(a)
         self.n = int(options["n"])
         self.axis = int(options["axis"]) % max(len(shape), 1)
         self.parts = [(options[k], np.shape(options[k])) for k in ("prepend", "append")]
@@ -189,8 +194,17 @@ class _Diff:
         self.lengths = (lengths[0], shape[self.axis] if shape else 0, lengths[1])
 
     def adjoint(self, out_bar: Any) -> list[Any]:
-        """The cotangents of prepend, a and append, unprojected."""
+        """The cotangents of prepend, a and append, unprojected.
+
+        ``n == 0`` returns ``a`` itself, without prepend and append; ``n`` at
+        least the joined length gives an empty output, constant in every input.
+        """
         c_bar = as_array(out_bar)
+        head, tail = (np.zeros(part_shape, dtype=c_bar.dtype) for _, part_shape in self.parts)
+        if self.n == 0:
+            return [head, c_bar, tail]
+        if self.n >= sum(self.lengths):
+            return [head, np.zeros(self.shape, dtype=c_bar.dtype), tail]
         for _ in range(self.n):
             c_bar = diff_adjoint(c_bar, self.axis)
         stops = np.cumsum(self.lengths)

@@ -168,8 +168,8 @@ def _operand_plan(
     elsewhere: dict[int, int] = {}
     for j, (term, shape) in enumerate(zip(inputs, shapes)):
         if j != k:
-            for label, n in zip(term, shape):
-                elsewhere[label] = max(elsewhere.get(label, 1), n)
+            for label, n in zip(term, shape):  # broadcasting: a size 1 gives way to any other, 0 included
+                elsewhere[label] = n if elsewhere.get(label, 1) == 1 else elsewhere[label]
     for label in output:
         elsewhere.setdefault(label, 1)
     # Labels computed by the einsum; the others are summed within x alone (broadcast back)
@@ -180,7 +180,10 @@ def _operand_plan(
     return _OperandPlan(
         others=others,
         subscripts=f"{terms}->{_letters(computed)}",
-        kept=tuple(size[label] if label in computed else 1 for label in distinct),
+        # the einsum's size: x's, or 1 where only other operands, broadcasting a size-1 axis against x's, have it
+        kept=tuple(
+            (size[label] if label in output else elsewhere[label]) if label in computed else 1 for label in distinct
+        ),
         shape=tuple(size[label] for label in distinct),
         labels=labels,
         distinct=distinct,

@@ -96,7 +96,7 @@ UNARY: dict[Any, Callable[..., Any]] = {
     np.sinh: lambda m, out, x: m.cosh(x),
     np.cosh: lambda m, out, x: m.sinh(x),
     np.tanh: _sech2,
-    np.arcsinh: lambda m, out, x: 1 / m.sqrt(x * x + 1),
+    np.arcsinh: lambda m, out, x: 1 / (m.sqrt(x * x + 1) if m.iscomplexobj(x) else m.hypot(x, 1)),  # x² overflows
     np.arccosh: lambda m, out, x: 1 / (m.sqrt(x - 1) * m.sqrt(x + 1)),  # the principal branch (ChainRules.jl)
     np.arctanh: lambda m, out, x: m.where(m.isnan(out), out, 1 / ((1 - x) * (1 + x))),
     # |x|' = sign(x), 0 at 0 (the central difference; ChainRules.jl, autograd and PyTorch agree). Real

@@ -133,7 +133,9 @@ def _take_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     assert dtype is not None
     shape = np.shape(x)
     axis = options["axis"]
-    if axis is None:
+    if not math.prod(shape):  # numpy takes nothing from an empty array when the output is empty too
+        return np.zeros(shape, dtype=dtype)
+    if axis is None or not shape:  # numpy takes from a 0-d array as from a 1-d one
         flat = _take_indices(options["indices"], math.prod(shape), options["mode"])
         return scatter_add(math.prod(shape), flat, out_bar, dtype).reshape(shape)
     axis = int(axis) % len(shape)
@@ -157,6 +159,8 @@ def _take_along_axis_adjoint(out_bar: Any, x: Any, indices: Any, *args: Any, **k
     assert dtype is not None
     shape = np.shape(x)
     size = math.prod(shape)
+    if not size:
+        return np.zeros(shape, dtype=dtype)
     if axis is None:
         return scatter_add(size, np.asarray(indices) % size, out_bar, dtype).reshape(shape)
     axis = int(axis) % len(shape)

@@ -309,6 +309,7 @@ def _tile_adjoint(out_bar: Any, x: Any, reps: Any) -> Any:
 def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
     axis = bind_options(("axis",), args, kwargs).get("axis")
     shape = np.shape(x)
+    axis = None if not shape else axis  # numpy repeats a 0-d array as a 1-d one, whatever the axis
     seed = np.asarray(out_bar).reshape(-1) if axis is None else np.asarray(out_bar)
     axis = 0 if axis is None else int(axis) % len(shape)
     n = math.prod(shape) if seed.ndim == 1 and len(shape) != 1 else shape[axis]

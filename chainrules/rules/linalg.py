@@ -96,7 +96,9 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     Through ``inv`` for matrices whose 1-norm condition number is below
     ``eps**-0.5`` (there ``det * inv`` loses at most half the digits), through
     the SVD otherwise and at exactly singular matrices (JAX and PyTorch keep
-    det's derivative finite there the same way).
+    det's derivative finite there the same way). A matrix with an infinite or
+    NaN entry keeps ``det * inv``, NaN: it has no derivative, and LAPACK's
+    SVD does not return for an infinite entry.
     """
     try:
         inv = np.linalg.inv(a)
@@ -105,8 +107,8 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
     good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
     adj = np.asarray(det)[..., None, None] * inv
-    if not np.all(good):
-        bad = ~good
+    bad = ~good & np.all(np.isfinite(a), axis=(-2, -1))
+    if np.any(bad):
         if adj.ndim == 2:
             return adjugate_svd(a)
         adj[bad] = adjugate_svd(a[bad])

@@ -1,8 +1,8 @@
 """Functions with no derivative: comparisons, predicates, integer-valued and index-valued functions.
 
 Their outputs are booleans, integers, indices, or floats that are
-piecewise constant in a way no cotangent can use (``spacing``,
-``nextafter``): the tangent of the output and the cotangent of every
+piecewise constant in a way no cotangent can use (``spacing``, the size of
+an ulp): the tangent of the output and the cotangent of every
 argument are ``NoTangent()``. Rounding to floats (``floor`` of an array,
 ``round``) has a zero derivative instead; see ``elementwise``.
 """
@@ -64,7 +64,6 @@ NUMPY = (
     np.argmax,
     np.argmin,
     np.spacing,
-    np.nextafter,
 )
 if hasattr(np, "bitwise_count"):  # numpy 2
     NUMPY += (np.bitwise_count,)
@@ -92,7 +91,6 @@ MATH = (
     math.isfinite,
     math.isinf,
     math.isnan,
-    math.nextafter,
     math.ulp,
     math.factorial,
     math.comb,

@@ -54,6 +54,8 @@ def _sign(x: np.ndarray) -> np.ndarray:
 
 def _signed_extremes(x: np.ndarray, values: np.ndarray, axes: tuple[int, ...], largest: bool) -> np.ndarray:
     """``sign(x)`` where ``values`` is largest (smallest) over ``axes``, ties weighted ``1 / count``; 0 elsewhere."""
+    if not values.size:  # numpy's norm of an empty array is 0, and the array has no entries to weigh
+        return np.zeros(x.shape, x.dtype)
     extreme = (np.max if largest else np.min)(values, axis=axes, keepdims=True)
     mask = values == extreme
     weights = mask / np.sum(mask, axis=axes, keepdims=True)

@@ -78,7 +78,7 @@ class _Horner:
     def __init__(self, p: Any, x: Any) -> None:
         self.p, self.x = np.asarray(p), np.asarray(x)
         n = len(self.p)
-        powers = [np.ones_like(self.x)]
+        powers = [np.ones_like(self.x)] if n else []  # an empty p is the zero polynomial
         for _ in range(n - 1):
             powers.append(powers[-1] * self.x)
         self.powers = powers[::-1]  # powers[k] = x ** (n - 1 - k)
@@ -205,7 +205,7 @@ def _register_padded_sum(f: Any, sign: int) -> None:
 
         def padded_sum_pullback(out_bar: Any) -> tuple[Any, ...]:
             g = np.asarray(unthunk(out_bar))
-            tails = [g[len(g) - max(np.size(a), 1) :].reshape(np.shape(a)) for a in (a1, a2)]
+            tails = [g[len(g) - np.size(a) :].reshape(np.shape(a)) for a in (a1, a2)]
             return NoTangent(), projects[0](tails[0]), projects[1](sign * tails[1])
 
         return out, padded_sum_pullback
@@ -343,10 +343,10 @@ def _fitted(f: Any, x: Any, y: Any, deg: Any, args: tuple[Any, ...], kwargs: dic
     options = bind_options(("rcond", "full", "w", "cov"), args, kwargs, full=False, cov=False)
     if options["full"] or options["cov"] is not False:
         return None
+    p = f(x, y, deg, *args, **kwargs)  # first: numpy's checks of the arguments, and its exceptions
     fit = _LeastSquares(x, y, deg, options["rcond"], options["w"])
     if fit.rank_deficient:
         return None
-    p = f(x, y, deg, *args, **kwargs)
     return fit, p, fit.b - fit.a @ p
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
 
 from ._makers import constant_partials, output_tangent, python_partials, python_rule
-from .arithmetic import BINARY, POWER, hypot_partial
+from .arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
 from .elementwise import LINEAR_UNARY, UNARY
 
 MATH_UNARY = {
@@ -62,6 +62,7 @@ for _f, _ufunc in MATH_UNARY.items():
 for _f, _ufunc in MATH_BINARY.items():
     python_rule(_f, BINARY[_ufunc])
 python_rule(math.pow, POWER, lazy=(1,))
+python_rule(math.nextafter, constant_partials(LINEAR_BINARY[np.nextafter]))
 
 
 def log_base(m: Any, out: Any, x: Any, base: Any) -> Any:

@@ -107,7 +107,7 @@ class _OrderStatistics:
         moved = np.moveaxis(values, self.axes, tuple(range(values.ndim - k, values.ndim)))
         self.moved_shape = moved.shape
         n = math.prod(moved.shape[values.ndim - k :])
-        rows = moved.reshape(-1, n)
+        rows = moved.reshape(math.prod(moved.shape[: values.ndim - k]), n)  # no -1: empty slices
         self.order = np.argsort(rows, axis=-1, kind="stable")
         self.sorted = np.take_along_axis(rows, self.order, axis=-1)
         nans = np.isnan(self.sorted) if self.sorted.dtype.kind in "fc" else np.zeros(self.sorted.shape, dtype=bool)
@@ -160,6 +160,8 @@ class _OrderStatistics:
     def sorted_weights(self, seed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The seed (rows of the outputs, one row per q) handed to the sorted positions of each slice."""
         rows, n = self.sorted.shape
+        if not n:  # empty slices: NaN outputs that no entry moves
+            return np.zeros((rows, 0), seed.dtype if seed.dtype.kind in "fc" else np.dtype(float))
         offsets = n * np.arange(rows)
         live = ~self.empty
         if self.nan_rows is not None:
@@ -189,7 +191,9 @@ class _OrderStatistics:
         dots = np.moveaxis(
             np.asarray(x_dot), self.axes, tuple(range(len(self.shape) - len(self.axes), len(self.shape)))
         )
-        dots = _run_average(np.take_along_axis(dots.reshape(-1, self.n), self.order, axis=-1), self.same)
+        dots = _run_average(np.take_along_axis(dots.reshape(self.order.shape), self.order, axis=-1), self.same)
+        if not self.n:
+            return np.zeros(self.lo.shape, dots.dtype)
         rows = np.arange(dots.shape[0])
         out_dot = (1 - self.g) * dots[rows, self.lo] + self.g * dots[rows, self.hi]
         out_dot = np.where(self.empty, 0, out_dot)

@@ -161,7 +161,7 @@ def _others_product(x: np.ndarray[Any, Any], axes: tuple[int, ...]) -> np.ndarra
     """
     k = len(axes)
     moved = np.moveaxis(x, axes, tuple(range(-k, 0)))
-    flat = moved.reshape((*moved.shape[: moved.ndim - k], -1))
+    flat = moved.reshape((*moved.shape[: moved.ndim - k], math.prod(moved.shape[moved.ndim - k :])))  # no -1: empty
     ones = np.ones_like(flat[..., :1])  # built without out=, so that an engine can follow x
     if flat.shape[-1] < 2:
         return np.moveaxis(np.ones_like(flat).reshape(moved.shape), tuple(range(-k, 0)), axes)

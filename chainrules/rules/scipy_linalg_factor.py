@@ -63,6 +63,13 @@ from .scipy_linalg import call_options, op, returning, solve_adjoint
 # ----- LU: shared pieces -----
 
 
+def _solve_triangular(a: np.ndarray, b: np.ndarray, **options: Any) -> np.ndarray:
+    """scipy's ``solve_triangular``, zero-size stacks included (scipy refuses them): an empty solution."""
+    if a.size and b.size:
+        return linalg.solve_triangular(a, b, check_finite=False, **options)
+    return np.zeros((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), *b.shape[-2:]), np.result_type(a, b, 1.0))
+
+
 def _rows(x: np.ndarray, perm: np.ndarray) -> np.ndarray:
     """``x[perm]`` for stacks: the rows of each matrix in the order ``perm`` (broadcast over the stack)."""
     index = np.broadcast_to(
@@ -94,8 +101,8 @@ def _lu_pushforward(
     """``(dL, dU)`` for ``A[perm] = L U``."""
     k = low.shape[-1]
     low_pad, up_pad = _padded(low, up)
-    y = linalg.solve_triangular(low_pad, _rows(a_dot, perm), lower=True, unit_diagonal=True, check_finite=False)
-    f = np.swapaxes(linalg.solve_triangular(up_pad, np.swapaxes(y, -1, -2), trans=1, check_finite=False), -1, -2)
+    y = _solve_triangular(low_pad, _rows(a_dot, perm), lower=True, unit_diagonal=True)
+    f = np.swapaxes(_solve_triangular(up_pad, np.swapaxes(y, -1, -2), trans=1), -1, -2)
     return low_pad @ np.tril(f, -1)[..., :, :k], np.triu(f)[..., :k, :] @ up_pad
 
 
@@ -109,8 +116,8 @@ def _lu_pullback(perm: np.ndarray, low: np.ndarray, up: np.ndarray, low_bar: Any
         f_bar = f_bar + np.tril(pad_to(adjoint(low_pad) @ low_bar, shape), -1)
     if not isinstance(up_bar, AbstractZero):
         f_bar = f_bar + np.triu(pad_to(up_bar @ adjoint(up_pad), shape))
-    z = linalg.solve_triangular(low_pad, f_bar, lower=True, unit_diagonal=True, trans=2, check_finite=False)
-    return _unrows(adjoint(linalg.solve_triangular(up_pad, adjoint(z), check_finite=False)), perm)
+    z = _solve_triangular(low_pad, f_bar, lower=True, unit_diagonal=True, trans=2)
+    return _unrows(adjoint(_solve_triangular(up_pad, adjoint(z))), perm)
 
 
 def _no_tangent_if_given(x: Any) -> Any:
@@ -132,7 +139,8 @@ def _lu_parts(f: Any, a: Any, out: tuple[np.ndarray, ...], options: dict[str, An
         p, low, up = f(a, p_indices=True, check_finite=False)
     else:
         p, low, up = out
-        p = p if options["p_indices"] else np.argmax(p, axis=-1)  # P[i, p[i]] = 1
+        if not options["p_indices"]:  # P[i, p[i]] = 1: p = P @ (0, 1, ...), which an empty P has too
+            p = (p @ np.arange(p.shape[-1])).astype(np.intp)
     return np.argsort(p, axis=-1), low, up
 
 
@@ -270,11 +278,14 @@ def _matrices(x: Any, vector: bool) -> np.ndarray:
 
 @rrule.register(linalg.lu_solve)
 def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-    options, parts = _lu_solve_options(args, kwargs), _lu_solve_parts(lu_and_piv)
-    if options is None or parts is None:
+    options = _lu_solve_options(args, kwargs)
+    if options is None:
+        return None
+    x = f(lu_and_piv, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
+    parts = _lu_solve_parts(lu_and_piv)
+    if parts is None:
         return None
     lu, perm, low, up = parts
-    x = f(lu_and_piv, b, *args, **kwargs)
     trans, vector = options["trans"], np.ndim(b) == 1
     project_lu = ProjectTo(lu_and_piv)
     extra = (NoTangent(),) * len(args)
@@ -296,11 +307,14 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
 
 @frule.register(linalg.lu_solve)
 def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-    options, parts = _lu_solve_options(args, kwargs), _lu_solve_parts(lu_and_piv)
-    if options is None or parts is None:
+    options = _lu_solve_options(args, kwargs)
+    if options is None:
+        return None
+    x = f(lu_and_piv, b, *args, **kwargs)
+    parts = _lu_solve_parts(lu_and_piv)
+    if parts is None:
         return None
     _, perm, low, up = parts
-    x = f(lu_and_piv, b, *args, **kwargs)
     trans, vector = options["trans"], np.ndim(b) == 1
     lu_dot, _ = tuple_entries(tangents[1], 2)
     b_dot = unthunk(tangents[2])

@@ -91,13 +91,20 @@ def _log_softmax_pull(out: Any, out_bar: Any, axes: tuple[int, ...]) -> Any:
     return out_bar - np.conjugate(np.exp(out)) * np.sum(out_bar, axis=axes, keepdims=True)
 
 
-def _logsumexp_parts(a: Any, rest: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> tuple[Any, ...]:
-    """``b``, ``keepdims``, the reduced axes, and the weights exp(a - out) (d out / d b; times b, d out / d a)."""
+def _logsumexp_parts(a: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``b``, ``keepdims``, the reduced axes, and the weights exp(a - out) (d out / d b; times b, d out / d a).
+
+    The weights are a softmax, ``exp(a - max) / sum(b exp(a - max))``: not
+    ``exp(a - out)``, which is 1 for both entries of ``[x, x]`` where
+    ``out = x + log 2`` rounds to ``x`` (``|x| >= 1e16``).
+    """
     axis, b = _option(rest, kwargs, 0, "axis", None), _option(rest, kwargs, 1, "b", None)
     keepdims = bool(_option(rest, kwargs, 2, "keepdims", False))
-    ndim = len(np.broadcast_shapes(np.shape(a), np.shape(b))) if b is not None else np.ndim(a)
-    axes = _axes(axis, ndim)
-    weights = np.exp(a - (out if keepdims else np.expand_dims(out, axes)))
+    values = np.asarray(a) if b is None else np.broadcast_arrays(a, b)[0]
+    axes = _axes(axis, values.ndim)
+    top = np.max(np.real(values), axis=axes, keepdims=True, initial=-np.inf)
+    e = np.exp(values - np.where(np.isfinite(top), top, 0.0))
+    weights = e / np.sum(e if b is None else b * e, axis=axes, keepdims=True)
     return b, keepdims, axes, weights
 
 
@@ -111,7 +118,7 @@ def _rrule_logsumexp(f: Any, a: Any, *rest: Any, **kwargs: Any) -> Any:
     def logsumexp_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = unthunk(out_bar)
         bars: list[Any] = [NoTangent()] * len(rest)
-        b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs, out)
+        b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs)
         g = out_bar if keepdims else np.expand_dims(out_bar, axes)
         a_bar = cotangent_from_partial(project_a, shape_of(a), weights if b is None else weights * b, g)
         if project_b is not None:
@@ -125,7 +132,7 @@ def _frule_logsumexp(tangents: tuple[Any, ...], f: Any, a: Any, *rest: Any, **kw
     if _option(rest, kwargs, 3, "return_sign", False):
         return None
     out = f(a, *rest, **kwargs)
-    b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs, out)
+    b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs)
     terms = []
     a_dot = tangents[1]
     if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:

@@ -176,7 +176,9 @@ class _Average:
 
     def a_cotangent(self, avg_bar: Any) -> Any:
         g = np.reshape(avg_bar, self.kept)
-        share = 1 / self.w_total if self.w is None else np.conjugate(self.w_laid / self.w_total)
+        share = (
+            (1 / self.w_total if self.w_total else 0.0) if self.w is None else np.conjugate(self.w_laid / self.w_total)
+        )
         return np.broadcast_to(share * g, self.shape)
 
     def w_cotangent(self, avg_bar: Any, total_bar: Any) -> Any:
@@ -191,12 +193,13 @@ class _Average:
         """The tangents of the average and of the sum of the weights (``w_dot`` None: constant weights)."""
         if self.w is None:
             return np.mean(a_dot, axis=self.axes, keepdims=True), 0.0
-        weighted = self.w_laid * a_dot
+        # the shares w / sum(w) first, as the pullback takes them: w * a_dot / sum(w) underflows for w of 1e-300
+        weighted = self.w_laid / self.w_total * a_dot
         if w_dot is None:
-            return np.sum(weighted, axis=self.axes, keepdims=True) / self.w_total, 0.0
+            return np.sum(weighted, axis=self.axes, keepdims=True), 0.0
         w_dot = np.broadcast_to(self.laid_out(w_dot), self.w_laid.shape)
-        weighted = weighted + (self.a - self.avg) * w_dot
-        return np.sum(weighted, axis=self.axes, keepdims=True) / self.w_total, np.sum(w_dot, self.axes, keepdims=True)
+        weighted = weighted + (self.a - self.avg) / self.w_total * w_dot
+        return np.sum(weighted, axis=self.axes, keepdims=True), np.sum(w_dot, self.axes, keepdims=True)
 
 
 def _weights_position(args: tuple[Any, ...]) -> bool:

@@ -94,6 +94,7 @@ class Layout:
 
     @property
     def differentiable(self) -> bool:
+        """Whether the value has a tangent space; an empty float array has one, of dimension 0."""
         return self.size > 0
 
 
@@ -241,7 +242,10 @@ class _Array(Layout):
 
     def from_vec(self, v: Vector, promote: bool) -> Any:
         n = math.prod(self.shape)
-        values = v[:n] + 1j * v[n:] if self.is_complex else v
+        values = v
+        if self.is_complex:  # not v[:n] + 1j * v[n:]: 1j * nan is nan + nanj, which would spoil the real part
+            values = np.empty(n, dtype=np.complex128)
+            values.real, values.imag = v[:n], v[n:]
         return np.asarray(values).reshape(self.shape).astype(_promoted(self.dtype) if promote else self.dtype)
 
     def tangent_to_vec(self, t: Any) -> Vector:
@@ -279,6 +283,10 @@ class _Array(Layout):
     def magnitudes(self) -> Vector:
         return _magnitudes(self.value)
 
+    @property
+    def differentiable(self) -> bool:
+        return True
+
     def constants(self, x: Any) -> list[Any]:
         return []
 
@@ -298,6 +306,10 @@ class _Composite(Layout):
     def _setup(self, children: list[tuple[Any, Layout]]) -> None:
         self.children = children
         self.size = sum(layout.size for _, layout in children)
+
+    @property
+    def differentiable(self) -> bool:
+        return any(layout.differentiable for _, layout in self.children)
 
     def _split(self, v: Vector) -> list[Vector]:
         parts, start = [], 0

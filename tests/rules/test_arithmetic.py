@@ -40,6 +40,68 @@ def test_limit_points(f, point, partials, dtype):
         np.testing.assert_allclose(float(dot), expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("f, point, partials", LIMITS, ids=[f"{f.__name__}{p}" for f, p, _ in LIMITS])
+def test_limit_points_with_plain_zeros(f, point, partials):
+    """Engines may pass zeros as numbers, not ZeroTangent(): where a declared partial is finite, both modes still
+    give it, though the other argument's partial is infinite or undefined (0 * inf would be NaN)."""
+    args = tuple(np.full(2, v) for v in point)
+    with np.errstate(all="ignore"):
+        bars = [unthunk(b) for b in rrule(f, *args)[1](np.array([1.0, 0.0]))[1:]]
+        for i, (bar, expected) in enumerate(zip(bars, partials)):
+            if not np.isfinite(expected):
+                continue
+            tangents = [np.zeros(2), np.zeros(2)]
+            tangents[i] = np.array([1.0, 0.0])
+            dot = frule((NoTangent(), *tangents), f, *args)[1]
+            np.testing.assert_allclose(dot, [expected, 0.0], rtol=1e-6)
+            np.testing.assert_allclose(bar, [expected, 0.0], rtol=1e-6)
+
+
+def test_power_at_base_zero_moves_with_the_exponent_alone():
+    """d/dp 0**p = 0 for p > 0: the frule along (0, 1) gives 0 with a plain zero tangent for the base, as the
+    rrule does; a zero seed entry gives zero cotangents, though d/dx 0**0.5 is infinite."""
+    with np.errstate(all="ignore"):
+        assert frule((NoTangent(), 0.0, 1.0), np.power, 0.0, 0.5)[1] == 0.0
+        assert unthunk(rrule(np.power, 0.0, 0.5)[1](1.0)[2]) == 0.0
+        x, p = np.array([0.0, 4.0]), np.array([0.5, 0.5])
+        np.testing.assert_array_equal(
+            frule((NoTangent(), np.zeros(2), np.ones(2)), np.power, x, p)[1], [0.0, 2 * np.log(4)]
+        )
+        _, x_bar, p_bar = rrule(np.power, x, p)[1](np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(x_bar, [0.0, 0.25])
+    np.testing.assert_array_equal(unthunk(p_bar), [0.0, 2 * np.log(4)])
+
+
+@pytest.mark.parametrize("f", [np.logaddexp, np.logaddexp2])
+@pytest.mark.parametrize("x", [1.0, 1e16, -1e16, 1e300, -1e300])
+def test_logaddexp_of_equal_arguments_splits_evenly(f, x):
+    """At x == y each weighs 1/2 at any magnitude: out = x + log 2 rounds to x at |x| >= 1e16, so the weights
+    come from x - y, not from exp(x - out)."""
+    for args in ((x, x), (np.full(3, x), np.full(3, x))):
+        one = np.ones_like(args[0])
+        _, x_bar, y_bar = rrule(f, *args)[1](one)
+        np.testing.assert_array_equal((x_bar, y_bar), (0.5 * one, 0.5 * one))
+        np.testing.assert_array_equal(frule((NoTangent(), one, 0 * one), f, *args)[1], 0.5 * one)
+
+
+def test_logaddexp_weights_far_apart_and_at_infinities():
+    """The weights are 1 and 0 when the arguments are far apart, and the limits at the infinities."""
+    x = np.array([1e300, -1e300, np.inf, -np.inf, np.inf, 3.0])
+    y = np.array([-1e300, 1e300, np.inf, -np.inf, -np.inf, -np.inf])
+    _, x_bar, y_bar = rrule(np.logaddexp, x, y)[1](np.ones(6))
+    np.testing.assert_array_equal(x_bar, [1.0, 0.0, 0.5, 0.5, 1.0, 1.0])
+    np.testing.assert_array_equal(y_bar, [0.0, 1.0, 0.5, 0.5, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("args", [(1.0, 2.0), (1.0, 1.0), (0.0, -1.0), (np.array([1.0, -2.0]), np.array([0.0, -2.0]))])
+def test_nextafter_moves_with_x(args):
+    """nextafter(x, y) is within an ulp of x: 1 in x, 0 in y, at x == y too."""
+    _, x_bar, y_bar = rrule(np.nextafter, *args)[1](np.ones_like(args[0]))
+    np.testing.assert_array_equal((x_bar, y_bar), (np.ones_like(args[0]), np.zeros_like(args[1])))
+    tangents = (NoTangent(), np.full_like(args[0], 2.0), np.full_like(args[1], 3.0))
+    np.testing.assert_array_equal(frule(tangents, np.nextafter, *args)[1], np.full_like(args[0], 2.0))
+
+
 def test_ties_split_evenly():
     for f in (np.maximum, np.minimum, np.fmax, np.fmin):
         _, pullback = rrule(f, np.array([1.0, 2.0]), np.array([1.0, 3.0]))

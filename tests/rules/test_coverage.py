@@ -36,13 +36,14 @@ TIER_ONE_UFUNCS = {
 
 BEYOND_TIER_ONE_UFUNCS = {
     "float_power", "fmax", "fmin", "logaddexp2", "fmod", "copysign", "heaviside", "ldexp", "frexp", "modf", "divmod",
+    "nextafter",
 }  # fmt: skip
 """Second-tier ufuncs that have rules too."""
 
 NON_DIFFERENTIABLE_UFUNCS = {
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
-    "isfinite", "isinf", "isnan", "isnat", "signbit", "spacing", "nextafter",
+    "isfinite", "isinf", "isnan", "isnat", "signbit", "spacing",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
     "left_shift", "bitwise_left_shift", "right_shift", "bitwise_right_shift", "bitwise_count",
     "gcd", "lcm", "floor_divide",

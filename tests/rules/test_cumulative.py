@@ -90,3 +90,60 @@ def test_include_initial_is_a_constant():
     """The leading 0 of cumulative_sum(include_initial=True) gets no share of the seed."""
     x_bar = rrule(np.cumulative_sum, np.ones(3), include_initial=True)[1](np.array([100.0, 1.0, 2.0, 3.0]))[1]
     assert np.array_equal(x_bar, [6.0, 5.0, 3.0])
+
+
+# ----- edges -----
+
+_PREPEND = np.ones((3, 5))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((0, 0, _PREPEND), {}), ((0, 0), {"prepend": _PREPEND, "append": 2.0}), ((0,), {"axis": 0, "prepend": _PREPEND})],
+    ids=["positional", "keyword", "mixed"],
+)
+def test_diff_of_order_zero_is_the_input(args, kwargs):
+    """diff(x, 0, ...) is x itself, whatever prepend and append: x gets the seed, a positional prepend zero."""
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((2, 5, 5))
+    out, pullback = rrule(np.diff, x, *args, **kwargs)
+    assert np.array_equal(out, x)
+    bars = pullback(g)
+    assert np.array_equal(bars[1], g)
+    if len(args) == 3:
+        assert bars[4].shape == _PREPEND.shape and not np.any(bars[4])
+    x_dot = rng.standard_normal((5, 5))
+    assert np.array_equal(
+        frule((NoTangent(), x_dot, *(NoTangent(),) * len(args)), np.diff, x, *args, **kwargs)[1], x_dot
+    )
+
+
+@pytest.mark.parametrize("positional", [True, False])
+def test_diff_past_the_joined_length_is_empty(positional):
+    """diff(x, 17, 2, x, x) of a (3, 3, 3) array is empty: zero cotangents of the inputs' shapes, by keyword too."""
+    x = np.random.default_rng(1).standard_normal((3, 3, 3))
+    args, kwargs = ((17, 2, x, x), {}) if positional else ((17,), {"axis": 2, "prepend": x, "append": x})
+    out, pullback = rrule(np.diff, x, *args, **kwargs)
+    assert out.shape == (3, 3, 0)
+    bars = pullback(np.zeros(out.shape))
+    assert bars[1].shape == x.shape and not np.any(bars[1])
+    if positional:
+        assert all(b.shape == x.shape and not np.any(b) for b in bars[4:])
+    tangents = (NoTangent(), x, NoTangent(), NoTangent(), x, x) if positional else (NoTangent(), x, NoTangent())
+    assert frule(tangents, np.diff, x, *args, **kwargs)[1].shape == (3, 3, 0)
+
+
+_PRODUCTS = [np.cumprod, np.nancumprod, *([np.cumulative_prod] if hasattr(np, "cumulative_prod") else [])]
+
+
+@pytest.mark.parametrize("f", _PRODUCTS)
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((0, 4), 0), ((3, 0), 1), ((3, 0), 0)])
+def test_cumprod_of_an_empty_array(f, shape, axis):
+    """An empty scan has an empty output and empty tangents and cotangents, in the input's dtype."""
+    x = np.zeros(shape, dtype=np.float32)
+    kwargs = {} if axis is None and f is not np.cumulative_prod else {"axis": axis or 0}
+    out, pullback = rrule(f, x, **kwargs)
+    x_bar = pullback(np.zeros(out.shape, dtype=np.float32))[1]
+    assert x_bar.shape == shape and x_bar.dtype == np.float32
+    y_dot = frule((NoTangent(), x), f, x, **kwargs)[1]
+    assert y_dot.shape == out.shape and y_dot.dtype == np.float32

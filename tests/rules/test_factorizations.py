@@ -68,3 +68,19 @@ def test_cholesky_without_scipy(monkeypatch, mode):
         if case.f is np.linalg.cholesky:
             for dtype in ("float64", "complex128"):
                 case.run(dtype, mode)
+
+
+@pytest.mark.parametrize("scipy", [True, False])
+@pytest.mark.parametrize("shape", [(0, 5, 5), (0, 0, 0), (0, 0), (2, 0, 0)])
+def test_cholesky_of_zero_size_stacks(monkeypatch, scipy, shape):
+    """numpy returns an empty factor; so do both rules, with scipy's triangular solves and without."""
+    from chainrules.rules import _linalg_common
+
+    if scipy:
+        pytest.importorskip("scipy.linalg")
+    else:
+        monkeypatch.setattr(_linalg_common, "_scipy_solve_triangular", lambda: None)
+    a = np.zeros(shape)
+    out, pullback = rrule(np.linalg.cholesky, a)
+    assert out.shape == shape and pullback(np.zeros(shape))[1].shape == shape
+    assert frule((NoTangent(), np.zeros(shape)), np.linalg.cholesky, a)[1].shape == shape

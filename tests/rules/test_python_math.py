@@ -131,3 +131,9 @@ def test_math_and_numpy_entry_points_agree(f, ufunc):
         np.testing.assert_allclose(python, numpy, rtol=1e-12)
 
     check()
+
+
+def test_nextafter_moves_with_x():
+    """math.nextafter(x, y) is within an ulp of x: 1 in x, 0 in y."""
+    assert rrule(math.nextafter, 1.0, 2.0)[1](1.0) == (NoTangent(), 1.0, 0.0)
+    assert frule((NoTangent(), 2.0, 3.0), math.nextafter, 1.0, 1.0)[1] == 2.0

@@ -27,6 +27,25 @@ def test_softmax_cotangent_ignores_a_constant_shift():
     np.testing.assert_allclose(x_bar.sum(axis=1), 0.0, atol=1e-15)
 
 
+@pytest.mark.parametrize("x", [1e16, -1e16, 1e300, -1e300])
+def test_logsumexp_of_equal_entries_splits_evenly(x):
+    """out = x + log 2 rounds to x at |x| >= 1e16: the weights come from a softmax, not from exp(a - out)."""
+    a = np.full(2, x)
+    np.testing.assert_array_equal(rrule(special.logsumexp, a)[1](1.0)[1], [0.5, 0.5])
+    assert frule((NoTangent(), np.array([1.0, 0.0])), special.logsumexp, a)[1] == 0.5
+    _, a_bar, _, b_bar = rrule(special.logsumexp, a, 0, np.array([1.0, 3.0]))[1](1.0)
+    np.testing.assert_allclose(a_bar, [0.25, 0.75])
+    np.testing.assert_allclose(b_bar, [0.25, 0.25])
+
+
+@pytest.mark.parametrize("x", [1e16, 1e300])
+def test_the_softplus_family_at_large_arguments(x):
+    """Their derivatives are logistic functions: 1 and 0 far out, never a ratio that rounds."""
+    for f, far_right, far_left in ((special.softplus, 1.0, 0.0), (special.log_expit, 0.0, 1.0)):
+        assert rrule(f, x)[1](1.0)[1] == far_right and rrule(f, -x)[1](1.0)[1] == far_left
+        assert frule((NoTangent(), 1.0), f, x)[1] == far_right
+
+
 def test_logsumexp_gradient_is_softmax():
     x = np.array([1000.0, 1000.0, 999.0])  # stable where exp(x) overflows
     _, pullback = rrule(special.logsumexp, x)
