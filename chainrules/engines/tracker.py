@@ -45,6 +45,8 @@ from chainrules_core import (
 from chainrules_core.naming import function_name
 
 from ._boxes import (
+    GENERAL,
+    MISS,
     ArrayBox,
     Box,
     Engine,
@@ -89,11 +91,14 @@ class Tracker(RuleConfig, HasReverseMode):
 # ----- the tape -----
 
 
-# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` lists (position in
-# (f, *args), path inside a container argument, slot); ``outputs`` is the output's slot, or for a list or
-# tuple output a dict from paths to slots with ``skeleton`` the output itself (``None`` for one output).
-# A tuple rather than a class: a node is made per operation, and tuples are the cheapest to make.
-_Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, Any]
+# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` is a tuple of the slots
+# of (f, *args), ``None`` where a value is not tracked, or, when tracked values sit inside container
+# arguments, a list of (position in (f, *args), path inside the argument, slot); ``outputs`` is the
+# output's slot, or for a list or tuple output a dict from paths to slots with ``skeleton`` the output
+# itself (``None`` for one output). A tuple rather than a class: a node is made per operation, and
+# tuples are the cheapest to make.
+_Inputs = tuple[int | None, ...] | list[tuple[int, Path, int]]
+_Node = tuple[Any, Callable[[Any], Any], _Inputs, int, Any, Any]
 
 
 class Tape(Trace):
@@ -143,8 +148,75 @@ class Tape(Trace):
             return x
         return TrackedObject(x, self, self.new_slot(x))
 
-    def record(self, f: Any, pullback: Callable[[Any], Any], inputs: list[tuple[int, Path, int]], nargs: int, y: Any):
+    def fast(self, token: Any, args: tuple[Any, ...]) -> Any:
+        if not self.active:
+            return MISS
+        slots: list[int | None] = [None]
+        values = []
+        for a in args:
+            if isinstance(a, Box):
+                if a._trace is not self:
+                    return MISS
+                slots.append(a.slot)  # type: ignore[attr-defined]
+                a = a.value
+            elif type(a) is np.ndarray and a.dtype.hasobject:
+                return MISS
+            else:
+                slots.append(None)
+            values.append(a)
+        try:
+            f, rule = self.engine.rules.get((token, *map(type, values)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        result = rule(f, *values)
+        if result is None:
+            return MISS
+        return self.record(f, result[1], tuple(slots), len(values), result[0])
+
+    def binary(self, token: Any, a: Any, b: Any) -> Any:
+        if not self.active:
+            return MISS
+        if isinstance(a, Box):
+            if a._trace is not self:
+                return MISS
+            slot_a, a = a.slot, a.value  # type: ignore[attr-defined]
+        elif type(a) is np.ndarray and a.dtype.hasobject:
+            return MISS
+        else:
+            slot_a = None
+        if isinstance(b, Box):
+            if b._trace is not self:
+                return MISS
+            slot_b, b = b.slot, b.value  # type: ignore[attr-defined]
+        elif type(b) is np.ndarray and b.dtype.hasobject:
+            return MISS
+        else:
+            slot_b = None
+        f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        if rule is None:
+            return MISS
+        result = rule(f, a, b)
+        if result is None:
+            return MISS
+        y, pullback = result
+        if type(y) is float:
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(())
+            self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
+            return TrackedScalar(y, self, slot)
+        return self.record(f, pullback, (None, slot_a, slot_b), 2, y)
+
+    def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:
         """Box the outputs ``y`` of a call and write the call on the tape."""
+        if type(y) is float:
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(())
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
+            return TrackedScalar(y, self, slot)
         if type(y) is np.ndarray:
             if y.dtype.kind not in "fc":
                 if not holds_boxes(y):
@@ -197,7 +269,7 @@ class Tape(Trace):
                 if out_bar is None:
                     continue  # nothing reached this output: skip the pullback
                 bars[outputs] = None
-                if isinstance(out_bar, AbstractThunk):
+                if type(out_bar) is not float and isinstance(out_bar, AbstractThunk):
                     out_bar = out_bar.unthunk()
                     if isinstance(out_bar, AbstractZero):
                         continue  # a zero seed: the inputs' cotangents are zeros, without the pullback
@@ -207,11 +279,27 @@ class Tape(Trace):
                     continue
             cotangents = pullback(out_bar)
             if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
-                count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
-                raise ValueError(
-                    f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
-                    f"expected {nargs + 1}: one for the function itself, then one per argument"
-                )
+                raise _count_error(f, cotangents, nargs)
+            if type(inputs) is tuple:
+                for position, slot in enumerate(inputs):
+                    if slot is None:
+                        continue
+                    c = cotangents[position]
+                    old = bars[slot]
+                    if type(c) is float:
+                        if old is None:
+                            bars[slot] = c
+                            continue
+                        if type(old) is float:
+                            bars[slot] = old + c
+                            continue
+                    elif c is None or isinstance(c, AbstractZero):
+                        continue
+                    if old is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
+                        bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                    else:
+                        self._add(bars, owned, slot, c, f, position)
+                continue
             for position, path, slot in inputs:
                 c = cotangents[position]
                 if path:
@@ -219,7 +307,7 @@ class Tape(Trace):
                 if c is None or isinstance(c, AbstractZero):
                     continue
                 if bars[slot] is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
-                    bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                    bars[slot] = c
                 else:
                     self._add(bars, owned, slot, c, f, position)
         return bars
@@ -242,6 +330,14 @@ class Tape(Trace):
         if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
             c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
+
+
+def _count_error(f: Any, cotangents: Any, nargs: int) -> ValueError:
+    count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
+    return ValueError(
+        f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
+        f"expected {nargs + 1}: one for the function itself, then one per argument"
+    )
 
 
 def _gather(outputs: dict[Path, int], skeleton: Any, bars: list[Any]) -> Any:
@@ -277,9 +373,16 @@ class ReverseEngine(Engine):
 
     def prepare(self, trace: Any, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         inputs = []
+        flat = True
         for position, path, box in leaves:
             inputs.append((position, path, box.slot if box._trace is trace else trace.slot_of(box)))  # type: ignore[attr-defined]
-        return trace, inputs
+            flat = flat and not path
+        if not flat:
+            return trace, inputs
+        slots: list[int | None] = [None] * (len(args) + 1)
+        for position, _, slot in inputs:
+            slots[position] = slot
+        return trace, tuple(slots)
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         config = context[0].config
