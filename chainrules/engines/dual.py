@@ -123,7 +123,7 @@ class _Pass(Trace):
         return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
 
     def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
-        """The dual output of ``f(*values)`` by ``rule`` (unused if every tangent is a zero); ``MISS`` if it declines."""
+        """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""
         for t in tangents:
             if not isinstance(t, AbstractZero):
                 result = rule(tangents, f, *values)
