@@ -21,6 +21,7 @@ the perturbations of two passes apart.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import gc
 import itertools
@@ -92,9 +93,26 @@ class Trace:
         """``call`` on a cache hit: the result, or ``MISS`` for the general path (see ``Engine.rules``)."""
         return MISS
 
+    def unary(self, token: Any, a: Any) -> Any:
+        """``fast`` for one argument."""
+        return self.fast(token, (a,))
+
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         """``fast`` for two arguments, the operators' case."""
         return self.fast(token, (a, b))
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused (if it was on) inside the block; see ``Trace.start``."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def nested_passes_running() -> bool:
@@ -244,7 +262,7 @@ def call(
             if isinstance(a, Box):
                 trace = a._trace
                 if trace is not None:
-                    y = trace.fast(token, args)
+                    y = trace.unary(token, a) if len(args) == 1 else trace.fast(token, args)
                     if y is not MISS:
                         return y
                 break
@@ -491,7 +509,7 @@ def _operator(python_ops: tuple[Any, ...], numpy_op: Any, reflected: bool = Fals
     def unary(self: Box) -> Any:
         trace = self._trace
         if trace is not None:
-            y = trace.fast(token, (self,))
+            y = trace.unary(token, self)
             if y is not MISS:
                 return y
         return general(self, ())
@@ -597,8 +615,15 @@ class Box(Boxed):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method == "__call__":
-            if not kwargs and self._trace is not None:
-                y = self._trace.fast(ufunc, inputs)
+            trace = self._trace
+            if not kwargs and trace is not None:
+                n = len(inputs)
+                if n == 1:
+                    y = trace.unary(ufunc, inputs[0])
+                elif n == 2:
+                    y = trace.binary(ufunc, inputs[0], inputs[1])
+                else:
+                    y = trace.fast(ufunc, inputs)
                 if y is not MISS:
                     return y
             return call((ufunc,), inputs, kwargs, None, ufunc)
@@ -960,6 +985,11 @@ def lift(f: Callable[..., Any]) -> Callable[..., Any]:
     def lifted(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if isinstance(a, Box):
+                trace = a._trace
+                if token is not None and trace is not None and not kwargs:
+                    y = trace.unary(token, a) if len(args) == 1 else trace.fast(token, args)
+                    if y is not MISS:
+                        return y
                 return call(primals, args, kwargs, through, token)
         if first_box(args, kwargs) is None:
             return f(*args, **kwargs)

@@ -98,6 +98,18 @@ class _Pass(Trace):
             return MISS
         return self._apply(f, rule, tuple(tangents), values)
 
+    def unary(self, token: Any, a: Any) -> Any:
+        if not self.active or not isinstance(a, Box) or a._trace is not self:
+            return MISS
+        x = a.value
+        try:
+            f, rule = self.engine.rules.get((token, type(x)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        return self._apply(f, rule, (_NO_TANGENT, a.tangent), [x])  # type: ignore[attr-defined]
+
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         if not self.active:
             return MISS
@@ -117,7 +129,10 @@ class _Pass(Trace):
             return MISS
         else:
             b_dot = _ZERO if type(b) is float else constant_tangent(b)
-        f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        try:
+            f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
         if rule is None:
             return MISS
         return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])

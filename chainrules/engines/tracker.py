@@ -43,6 +43,7 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.naming import function_name
+from chainrules_core.projection import no_tangent_space, project_onto
 
 from ._boxes import (
     GENERAL,
@@ -54,6 +55,7 @@ from ._boxes import (
     ObjectBox,
     ScalarBox,
     Trace,
+    collector_paused,
     holds_boxes,
     nested_passes_running,
     pack,
@@ -137,6 +139,10 @@ class Tape(Trace):
         A value of an outer pass is tracked too: this tape follows it, and the
         outer pass follows what this one computes with it.
         """
+        if type(x) is np.ndarray and x.dtype.kind in "fc":
+            shapes = self.shapes
+            shapes.append(x.shape)
+            return TrackedArray(x, self, len(shapes) - 1)
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -175,6 +181,21 @@ class Tape(Trace):
             return MISS
         return self.record(f, result[1], tuple(slots), len(values), result[0])
 
+    def unary(self, token: Any, a: Any) -> Any:
+        if not self.active or not isinstance(a, Box) or a._trace is not self:
+            return MISS
+        x = a.value
+        try:
+            f, rule = self.engine.rules.get((token, type(x)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        result = rule(f, x)
+        if result is None:
+            return MISS
+        return self.record(f, result[1], (None, a.slot), 1, result[0])  # type: ignore[attr-defined]
+
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         if not self.active:
             return MISS
@@ -194,7 +215,10 @@ class Tape(Trace):
             return MISS
         else:
             slot_b = None
-        f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        try:
+            f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
         if rule is None:
             return MISS
         result = rule(f, a, b)
@@ -281,24 +305,27 @@ class Tape(Trace):
             if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
                 raise _count_error(f, cotangents, nargs)
             if type(inputs) is tuple:
-                for position, slot in enumerate(inputs):
+                for slot, c in zip(inputs, cotangents):
                     if slot is None:
                         continue
-                    c = cotangents[position]
                     old = bars[slot]
-                    if type(c) is float:
+                    t = type(c)
+                    if t is float:
                         if old is None:
                             bars[slot] = c
                             continue
                         if type(old) is float:
                             bars[slot] = old + c
                             continue
+                    elif t is np.ndarray:
+                        if c.shape != shapes[slot]:
+                            self._add(bars, owned, slot, c, f, _position(cotangents, c))  # raises
                     elif c is None or isinstance(c, AbstractZero):
                         continue
-                    if old is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
+                    if old is None:
                         bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
                     else:
-                        self._add(bars, owned, slot, c, f, position)
+                        self._add(bars, owned, slot, c, f, 0)
                 continue
             for position, path, slot in inputs:
                 c = cotangents[position]
@@ -330,6 +357,11 @@ class Tape(Trace):
         if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
             c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
+
+
+def _position(cotangents: tuple[Any, ...], c: Any) -> int:
+    """Where ``c`` is among a pullback's cotangents, for a message."""
+    return next(i for i, v in enumerate(cotangents) if v is c)
 
 
 def _count_error(f: Any, cotangents: Any, nargs: int) -> ValueError:
@@ -517,17 +549,20 @@ def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
 
 def _leaf_cotangent(value: Any, c: Any) -> Any:
     if c is None:
-        return NoTangent() if ProjectTo(value).is_no_tangent else ZeroTangent()
-    c = unthunk(c)
-    if isinstance(c, NotImplementedTangent):
-        raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
-    return ProjectTo(value)(c)
+        return NoTangent() if no_tangent_space(value) else ZeroTangent()
+    if type(c) is not np.ndarray and type(c) is not float:
+        c = unthunk(c)
+        if isinstance(c, NotImplementedTangent):
+            raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
+    return project_onto(value, c)
 
 
 def _collect(boxed: Any, bars: list[Any]) -> Any:
     """The cotangent of an argument, assembled from the slots of the values tracked in it."""
 
     def leaf(x: Any) -> Any:
+        if type(x) is TrackedArray or type(x) is TrackedScalar:
+            return _leaf_cotangent(x.value, bars[x.slot])
         if isinstance(x, TrackedObject):
             own = bars[x.slot]
             fields = {name: _collect(v, bars) for name, v in x.fields.items()}
@@ -633,8 +668,11 @@ def gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
 
 def value_and_gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, tuple[Any, ...]]:
     """``(f(*args), gradient(f, *args))`` from one forward and one backward pass."""
-    y, back = forward(f, *args)
-    return y, back(unit_seed(y, f))
+    with collector_paused():  # until the tape is freed, so the collector never examines its records
+        y, back = forward(f, *args)
+        bars = back(unit_seed(y, f))
+        del back
+    return y, bars
 
 
 set_param_trace(_CURRENT.get)
