@@ -431,6 +431,21 @@ class RuleRegistry:
         rule = entry.rules.find_plain(arg_types)
         return None if rule is _opt_out_rule else rule
 
+    def has_rules(self, f: Any) -> bool:
+        """Whether a call of ``f`` may find a rule: ``f``, its class, or what a bound method or partial wraps has some.
+
+        >>> def double(x):
+        ...     return 2 * x
+        >>> rrule.has_rules(double)
+        False
+        >>> @rrule.register(double, float)
+        ... def _rrule_double(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), 2 * y_bar)
+        >>> rrule.has_rules(double), rrule.resolve(double, (int,)) is None
+        (True, True)
+        """
+        return self._entry_for(f) is not None or unwrap(f, {}) is not None
+
     def on_change(self, callback: Callable[[], object]) -> None:
         """Call ``callback()`` after every registration and change of debug mode: what ``resolve`` gave may be stale."""
         with self._lock:

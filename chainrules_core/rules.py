@@ -75,6 +75,7 @@ class _EntryPoint(Protocol):
     records_for: Callable[[Any], list[RuleRecord]]
     find: Callable[..., Rule | None]
     resolve: Callable[[Any, tuple[type, ...]], Rule | None]
+    has_rules: Callable[[Any], bool]
     on_change: Callable[[Callable[[], object]], None]
 
 
@@ -101,6 +102,7 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.records_for = registry.records_for
     function.find = registry.find
     function.resolve = registry.resolve
+    function.has_rules = registry.has_rules
     function.on_change = registry.on_change
 
 

@@ -348,7 +348,7 @@ def split(f: Any, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...], list[Lea
             if a.dtype.hasobject and holds_boxes(a):
                 return f, args, leaves, _OBJECT_ARRAYS
         elif isinstance(a, CONTAINERS) and a:
-            if type(a) is not dict and _has_object_array(a):
+            if type(a) is not dict and has_object_array(a):
                 return f, args, leaves, _OBJECT_ARRAYS
             nested |= _find_boxes(a, i + 1, (), leaves)
     if not leaves:
@@ -405,13 +405,13 @@ def holds_boxes(a: Any) -> bool:
     return type(a) is np.ndarray and a.dtype.kind == "O" and any(isinstance(v, Box) for v in a.flat)
 
 
-def _has_object_array(args: Any) -> bool:
+def has_object_array(args: Any) -> bool:
     """Whether ``args`` or a list or tuple among them holds an object array of boxes."""
     for a in args:
         if type(a) is np.ndarray:
             if holds_boxes(a):
                 return True
-        elif type(a) in (list, tuple) and _has_object_array(a):
+        elif type(a) in (list, tuple) and has_object_array(a):
             return True
     return False
 

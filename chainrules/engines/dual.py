@@ -351,7 +351,7 @@ def _push(
     duals = tuple(run.dual(x, dx, f"argument {i + 1}") for i, (x, dx) in enumerate(zip(args, arg_dots)))
     run.start()
     try:
-        return run.unwrap(top_level_call(dual_f, duals, kwargs))
+        return run.unwrap(top_level_call(dual_f, duals, kwargs, frule))
     finally:
         run.finish()
 

@@ -74,6 +74,7 @@ from ._structure import (
     structural,
 )
 
+_NO_TANGENT, _ZERO = NoTangent(), ZeroTangent()
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
 
 
@@ -549,7 +550,7 @@ def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
 
 def _leaf_cotangent(value: Any, c: Any) -> Any:
     if c is None:
-        return NoTangent() if no_tangent_space(value) else ZeroTangent()
+        return _NO_TANGENT if no_tangent_space(value) else _ZERO
     if type(c) is not np.ndarray and type(c) is not float:
         c = unthunk(c)
         if isinstance(c, NotImplementedTangent):
@@ -610,7 +611,7 @@ def _run(
     try:
         boxed_f = tape.track(f) if with_f else f
         boxed = tuple(tape.track(a) for a in args)
-        y_boxed = top_level_call(boxed_f, boxed, kwargs)
+        y_boxed = top_level_call(boxed_f, boxed, kwargs, rrule)
         found: list[tuple[Path, int]] = []
         y = _output_leaves(y_boxed, (), tape, found)
     finally:
