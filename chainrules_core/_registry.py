@@ -252,6 +252,7 @@ class RuleRegistry:
         self.fast_with_config: dict[int, Rule] = {}
         """``fast`` without the primals that have config-aware rules: what a call with a config may use."""
         self.fast_types_with_config: dict[type, Rule] = {}
+        self._watchers: list[Callable[[], object]] = []
         follow_debug_mode(self)
 
     # ----- registration -----
@@ -341,6 +342,7 @@ class RuleRegistry:
                 self.fast_types_with_config.clear()
             elif not self._debug:
                 self._make_fast(id(entry.primal), entry, self.fast, self.fast_with_config)
+            self._changed()
 
     def records(self) -> Iterator[RuleRecord]:
         """Every registration, oldest first."""
@@ -399,6 +401,59 @@ class RuleRegistry:
             if not enabled:
                 for key, entry in list(self._by_id.items()):
                     self._make_fast(key, entry, self.fast, self.fast_with_config)
+            self._changed()
+
+    # ----- resolving a rule once -----
+
+    def resolve(self, f: Any, arg_types: tuple[type, ...]) -> Rule | None:
+        """The rule that every call of ``f`` on positional arguments of ``arg_types`` runs, with or without a config.
+
+        For an engine that caches the rule of each (primal, argument types)
+        and calls it directly, as ``rule(*head, f, *args)``, until a callback
+        of ``on_change`` runs. ``None`` when the types alone do not decide the
+        rule: ``f`` has config-aware rules, debug mode is on, ``f`` is a bound
+        method or a partial (resolved behind it on each call), or there is no
+        rule, or an opt-out.
+
+        >>> def halve(x):
+        ...     return x / 2
+        >>> @rrule.register(halve, float)
+        ... def _rrule_halve(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), y_bar / 2)
+        >>> rrule.resolve(halve, (float,)) is _rrule_halve, rrule.resolve(halve, (int,))
+        (True, None)
+        """
+        if self._debug:
+            return None
+        entry = self._entry_for(f)
+        if entry is None or entry.rules.configured:
+            return None
+        rule = entry.rules.find_plain(arg_types)
+        return None if rule is _opt_out_rule else rule
+
+    def has_rules(self, f: Any) -> bool:
+        """Whether a call of ``f`` may find a rule: ``f``, its class, or what a bound method or partial wraps has some.
+
+        >>> def double(x):
+        ...     return 2 * x
+        >>> rrule.has_rules(double)
+        False
+        >>> @rrule.register(double, float)
+        ... def _rrule_double(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), 2 * y_bar)
+        >>> rrule.has_rules(double), rrule.resolve(double, (int,)) is None
+        (True, True)
+        """
+        return self._entry_for(f) is not None or unwrap(f, {}) is not None
+
+    def on_change(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` after every registration and change of debug mode: what ``resolve`` gave may be stale."""
+        with self._lock:
+            self._watchers.append(callback)
+
+    def _changed(self) -> None:
+        for callback in self._watchers:
+            callback()
 
     # ----- lookup -----
 

@@ -74,6 +74,9 @@ class _EntryPoint(Protocol):
     records: Callable[[], Iterator[RuleRecord]]
     records_for: Callable[[Any], list[RuleRecord]]
     find: Callable[..., Rule | None]
+    resolve: Callable[[Any, tuple[type, ...]], Rule | None]
+    has_rules: Callable[[Any], bool]
+    on_change: Callable[[Callable[[], object]], None]
 
 
 class RRule(_EntryPoint, Protocol):
@@ -98,6 +101,9 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.records = registry.records
     function.records_for = registry.records_for
     function.find = registry.find
+    function.resolve = registry.resolve
+    function.has_rules = registry.has_rules
+    function.on_change = registry.on_change
 
 
 _RRuleFunction: TypeAlias = Callable[..., RRuleResult | None]

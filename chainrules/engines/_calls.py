@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
 
 from chainrules_core.naming import function_name
 
-from ._boxes import ObjectBox, lift
+from ._boxes import ObjectBox, has_object_array, lift
 from ._structure import primal
 
 
-def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule when it has one."""
+def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any], registry: Any) -> Any:
+    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule (from ``registry``) when it has one."""
     if isinstance(f, ObjectBox):
         return f(*args, **kwargs)
+    if type(f) is types.FunctionType and not kwargs and not registry.has_rules(f) and not has_object_array(args):
+        return f(*args)  # what lift(f) does, without looking for the rule
     return lift(f)(*args, **kwargs)
 
 

@@ -31,7 +31,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._boxes import ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox, Trace, holds_boxes, pack
+from ._boxes import GENERAL, MISS, ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox, Trace, holds_boxes, pack
 from ._calls import top_level_call
 from ._structure import (
     constant_tangent,
@@ -47,6 +47,7 @@ from ._structure import (
 )
 
 _NO_TANGENT = NoTangent()
+_ZERO = ZeroTangent()
 
 
 class DualNumbers(RuleConfig, HasForwardMode):
@@ -72,6 +73,82 @@ class _Pass(Trace):
     """One forward pass: the config its rules receive, and its level among nested passes."""
 
     __slots__ = ()
+
+    def fast(self, token: Any, args: tuple[Any, ...]) -> Any:
+        if not self.active:
+            return MISS
+        tangents = [_NO_TANGENT]
+        values = []
+        for a in args:
+            if isinstance(a, Box):
+                if a._trace is not self:
+                    return MISS
+                tangents.append(a.tangent)  # type: ignore[attr-defined]
+                a = a.value
+            elif type(a) is np.ndarray and a.dtype.hasobject:
+                return MISS
+            else:
+                tangents.append(_ZERO if type(a) is float else constant_tangent(a))
+            values.append(a)
+        try:
+            f, rule = self.engine.rules.get((token, *map(type, values)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        return self._apply(f, rule, tuple(tangents), values)
+
+    def unary(self, token: Any, a: Any) -> Any:
+        if not self.active or not isinstance(a, Box) or a._trace is not self:
+            return MISS
+        x = a.value
+        try:
+            f, rule = self.engine.rules.get((token, type(x)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        return self._apply(f, rule, (_NO_TANGENT, a.tangent), [x])  # type: ignore[attr-defined]
+
+    def binary(self, token: Any, a: Any, b: Any) -> Any:
+        if not self.active:
+            return MISS
+        if isinstance(a, Box):
+            if a._trace is not self:
+                return MISS
+            a_dot, a = a.tangent, a.value  # type: ignore[attr-defined]
+        elif type(a) is np.ndarray and a.dtype.hasobject:
+            return MISS
+        else:
+            a_dot = _ZERO if type(a) is float else constant_tangent(a)
+        if isinstance(b, Box):
+            if b._trace is not self:
+                return MISS
+            b_dot, b = b.tangent, b.value  # type: ignore[attr-defined]
+        elif type(b) is np.ndarray and b.dtype.hasobject:
+            return MISS
+        else:
+            b_dot = _ZERO if type(b) is float else constant_tangent(b)
+        try:
+            f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
+
+    def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
+        """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""
+        for t in tangents:
+            if not isinstance(t, AbstractZero):
+                result = rule(tangents, f, *values)
+                if result is None:
+                    return MISS
+                y, y_dot = result
+                if type(y) is float and type(y_dot) is float:
+                    return DualScalar(y, y_dot, self)
+                return self.engine.record((self, tangents), f, values, result)  # type: ignore[arg-type]
+        return self.engine.record((self, tangents), f, values, (f(*values), ZeroTangent()))  # type: ignore[arg-type]
 
     def dual(self, x: Any, dx: Any, where: str) -> Any:
         """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
@@ -274,7 +351,7 @@ def _push(
     duals = tuple(run.dual(x, dx, f"argument {i + 1}") for i, (x, dx) in enumerate(zip(args, arg_dots)))
     run.start()
     try:
-        return run.unwrap(top_level_call(dual_f, duals, kwargs))
+        return run.unwrap(top_level_call(dual_f, duals, kwargs, frule))
     finally:
         run.finish()
 

@@ -43,8 +43,11 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.naming import function_name
+from chainrules_core.projection import no_tangent_space, project_onto
 
 from ._boxes import (
+    GENERAL,
+    MISS,
     ArrayBox,
     Box,
     Engine,
@@ -52,6 +55,7 @@ from ._boxes import (
     ObjectBox,
     ScalarBox,
     Trace,
+    collector_paused,
     holds_boxes,
     nested_passes_running,
     pack,
@@ -70,6 +74,7 @@ from ._structure import (
     structural,
 )
 
+_NO_TANGENT, _ZERO = NoTangent(), ZeroTangent()
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
 
 
@@ -89,11 +94,14 @@ class Tracker(RuleConfig, HasReverseMode):
 # ----- the tape -----
 
 
-# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` lists (position in
-# (f, *args), path inside a container argument, slot); ``outputs`` is the output's slot, or for a list or
-# tuple output a dict from paths to slots with ``skeleton`` the output itself (``None`` for one output).
-# A tuple rather than a class: a node is made per operation, and tuples are the cheapest to make.
-_Node = tuple[Any, Callable[[Any], Any], list[tuple[int, Path, int]], int, Any, Any]
+# One recorded call: (f, pullback, inputs, nargs, outputs, skeleton). ``inputs`` is a tuple of the slots
+# of (f, *args), ``None`` where a value is not tracked, or, when tracked values sit inside container
+# arguments, a list of (position in (f, *args), path inside the argument, slot); ``outputs`` is the
+# output's slot, or for a list or tuple output a dict from paths to slots with ``skeleton`` the output
+# itself (``None`` for one output). A tuple rather than a class: a node is made per operation, and
+# tuples are the cheapest to make.
+_Inputs = tuple[int | None, ...] | list[tuple[int, Path, int]]
+_Node = tuple[Any, Callable[[Any], Any], _Inputs, int, Any, Any]
 
 
 class Tape(Trace):
@@ -132,6 +140,10 @@ class Tape(Trace):
         A value of an outer pass is tracked too: this tape follows it, and the
         outer pass follows what this one computes with it.
         """
+        if type(x) is np.ndarray and x.dtype.kind in "fc":
+            shapes = self.shapes
+            shapes.append(x.shape)
+            return TrackedArray(x, self, len(shapes) - 1)
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -143,8 +155,93 @@ class Tape(Trace):
             return x
         return TrackedObject(x, self, self.new_slot(x))
 
-    def record(self, f: Any, pullback: Callable[[Any], Any], inputs: list[tuple[int, Path, int]], nargs: int, y: Any):
+    def fast(self, token: Any, args: tuple[Any, ...]) -> Any:
+        if not self.active:
+            return MISS
+        slots: list[int | None] = [None]
+        values = []
+        for a in args:
+            if isinstance(a, Box):
+                if a._trace is not self:
+                    return MISS
+                slots.append(a.slot)  # type: ignore[attr-defined]
+                a = a.value
+            elif type(a) is np.ndarray and a.dtype.hasobject:
+                return MISS
+            else:
+                slots.append(None)
+            values.append(a)
+        try:
+            f, rule = self.engine.rules.get((token, *map(type, values)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        result = rule(f, *values)
+        if result is None:
+            return MISS
+        return self.record(f, result[1], tuple(slots), len(values), result[0])
+
+    def unary(self, token: Any, a: Any) -> Any:
+        if not self.active or not isinstance(a, Box) or a._trace is not self:
+            return MISS
+        x = a.value
+        try:
+            f, rule = self.engine.rules.get((token, type(x)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        result = rule(f, x)
+        if result is None:
+            return MISS
+        return self.record(f, result[1], (None, a.slot), 1, result[0])  # type: ignore[attr-defined]
+
+    def binary(self, token: Any, a: Any, b: Any) -> Any:
+        if not self.active:
+            return MISS
+        if isinstance(a, Box):
+            if a._trace is not self:
+                return MISS
+            slot_a, a = a.slot, a.value  # type: ignore[attr-defined]
+        elif type(a) is np.ndarray and a.dtype.hasobject:
+            return MISS
+        else:
+            slot_a = None
+        if isinstance(b, Box):
+            if b._trace is not self:
+                return MISS
+            slot_b, b = b.slot, b.value  # type: ignore[attr-defined]
+        elif type(b) is np.ndarray and b.dtype.hasobject:
+            return MISS
+        else:
+            slot_b = None
+        try:
+            f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+        except TypeError:  # an unhashable candidate
+            return MISS
+        if rule is None:
+            return MISS
+        result = rule(f, a, b)
+        if result is None:
+            return MISS
+        y, pullback = result
+        if type(y) is float:
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(())
+            self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
+            return TrackedScalar(y, self, slot)
+        return self.record(f, pullback, (None, slot_a, slot_b), 2, y)
+
+    def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:
         """Box the outputs ``y`` of a call and write the call on the tape."""
+        if type(y) is float:
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(())
+            self.nodes.append((f, pullback, inputs, nargs, slot, None))
+            return TrackedScalar(y, self, slot)
         if type(y) is np.ndarray:
             if y.dtype.kind not in "fc":
                 if not holds_boxes(y):
@@ -197,7 +294,7 @@ class Tape(Trace):
                 if out_bar is None:
                     continue  # nothing reached this output: skip the pullback
                 bars[outputs] = None
-                if isinstance(out_bar, AbstractThunk):
+                if type(out_bar) is not float and isinstance(out_bar, AbstractThunk):
                     out_bar = out_bar.unthunk()
                     if isinstance(out_bar, AbstractZero):
                         continue  # a zero seed: the inputs' cotangents are zeros, without the pullback
@@ -207,11 +304,30 @@ class Tape(Trace):
                     continue
             cotangents = pullback(out_bar)
             if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
-                count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
-                raise ValueError(
-                    f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
-                    f"expected {nargs + 1}: one for the function itself, then one per argument"
-                )
+                raise _count_error(f, cotangents, nargs)
+            if type(inputs) is tuple:
+                for slot, c in zip(inputs, cotangents):
+                    if slot is None:
+                        continue
+                    old = bars[slot]
+                    t = type(c)
+                    if t is float:
+                        if old is None:
+                            bars[slot] = c
+                            continue
+                        if type(old) is float:
+                            bars[slot] = old + c
+                            continue
+                    elif t is np.ndarray:
+                        if c.shape != shapes[slot]:
+                            self._add(bars, owned, slot, c, f, _position(cotangents, c))  # raises
+                    elif c is None or isinstance(c, AbstractZero):
+                        continue
+                    if old is None:
+                        bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                    else:
+                        self._add(bars, owned, slot, c, f, 0)
+                continue
             for position, path, slot in inputs:
                 c = cotangents[position]
                 if path:
@@ -219,7 +335,7 @@ class Tape(Trace):
                 if c is None or isinstance(c, AbstractZero):
                     continue
                 if bars[slot] is None and (type(c) is not np.ndarray or c.shape == shapes[slot]):
-                    bars[slot] = c  # not ours: it may be a view of the seed or a read-only broadcast
+                    bars[slot] = c
                 else:
                     self._add(bars, owned, slot, c, f, position)
         return bars
@@ -242,6 +358,19 @@ class Tape(Trace):
         if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
             c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
+
+
+def _position(cotangents: tuple[Any, ...], c: Any) -> int:
+    """Where ``c`` is among a pullback's cotangents, for a message."""
+    return next(i for i, v in enumerate(cotangents) if v is c)
+
+
+def _count_error(f: Any, cotangents: Any, nargs: int) -> ValueError:
+    count = len(cotangents) if isinstance(cotangents, tuple) else f"a {type(cotangents).__name__} of"
+    return ValueError(
+        f"reverse mode: the pullback of {function_name(f)} returned {count} cotangents; "
+        f"expected {nargs + 1}: one for the function itself, then one per argument"
+    )
 
 
 def _gather(outputs: dict[Path, int], skeleton: Any, bars: list[Any]) -> Any:
@@ -277,9 +406,16 @@ class ReverseEngine(Engine):
 
     def prepare(self, trace: Any, leaves: list[Leaf], args: tuple[Any, ...]) -> Any:
         inputs = []
+        flat = True
         for position, path, box in leaves:
             inputs.append((position, path, box.slot if box._trace is trace else trace.slot_of(box)))  # type: ignore[attr-defined]
-        return trace, inputs
+            flat = flat and not path
+        if not flat:
+            return trace, inputs
+        slots: list[int | None] = [None] * (len(args) + 1)
+        for position, _, slot in inputs:
+            slots[position] = slot
+        return trace, tuple(slots)
 
     def ask(self, context: Any, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         config = context[0].config
@@ -414,17 +550,20 @@ def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
 
 def _leaf_cotangent(value: Any, c: Any) -> Any:
     if c is None:
-        return NoTangent() if ProjectTo(value).is_no_tangent else ZeroTangent()
-    c = unthunk(c)
-    if isinstance(c, NotImplementedTangent):
-        raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
-    return ProjectTo(value)(c)
+        return _NO_TANGENT if no_tangent_space(value) else _ZERO
+    if type(c) is not np.ndarray and type(c) is not float:
+        c = unthunk(c)
+        if isinstance(c, NotImplementedTangent):
+            raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
+    return project_onto(value, c)
 
 
 def _collect(boxed: Any, bars: list[Any]) -> Any:
     """The cotangent of an argument, assembled from the slots of the values tracked in it."""
 
     def leaf(x: Any) -> Any:
+        if type(x) is TrackedArray or type(x) is TrackedScalar:
+            return _leaf_cotangent(x.value, bars[x.slot])
         if isinstance(x, TrackedObject):
             own = bars[x.slot]
             fields = {name: _collect(v, bars) for name, v in x.fields.items()}
@@ -472,7 +611,7 @@ def _run(
     try:
         boxed_f = tape.track(f) if with_f else f
         boxed = tuple(tape.track(a) for a in args)
-        y_boxed = top_level_call(boxed_f, boxed, kwargs)
+        y_boxed = top_level_call(boxed_f, boxed, kwargs, rrule)
         found: list[tuple[Path, int]] = []
         y = _output_leaves(y_boxed, (), tape, found)
     finally:
@@ -530,8 +669,11 @@ def gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
 
 def value_and_gradient(f: Callable[..., Any], *args: Any) -> tuple[Any, tuple[Any, ...]]:
     """``(f(*args), gradient(f, *args))`` from one forward and one backward pass."""
-    y, back = forward(f, *args)
-    return y, back(unit_seed(y, f))
+    with collector_paused():  # until the tape is freed, so the collector never examines its records
+        y, back = forward(f, *args)
+        bars = back(unit_seed(y, f))
+        del back
+    return y, bars
 
 
 set_param_trace(_CURRENT.get)
