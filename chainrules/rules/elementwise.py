@@ -255,7 +255,7 @@ def _nan_to_num_masks(x: Any) -> list[tuple[Any, Any, Any, Any]]:
 
     numpy replaces the parts of a complex number separately.
     """
-    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (np.asarray(x),)
+    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (x,)  # a followed x answers np.isfinite itself
     return [(np.isfinite(p), np.isnan(p), np.isposinf(p), np.isneginf(p)) for p in parts]
 
 

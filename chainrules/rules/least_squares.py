@@ -96,7 +96,7 @@ def _frule_pinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    a_arr, a_dot = as_array(a), np.asarray(a_dot)
+    a_arr, a_dot = as_array(a), as_array(a_dot)
     if options["hermitian"]:
         a_arr, a_dot = hermitian_from_triangle(a_arr, True), hermitian_from_triangle(a_dot, True)
     return out, ProjectTo(out)(_pinv_pushforward(a_arr, out, a_dot))

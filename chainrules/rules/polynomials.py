@@ -55,6 +55,7 @@ from chainrules_core import (
 
 from ._arrays import bind_options, instantiate_zeros, tuple_entries
 from ._bilinear import bilinear_rule
+from ._linalg_common import as_array
 from ._makers import linear_in_first_rule, output_tangent
 from .creation import vander_derivative
 
@@ -66,7 +67,7 @@ def _plain(*xs: Any) -> bool:
 
 def _dense(t: Any, x: Any) -> Any:
     """The tangent ``t`` of ``x`` as an array, zeros made explicit."""
-    return np.asarray(instantiate_zeros(unthunk(t), x))
+    return as_array(instantiate_zeros(unthunk(t), x))
 
 
 # ----- polyval -----
@@ -76,7 +77,7 @@ class _Horner:
     """The powers of ``x`` that ``polyval(p, x)`` weights, and ``p'(x)``, for ``p`` of any number of dimensions."""
 
     def __init__(self, p: Any, x: Any) -> None:
-        self.p, self.x = np.asarray(p), np.asarray(x)
+        self.p, self.x = as_array(p), as_array(x)
         n = len(self.p)
         powers = [np.ones_like(self.x)] if n else []  # an empty p is the zero polynomial
         for _ in range(n - 1):
@@ -100,7 +101,7 @@ def _rrule_polyval(f: Any, p: Any, x: Any) -> Any:
             return NoTangent(), project_p(ZeroTangent()), project_x(ZeroTangent())
         h = _Horner(p, x)
         p_bar = [_summed(np.conj(w) * out_bar, np.shape(h.p[k])) for k, w in enumerate(h.powers)]
-        p_bar_array = np.array(p_bar) if p_bar else np.zeros(np.shape(p))
+        p_bar_array = np.stack(p_bar) if p_bar else np.zeros(np.shape(p))
         x_bar = _summed(np.conj(h.slope) * out_bar, np.shape(x))
         return NoTangent(), project_p(p_bar_array.reshape(np.shape(p))), project_x(x_bar)
 
@@ -108,7 +109,7 @@ def _rrule_polyval(f: Any, p: Any, x: Any) -> Any:
 
 
 def _summed(bar: Any, shape: tuple[int, ...]) -> Any:
-    return sum_to_shape(np.asarray(bar), shape)
+    return sum_to_shape(as_array(bar), shape)
 
 
 @frule.register(np.polyval)
