@@ -157,6 +157,28 @@ def test_declared_cases_at_second_order(case: Any, dtype: str, mode: str) -> Non
     run_case_order2(case, dtype, mode)
 
 
+EVERY_DTYPE_AND_MODE = [np.nan_to_num, np.linalg.pinv, np.polyval, np.nanmedian, np.quantile]
+"""Rules checked at second order in every dtype and mode: rules that read a mask, an order or a dtype off their
+inputs, where a followed value seen as numpy's array of objects loses its NaNs, its complex dtype or its
+derivative, and the second derivative would come out wrong rather than fail."""
+
+
+def _every_dtype_and_mode() -> list[Any]:
+    return [
+        pytest.param(case, dtype, mode, id=f"{case.label}-{dtype}-{mode}")
+        for _, case in registered_cases()
+        if any(case.f is f for f in EVERY_DTYPE_AND_MODE)
+        and not any(word in case.name for word in NOT_SMOOTH)
+        and "at a sample" not in case.name
+        for dtype, mode in case.expand()
+    ]
+
+
+@pytest.mark.parametrize(("case", "dtype", "mode"), _every_dtype_and_mode())
+def test_rules_reading_masks_and_orders_at_second_order(case: Any, dtype: str, mode: str) -> None:
+    run_case_order2(case, dtype, mode)
+
+
 def test_the_command_line_runs_the_second_order_checks() -> None:
     out, err = io.StringIO(), io.StringIO()
     status = cli.main(["check", "np.tanh", "--order", "2", "--dtype", "float64", "--no-progress"], out=out, err=err)
