@@ -37,6 +37,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTan
 
 from ._arrays import NOVALUE, tuple_entries
 from ._linalg_common import adjoint, as_array, fold_to_triangle, hermitian_from_triangle, nonzero_singular_values
+from ._nested import primal_of
 
 
 def _pinv_pushforward(a: np.ndarray, x: np.ndarray, a_dot: np.ndarray) -> np.ndarray:
@@ -119,10 +120,12 @@ class _LeastSquares:
         self.u, s, self.vh = np.linalg.svd(self.a.astype(x.dtype), full_matrices=False)
         # gelsd's cut: singular values at or below rcond * s_max are zero (numpy computes in double precision)
         cut = np.finfo(np.float64).eps * max(self.a.shape) if rcond is None else rcond
-        inverted = np.divide(1.0, s, out=np.zeros_like(s), where=s > cut * s[:1])
+        plain = primal_of(s)  # the rank: which values are cut, and which are zero, is the primal's
+        kept = plain > cut * plain[:1]
+        inverted = np.where(kept, 1 / np.where(kept, s, 1), 0)  # no out=/where=: an engine may follow s
         self.pinv = (adjoint(self.vh) * inverted.astype(x.dtype)) @ adjoint(self.u)
         self.residual = self.b - self.a @ self.x
-        self.nonzero = nonzero_singular_values(s, self.a.shape)
+        self.nonzero = nonzero_singular_values(plain, self.a.shape)
 
     def columns(self, t: Any) -> Any:
         return t[:, None] if self.vector and not isinstance(t, AbstractZero) else t
