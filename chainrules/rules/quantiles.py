@@ -46,7 +46,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, fru
 
 from ._arrays import bind_options, is_given, reduced_axes, scatter_add
 from ._linalg_common import as_array
-from ._nested import LinearAdjoint, follow, is_followed, primal_of
+from ._nested import is_followed, primal_of
 from ._reducing import cotangent_dtype, seed_as
 
 _ALPHA_BETA = {
@@ -181,7 +181,7 @@ class _OrderStatistics:
         live = self.live()
         g = np.where(live, self.g, 0)
         spread = np.stack([(1 - g) * live * seed, g * seed])
-        weights = follow(LinearAdjoint(_scatter, _gather, None, (), {"stats": self}), spread)
+        weights = _scatter(spread, self)
         if self.nan_rows is not None:  # a NaN output: its seed goes to the slice's NaNs
             n = self.n
             nan_seed = np.sum(np.where(self.nan_rows, seed, 0), axis=0) / np.maximum(n - self.count, 1)
@@ -202,7 +202,7 @@ class _OrderStatistics:
     def x_pushforward(self, x_dot: Any) -> Any:
         """The output's tangent from ``x``'s, rows of outputs (one row per q)."""
         dots = np.take_along_axis(self.rows(x_dot), self.order, axis=-1)
-        lo, hi = follow(LinearAdjoint(_gather, _scatter, None, (), {"stats": self}), dots)
+        lo, hi = _gather(dots, self)
         out_dot = np.where(self.empty, 0, (1 - self.g) * lo + self.g * hi)
         if self.nan_rows is not None:
             at_nan = np.arange(self.n) >= self.count[:, None]
@@ -211,7 +211,7 @@ class _OrderStatistics:
         return out_dot
 
 
-def _scatter(spread: Any, _unused: Any = None, *, stats: _OrderStatistics) -> np.ndarray[Any, Any]:
+def _scatter(spread: Any, stats: _OrderStatistics) -> np.ndarray[Any, Any]:
     """The sorted positions' weights (rows, n) from the weights of each output's two order statistics.
 
     Linear, the adjoint of ``_gather`` (ties averaged in both).
@@ -226,13 +226,13 @@ def _scatter(spread: Any, _unused: Any = None, *, stats: _OrderStatistics) -> np
     return _run_average(weights, stats.same)
 
 
-def _gather(sorted_values: Any, _unused: Any = None, *, stats: _OrderStatistics) -> np.ndarray[Any, Any]:
+def _gather(sorted_values: Any, stats: _OrderStatistics) -> tuple[Any, Any]:
     """The two order statistics each output reads, ``(lo, hi)``, from values at the sorted positions (rows, n)."""
     if not stats.n:
-        return np.zeros((2, *stats.lo.shape), sorted_values.dtype)
+        return np.zeros(stats.lo.shape, sorted_values.dtype), np.zeros(stats.lo.shape, sorted_values.dtype)
     averaged = _run_average(sorted_values, stats.same)
     rows = np.arange(averaged.shape[0])
-    return np.stack([averaged[rows, stats.lo], averaged[rows, stats.hi]])
+    return averaged[rows, stats.lo], averaged[rows, stats.hi]
 
 
 def _register(f: Any, spec: _Spec) -> None:
