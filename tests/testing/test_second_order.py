@@ -120,7 +120,7 @@ REPRESENTATIVE = [
     np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.norm, np.linalg.cholesky, np.linalg.qr, np.linalg.eigh,
     np.take, operator.getitem, np.concatenate, np.stack, np.reshape, np.transpose, np.broadcast_to, np.pad,
     np.fft.fft, np.fft.rfft, np.tril, np.diag, operator.mul, operator.truediv, np.split, np.block, np.insert,
-    np.gradient, np.trapezoid, np.cov, np.corrcoef, np.linalg.lstsq,
+    np.gradient, np.trapezoid, np.cov, np.corrcoef, np.linalg.lstsq, np.i0, np.polydiv, np.polyfit,
 ]  # fmt: skip
 """Rules of every family that the suite checks at second order; the command line checks them all."""
 
