@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from chainrules.checks._tables import INF, REAL_DTYPES, UNARY_SHAPES, Band, TableCheck, table_cases, unary
+from chainrules.rules._special import bessel_i1
 from chainrules.rules.elementwise import LINEAR_UNARY, UNARY
 from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
@@ -60,6 +61,7 @@ UNARY_CHECKS: dict[object, TableCheck] = {
     np.fabs: unary(REAL_ONLY, points=(0.0,)),
     np.sinc: unary(REALS, points=(0.0, 0.01, -1.0)),  # 0: the limit 0 (smooth there); 0.01: the series
     np.i0: unary(REAL_ONLY, points=(0.0, 8.0, -9.5)),  # 8: where I1's two expansions meet
+    bessel_i1: unary(REAL_ONLY, points=(0.0, 8.0, -9.5)),  # i0's derivative, a step of its pullback
 }
 """Where the inputs of each entry of ``UNARY`` and ``LINEAR_UNARY`` live."""
 assert UNARY_CHECKS.keys() == UNARY.keys() | LINEAR_UNARY.keys()

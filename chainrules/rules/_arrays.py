@@ -15,6 +15,8 @@ from chainrules_core import (
     unthunk,
 )
 
+from ._nested import LinearAdjoint, follow, is_followed
+
 NOVALUE: Any = getattr(np, "_NoValue", None)
 """numpy's marker for an argument that was not given (``initial``, ``prepend`` ...)."""
 
@@ -121,8 +123,19 @@ def scatter_add(size: int, index: Any, values: Any, dtype: np.dtype[Any]) -> np.
     """``x_bar`` of ``size`` entries with ``x_bar[index[k]] += values[k]``: repeated indices accumulate.
 
     ``np.bincount`` does it in one pass (several times faster than
-    ``np.add.at``); a complex ``values`` takes one pass per part.
+    ``np.add.at``); a complex ``values`` takes one pass per part. ``values``
+    that an AD engine follows (nested differentiation) go through as one
+    linear step, whose adjoint gathers ``x_bar_bar[index]``.
     """
+    if is_followed(values):
+        if np.dtype(dtype).kind == "O":  # an output numpy computed as objects from followed values: theirs
+            dtype = np.result_type(values)
+        options = {"size": size, "index": index, "dtype": dtype, "shape": np.shape(values)}
+        return follow(LinearAdjoint(_scattered, _gathered, None, (), options), values)  # type: ignore[no-any-return]
+    return _scattered(values, size=size, index=index, dtype=dtype)
+
+
+def _scattered(values: Any, _unused: Any = None, *, size: int, index: Any, dtype: Any, shape: Any = None) -> Any:
     index = np.ravel(index)
     values = np.ravel(values)
     if values.dtype.kind == "c":
@@ -130,6 +143,11 @@ def scatter_add(size: int, index: Any, values: Any, dtype: np.dtype[Any]) -> np.
     else:
         summed = np.bincount(index, values, size)
     return cast_to(summed, dtype)
+
+
+def _gathered(x_bar: Any, _unused: Any = None, *, size: int, index: Any, dtype: Any, shape: Any) -> Any:
+    """The adjoint of ``_scattered``: the entries ``index`` of ``x_bar``, in the layout of the values."""
+    return np.reshape(np.ravel(x_bar)[np.ravel(index)], shape)
 
 
 def diagonal_adjoint(

@@ -74,3 +74,13 @@ def _rrule_linear_adjoint(a: LinearAdjoint, out_bar: Any) -> Any:
 @frule.register(LinearAdjoint)
 def _frule_linear_adjoint(tangents: tuple[Any, Any], a: LinearAdjoint, out_bar: Any) -> Any:
     return follow(a, out_bar), follow(a, unthunk(tangents[1]))
+
+
+def primal_of(x: Any) -> Any:
+    """The plain value an AD engine's followed ``x`` stands for (nested differentiation); ``x`` itself otherwise.
+
+    For what a rule reads off its inputs without differentiating it: an
+    order, a mask, a rank, a branch.
+    """
+    primal = getattr(type(x), "__chainrules_primal__", None)
+    return x if primal is None else primal(x)

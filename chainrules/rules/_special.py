@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from ._nested import follow, is_followed
+
 _SMALL = 0.05
 """Below this |x|, sinc' comes from its Taylor series: the quotient (cos(pi x) - sinc(x)) / x cancels."""
 
@@ -101,7 +103,13 @@ def _chebyshev(y: Any, coefficients: tuple[float, ...]) -> Any:
 
 
 def bessel_i1(x: Any) -> Any:
-    """The modified Bessel function of the first kind of order 1, odd in ``x``: the derivative of ``np.i0``."""
+    """The modified Bessel function of the first kind of order 1, odd in ``x``: the derivative of ``np.i0``.
+
+    A value an AD engine follows goes through as one step, with the rules
+    ``chainrules.rules.elementwise`` registers for this function.
+    """
+    if is_followed(x):
+        return follow(bessel_i1, x)
     z = np.abs(np.asarray(x, dtype=np.result_type(x, np.float64)))
     near = _chebyshev(z / 2 - 2, _I1_A) * z
     far = _chebyshev(32 / np.maximum(z, 8) - 2, _I1_B) / np.sqrt(np.maximum(z, 8))

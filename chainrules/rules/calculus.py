@@ -21,6 +21,7 @@ and ``dx`` passed positionally are differentiable.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -37,10 +38,35 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._arrays import bind_options, instantiate_zeros, reduced_axes, tuple_entries
+from ._arrays import bind_options, cast_to, instantiate_zeros, reduced_axes, tuple_entries
+from ._linalg_common import as_array
 from ._reducing import diff_adjoint
 
 # ----- gradient -----
+
+
+def _padded(a: Any, before: int, after: int) -> Any:
+    """``a`` with ``before`` and ``after`` zeros along its last axis (no writes: an engine may follow ``a``)."""
+    return _placed([a], [before], np.shape(a)[-1] + before + after)
+
+
+def _placed(columns: list[Any], positions: list[int], m: int) -> Any:
+    """Blocks along the last axis (``columns``) placed from ``positions`` in zeros of length ``m``, summed where
+    they meet (columns of width 1 then; a position may be negative), without writing into an array an engine
+    may follow."""
+    at = [p % m for p in positions]
+    widths = [np.shape(c)[-1] for c in columns]
+    spans = sorted(zip(at, widths, range(len(at))))
+    dtype = np.result_type(*columns)
+    lead = np.shape(columns[0])[:-1]
+    if any(a + w > b for (a, w, _), (b, _, _) in itertools.pairwise(spans)):  # columns meeting: unit rows
+        units = np.arange(m) == np.reshape(at, (-1, 1))
+        return np.concatenate(columns, axis=-1) @ units.astype(np.finfo(dtype).dtype)
+    pieces, free = [], 0
+    for a, w, i in spans:
+        pieces += [np.zeros((*lead, a - free), dtype), columns[i]]
+        free = a + w
+    return np.concatenate([*pieces, np.zeros((*lead, m - free), dtype)], axis=-1)
 
 
 class _Stencil:
@@ -66,19 +92,17 @@ class _Stencil:
 
     def adjoint(self, g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The adjoint of ``apply`` (the weights are real)."""
-        s_bar = np.zeros((*g.shape[:-1], g.shape[-1] - 1), dtype=g.dtype)
-        s_bar[..., :-1] += self.w * g[..., 1:-1]
-        s_bar[..., 1:] += (1 - self.w) * g[..., 1:-1]
+        m = self.h.size
+        inside = g[..., 1:-1]
+        first, last = g[..., :1], g[..., -1:]
         if self.edge_order == 2:
             r0, r1 = self.r
-            s_bar[..., 0] += (1 + r0) * g[..., 0]
-            s_bar[..., 1] -= r0 * g[..., 0]
-            s_bar[..., -1] += (1 + r1) * g[..., -1]
-            s_bar[..., -2] -= r1 * g[..., -1]
-        else:
-            s_bar[..., 0] += g[..., 0]
-            s_bar[..., -1] += g[..., -1]
-        return s_bar
+            ends = _placed([-r0 * first, -r1 * last], [1, -2], m)
+            first, last = (1 + r0) * first, (1 + r1) * last
+        s_bar = np.concatenate([self.w * inside, last], axis=-1) + np.concatenate(
+            [first, (1 - self.w) * inside], axis=-1
+        )
+        return s_bar + ends if self.edge_order == 2 else s_bar
 
     def weight_terms(self, s: np.ndarray[Any, Any]) -> tuple[list[Any], list[Any]]:
         """``(partials, intervals)``: each output's derivative in the spacings through its weights.
@@ -97,7 +121,7 @@ class _Gradient:
     """One call of ``gradient``: the axes, and for each the spacings and whether they are coordinates."""
 
     def __init__(self, f: Any, spacing: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        values = np.asarray(f)
+        values = as_array(f)
         self.f = values
         axis = kwargs.get("axis")
         self.axes = (
@@ -108,10 +132,10 @@ class _Gradient:
         self.spacing_of = [0] * len(self.axes) if len(spacing) == 1 else list(range(len(spacing)))
         self.stencils, self.coordinates = [], []
         for i, a in enumerate(self.axes):
-            step = np.asarray(given[i] if given else 1.0, dtype=float)
+            step = cast_to(given[i] if given else 1.0, np.dtype(float))
             n = values.shape[a]
             self.coordinates.append(step.ndim == 1)
-            h = np.diff(step) if step.ndim == 1 else np.full(n - 1, float(step))
+            h = np.diff(step) if step.ndim == 1 else np.broadcast_to(step, (n - 1,))
             self.stencils.append(_Stencil(h, self.edge_order))
 
     def slopes(self, i: int, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -123,18 +147,16 @@ class _Gradient:
         s = self.slopes(i, self.f)
         s_bar = stencil.adjoint(g)
         h_bar = -np.real(np.conjugate(s) * s_bar) / stencil.h  # through s = Δf / h
-        partials, intervals = stencil.weight_terms(s)
-        for partial, interval in zip(partials, intervals):
-            h_bar[..., interval] += np.real(np.conjugate(partial) * g[..., 1:-1])
+        (left, right), _ = stencil.weight_terms(s)  # intervals 0 .. m - 2 and 1 .. m - 1
+        inside = g[..., 1:-1]
+        h_bar = h_bar + _padded(np.real(np.conjugate(left) * inside), 0, 1)
+        h_bar = h_bar + _padded(np.real(np.conjugate(right) * inside), 1, 0)
         if self.edge_order == 2:
-            h = stencil.h
-            first = np.real(-np.conjugate(s[..., 1] - s[..., 0]) * g[..., 0]) / (h[0] + h[1]) / (h[0] + h[1])
-            last = np.real(np.conjugate(s[..., -1] - s[..., -2]) * g[..., -1]) / (h[-2] + h[-1]) / (h[-2] + h[-1])
-            h_bar[..., 0] += first * h[1]
-            h_bar[..., 1] -= first * h[0]
-            h_bar[..., -1] += last * h[-2]
-            h_bar[..., -2] -= last * h[-1]
-        return np.sum(h_bar.reshape(-1, h_bar.shape[-1]), axis=0)
+            h, m = stencil.h, stencil.h.size
+            first = np.real(-np.conjugate(s[..., 1:2] - s[..., :1]) * g[..., :1]) / (h[0] + h[1]) / (h[0] + h[1])
+            last = np.real(np.conjugate(s[..., -1:] - s[..., -2:-1]) * g[..., -1:]) / (h[-2] + h[-1]) / (h[-2] + h[-1])
+            h_bar = h_bar + _placed([first * h[1], -first * h[0], last * h[-2], -last * h[-1]], [0, 1, -1, -2], m)
+        return np.sum(np.reshape(h_bar, (-1, h_bar.shape[-1])), axis=0)
 
     def h_tangent(self, i: int, h_dot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The output's tangent along axis ``i`` from the spacings' tangent ``h_dot`` (axis last)."""
@@ -143,13 +165,13 @@ class _Gradient:
         out_dot = stencil.apply(-s * h_dot / stencil.h)
         partials, intervals = stencil.weight_terms(s)
         inside = sum(partial * h_dot[interval] for partial, interval in zip(partials, intervals))
-        out_dot[..., 1:-1] += inside
+        out_dot = out_dot + _padded(inside, 1, 1)
         if self.edge_order == 2:
-            h = stencil.h
+            h, n = stencil.h, stencil.h.size + 1
             dr0 = (h[1] / (h[0] + h[1]) * h_dot[0] - h[0] / (h[0] + h[1]) * h_dot[1]) / (h[0] + h[1])
             dr1 = (h[-2] / (h[-2] + h[-1]) * h_dot[-1] - h[-1] / (h[-2] + h[-1]) * h_dot[-2]) / (h[-2] + h[-1])
-            out_dot[..., 0] -= (s[..., 1] - s[..., 0]) * dr0
-            out_dot[..., -1] += (s[..., -1] - s[..., -2]) * dr1
+            ends = [-(s[..., 1:2] - s[..., :1]) * dr0, (s[..., -1:] - s[..., -2:-1]) * dr1]
+            out_dot = out_dot + _placed(ends, [0, -1], n)
         return out_dot
 
     def back(self, i: int, v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -173,9 +195,9 @@ def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
         for i, seed in enumerate(seeds):
             if isinstance(seed, AbstractZero):
                 continue
-            g = np.moveaxis(np.asarray(seed), call.axes[i], -1)
+            g = np.moveaxis(as_array(seed), call.axes[i], -1)
             stencil = call.stencils[i]
-            f_bar += call.back(i, diff_adjoint(stencil.adjoint(g) / stencil.h))
+            f_bar = f_bar + call.back(i, diff_adjoint(stencil.adjoint(g) / stencil.h))
             if spacing:
                 h_bar = call.h_cotangent(i, g)
                 j = call.spacing_of[i]
@@ -199,8 +221,8 @@ def _frule_gradient(tangents: tuple[Any, ...], f: Any, values: Any, *spacing: An
     for i, stencil in enumerate(call.stencils):
         out_dot = stencil.apply(call.slopes(i, f_dot))
         if spacing:
-            s_dot = np.asarray(spacing_dots[call.spacing_of[i]], dtype=float)
-            h_dot = np.diff(s_dot) if call.coordinates[i] else np.full(stencil.h.size, float(s_dot))
+            s_dot = cast_to(spacing_dots[call.spacing_of[i]], np.dtype(float))
+            h_dot = np.diff(s_dot) if call.coordinates[i] else np.broadcast_to(s_dot, (stencil.h.size,))
             out_dot = out_dot + call.h_tangent(i, h_dot)
         out_dots.append(call.back(i, out_dot))
     project_out = ProjectTo(out)
@@ -219,9 +241,9 @@ class _Trapezoid:
 
     def __init__(self, y: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         options = bind_options(_TRAPEZOID_ARGS, args, kwargs, x=None, dx=1.0, axis=-1)
-        self.y = np.asarray(y)
+        self.y = as_array(y)
         self.axis = reduced_axes(options["axis"], self.y.ndim)[0]
-        self.x = None if options["x"] is None else np.asarray(options["x"])
+        self.x = None if options["x"] is None else as_array(options["x"])
         self.d = self.spacings(self.x, options["dx"])
         ends = np.moveaxis(self.y, self.axis, -1)
         self.pair_sum = np.moveaxis(ends[..., 1:] + ends[..., :-1], -1, self.axis)
@@ -253,14 +275,11 @@ def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
     projects = [ProjectTo(v) if i < 2 and v is not None else ProjectTo(None) for i, v in enumerate(args)]
 
     def trapezoid_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.expand_dims(np.asarray(unthunk(out_bar)), call.axis)
+        g = np.expand_dims(as_array(unthunk(out_bar)), call.axis)
         half_bar = np.conjugate(call.d) / 2 * g
         shape = np.broadcast_shapes(half_bar.shape, call.pair_sum.shape)  # x may broadcast against y
         moved = np.moveaxis(np.broadcast_to(half_bar, shape), call.axis, -1)
-        length = moved.shape[-1] + 1 if call.y.shape[call.axis] else 0  # an empty axis has no pairs
-        y_bar = np.zeros((*moved.shape[:-1], length), dtype=moved.dtype)
-        y_bar[..., 1:] += moved
-        y_bar[..., :-1] += moved
+        y_bar = _padded(moved, 1, 0) + _padded(moved, 0, 1) if call.y.shape[call.axis] else moved  # no pairs
         y_bar = sum_to_shape(np.moveaxis(y_bar, -1, call.axis), call.y.shape)
         bars = [project(ZeroTangent()) for project in projects]
         d_bar = np.conjugate(call.pair_sum) / 2 * g
@@ -277,7 +296,7 @@ def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
 def _frule_trapezoid(tangents: tuple[Any, ...], f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(y, *args, **kwargs)
     call = _Trapezoid(y, args, kwargs)
-    y_dot = np.asarray(instantiate_zeros(tangents[1], y))
+    y_dot = as_array(instantiate_zeros(tangents[1], y))
     moved = np.moveaxis(y_dot, call.axis, -1)
     pair_dot = np.moveaxis(moved[..., 1:] + moved[..., :-1], -1, call.axis)
     terms = call.d * pair_dot

@@ -30,7 +30,8 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
 
-from ._arrays import bind_options
+from ._arrays import bind_options, cast_to
+from ._linalg_common import as_array
 
 _COV_ARGS = ("y", "rowvar", "bias", "ddof", "fweights", "aweights")
 _COV_DEFAULTS = {"y": None, "rowvar": True, "bias": False, "ddof": None, "fweights": None, "aweights": None}
@@ -52,13 +53,13 @@ class _Covariance:
         rows = [self._rows(m, 0)]
         if y is not None:
             self.shapes.append(np.shape(y))
-            self.transposed.append(not rowvar and np.array(y, ndmin=2).shape[0] != 1)
+            self.transposed.append(not rowvar and (np.shape(y) if np.ndim(y) >= 2 else (1,))[0] != 1)
             rows.append(self._rows(y, 1))
         self.split = rows[0].shape[0]
         X = np.concatenate(rows, axis=0)
         ddof = o["ddof"] if o["ddof"] is not None else (0 if o["bias"] else 1)
         f = None if o["fweights"] is None else np.asarray(o["fweights"], dtype=float)
-        self.a = None if o["aweights"] is None else np.asarray(o["aweights"], dtype=float)
+        self.a = None if o["aweights"] is None else cast_to(o["aweights"], np.dtype(float))
         self.f = np.ones(X.shape[1]) if f is None else f
         self.w = None if f is None and self.a is None else self.f * (1 if self.a is None else self.a)
         self.ddof = ddof
@@ -79,7 +80,9 @@ class _Covariance:
         self.c = (self.XcW @ self.Xc.conj().T) * np.true_divide(1, self.fact)
 
     def _rows(self, v: Any, i: int) -> np.ndarray[Any, Any]:
-        rows = np.array(v, ndmin=2, dtype=self.dtype)
+        rows = cast_to(v, self.dtype)
+        if rows.ndim < 2:
+            rows = np.reshape(rows, (1, -1) if rows.ndim else (1, 1))
         return rows.T if self.transposed[i] else rows
 
     def fact_partials(self) -> np.ndarray[Any, Any] | None:
@@ -114,7 +117,7 @@ class _Covariance:
         c_dot = half + half.conj().T
         partials = self.fact_partials()
         if partials is not None and a_dot is not None:
-            a_dot = np.asarray(a_dot)
+            a_dot = as_array(a_dot)
             c_dot = c_dot + (self.Xc * (self.f * a_dot)) @ self.Xc.conj().T / self.fact
             c_dot = c_dot - self.c * (np.sum(partials * a_dot) / self.fact)
         return c_dot

@@ -104,6 +104,8 @@ UNARY: dict[Any, Callable[..., Any]] = {
     np.absolute: lambda m, out, x: m.sign(x),
     np.sinc: lambda m, out, x: sinc_slope(x),  # 0 at 0, the limit (ChainRules.jl's cosc)
     np.i0: lambda m, out, x: bessel_i1(x),  # I0' = I1 (DLMF 10.29.3); numpy's i0 takes real inputs only
+    # I1' = I0 - I1 / x (DLMF 10.29.2), 1/2 at 0 (the limit); inf where I0 overflows (inf - inf there)
+    bessel_i1: lambda m, out, x: m.where(m.isinf(i0 := m.i0(x)), i0, i0 - m.where(x == 0, 0.5, out / _nonzero(x))),
 }
 UNARY[np.fabs] = UNARY[np.absolute]
 
@@ -255,7 +257,7 @@ def _nan_to_num_masks(x: Any) -> list[tuple[Any, Any, Any, Any]]:
 
     numpy replaces the parts of a complex number separately.
     """
-    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (np.asarray(x),)
+    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (x,)  # a followed x answers np.isfinite itself
     return [(np.isfinite(p), np.isnan(p), np.isposinf(p), np.isneginf(p)) for p in parts]
 
 

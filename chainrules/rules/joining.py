@@ -15,6 +15,7 @@ the copies up. ``out=`` gets no rule (``None``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -269,13 +270,18 @@ def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> An
     ]
     if not given_pieces or dtype is None:
         return ZeroTangent()
-    x_bar = np.zeros(np.shape(x), dtype=dtype)
-    moved = np.moveaxis(x_bar, axis, 0)
-    unstacked = state[3]["f"] is getattr(np, "unstack", None)
-    for k, piece in given_pieces:
-        piece = cast_to(piece, dtype)
-        moved[bounds[k] : bounds[k + 1]] = piece[None] if unstacked else np.moveaxis(piece, axis, 0)
-    return x_bar
+    given = dict(given_pieces)
+    shape = np.shape(x)
+    if state[3]["f"] is getattr(np, "unstack", None):  # the pieces lost the axis: stacked back along it
+        lost = shape[:axis] + shape[axis + 1 :]
+        return np.stack(
+            [cast_to(given[k], dtype) if k in given else np.zeros(lost, dtype) for k in range(shape[axis])], axis
+        )
+    parts = [
+        cast_to(given[k], dtype) if k in given else np.zeros((*shape[:axis], hi - lo, *shape[axis + 1 :]), dtype)
+        for k, (lo, hi) in enumerate(itertools.pairwise(bounds))
+    ]
+    return np.concatenate(parts, axis)  # built, not written into: an engine may follow the pieces
 
 
 def _split_pushforward(state: tuple[Any, int, list[int], Any], x_dot: Any) -> Any:

@@ -37,6 +37,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTan
 
 from ._arrays import NOVALUE, tuple_entries
 from ._linalg_common import adjoint, as_array, fold_to_triangle, hermitian_from_triangle, nonzero_singular_values
+from ._nested import primal_of
 
 
 def _pinv_pushforward(a: np.ndarray, x: np.ndarray, a_dot: np.ndarray) -> np.ndarray:
@@ -96,7 +97,7 @@ def _frule_pinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    a_arr, a_dot = as_array(a), np.asarray(a_dot)
+    a_arr, a_dot = as_array(a), as_array(a_dot)
     if options["hermitian"]:
         a_arr, a_dot = hermitian_from_triangle(a_arr, True), hermitian_from_triangle(a_dot, True)
     return out, ProjectTo(out)(_pinv_pushforward(a_arr, out, a_dot))
@@ -119,10 +120,12 @@ class _LeastSquares:
         self.u, s, self.vh = np.linalg.svd(self.a.astype(x.dtype), full_matrices=False)
         # gelsd's cut: singular values at or below rcond * s_max are zero (numpy computes in double precision)
         cut = np.finfo(np.float64).eps * max(self.a.shape) if rcond is None else rcond
-        inverted = np.divide(1.0, s, out=np.zeros_like(s), where=s > cut * s[:1])
+        plain = primal_of(s)  # the rank: which values are cut, and which are zero, is the primal's
+        kept = plain > cut * plain[:1]
+        inverted = np.where(kept, 1 / np.where(kept, s, 1), 0)  # no out=/where=: an engine may follow s
         self.pinv = (adjoint(self.vh) * inverted.astype(x.dtype)) @ adjoint(self.u)
         self.residual = self.b - self.a @ self.x
-        self.nonzero = nonzero_singular_values(s, self.a.shape)
+        self.nonzero = nonzero_singular_values(plain, self.a.shape)
 
     def columns(self, t: Any) -> Any:
         return t[:, None] if self.vector and not isinstance(t, AbstractZero) else t

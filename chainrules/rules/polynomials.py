@@ -55,6 +55,7 @@ from chainrules_core import (
 
 from ._arrays import bind_options, instantiate_zeros, tuple_entries
 from ._bilinear import bilinear_rule
+from ._linalg_common import as_array
 from ._makers import linear_in_first_rule, output_tangent
 from .creation import vander_derivative
 
@@ -66,7 +67,7 @@ def _plain(*xs: Any) -> bool:
 
 def _dense(t: Any, x: Any) -> Any:
     """The tangent ``t`` of ``x`` as an array, zeros made explicit."""
-    return np.asarray(instantiate_zeros(unthunk(t), x))
+    return as_array(instantiate_zeros(unthunk(t), x))
 
 
 # ----- polyval -----
@@ -76,7 +77,7 @@ class _Horner:
     """The powers of ``x`` that ``polyval(p, x)`` weights, and ``p'(x)``, for ``p`` of any number of dimensions."""
 
     def __init__(self, p: Any, x: Any) -> None:
-        self.p, self.x = np.asarray(p), np.asarray(x)
+        self.p, self.x = as_array(p), as_array(x)
         n = len(self.p)
         powers = [np.ones_like(self.x)] if n else []  # an empty p is the zero polynomial
         for _ in range(n - 1):
@@ -100,7 +101,7 @@ def _rrule_polyval(f: Any, p: Any, x: Any) -> Any:
             return NoTangent(), project_p(ZeroTangent()), project_x(ZeroTangent())
         h = _Horner(p, x)
         p_bar = [_summed(np.conj(w) * out_bar, np.shape(h.p[k])) for k, w in enumerate(h.powers)]
-        p_bar_array = np.array(p_bar) if p_bar else np.zeros(np.shape(p))
+        p_bar_array = np.stack(p_bar) if p_bar else np.zeros(np.shape(p))
         x_bar = _summed(np.conj(h.slope) * out_bar, np.shape(x))
         return NoTangent(), project_p(p_bar_array.reshape(np.shape(p))), project_x(x_bar)
 
@@ -108,7 +109,7 @@ def _rrule_polyval(f: Any, p: Any, x: Any) -> Any:
 
 
 def _summed(bar: Any, shape: tuple[int, ...]) -> Any:
-    return sum_to_shape(np.asarray(bar), shape)
+    return sum_to_shape(as_array(bar), shape)
 
 
 @frule.register(np.polyval)
@@ -163,14 +164,14 @@ def _rrule_polyint(f: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
     others = [project_k if i == 1 else ProjectTo(None) for i in range(len(args))]
 
     def polyint_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.asarray(unthunk(out_bar))
+        g = as_array(unthunk(out_bar))
         k_bars = []
         for step in reversed(range(m)):
             k_bars.append(g[-1])
             g = g[:-1] / np.arange(np.size(p) + step, 0, -1)
         k_bar: Any = ZeroTangent()
         if m and not project_k.is_no_tangent:
-            k_bar = np.array(k_bars[::-1])
+            k_bar = np.stack(k_bars[::-1])
             if np.size(k) == 1:
                 k_bar = np.sum(k_bar).reshape(np.shape(k))
             else:
@@ -204,7 +205,7 @@ def _register_padded_sum(f: Any, sign: int) -> None:
         projects = (ProjectTo(a1), ProjectTo(a2))
 
         def padded_sum_pullback(out_bar: Any) -> tuple[Any, ...]:
-            g = np.asarray(unthunk(out_bar))
+            g = as_array(unthunk(out_bar))
             tails = [g[len(g) - np.size(a) :].reshape(np.shape(a)) for a in (a1, a2)]
             return NoTangent(), projects[0](tails[0]), projects[1](sign * tails[1])
 
@@ -271,11 +272,13 @@ class _Division:
         return dq, (w - np.convolve(dq, self.v))[self.length - self.kept :]
 
     def adjoint(self, q_bar: Any, r_bar: Any) -> Any:
-        w_bar = np.zeros(self.length, dtype=np.result_type(q_bar, r_bar, self.v))
-        w_bar[self.length - self.kept :] = r_bar
+        dtype = np.result_type(q_bar, r_bar, self.v)
+        lead = np.zeros(self.length - self.kept, dtype)
+        w_bar = np.concatenate([lead, np.broadcast_to(r_bar, (self.kept,)).astype(dtype)])  # built: may be followed
         if self.nq >= 1:
             y = q_bar - np.correlate(w_bar, self.v, "valid")
-            w_bar[: self.nq] += np.linalg.solve(self.toeplitz.conj().T, y)
+            solved = np.linalg.solve(self.toeplitz.conj().T, y)
+            w_bar = w_bar + np.concatenate([solved, np.zeros(self.length - self.nq, dtype)])
         return w_bar
 
 
@@ -315,13 +318,13 @@ class _LeastSquares:
     """The fit ``polyfit`` computes, with what its derivative needs; ``rank_deficient`` when it has none."""
 
     def __init__(self, x: Any, y: Any, deg: Any, rcond: Any, w: Any) -> None:
-        self.x, self.y = np.asarray(x) + 0.0, np.asarray(y) + 0.0
+        self.x, self.y = as_array(x) + 0.0, as_array(y) + 0.0
         order = int(deg) + 1
-        self.weights = np.ones(self.x.size) if w is None else np.asarray(w) + 0.0
+        self.weights = np.ones(self.x.size) if w is None else as_array(w) + 0.0
         self.a = np.vander(self.x, order) * self.weights[:, None]
         self.b = _weighted(self, self.y)
-        self.scale = np.sqrt(np.sum(np.abs(self.a) ** 2, axis=0))
-        self.scale[self.scale == 0] = 1.0
+        scale = np.sqrt(np.sum(np.abs(self.a) ** 2, axis=0))
+        self.scale = np.where(scale == 0, 1.0, scale)
         _, s, vh = np.linalg.svd(self.a / self.scale, full_matrices=False)
         rcond = self.x.size * np.finfo(self.x.dtype).eps if rcond is None else rcond
         self.rank_deficient = s.size < order or s[-1] <= rcond * s[0]
@@ -365,7 +368,7 @@ def _rrule_polyfit(f: Any, x: Any, y: Any, deg: Any, *args: Any, **kwargs: Any) 
     others = (NoTangent(),) * (len(args) + 1)
 
     def polyfit_pullback(out_bar: Any) -> tuple[Any, ...]:
-        z = fit.normal_solve(np.asarray(unthunk(out_bar)))
+        z = fit.normal_solve(as_array(unthunk(out_bar)))
         az = fit.a @ z
         a_bar = _outer_sum(residual, z.conj()) - _outer_sum(az, p.conj())
         x_bar = np.sum(fit.slope().conj() * a_bar, axis=1)
@@ -388,9 +391,9 @@ def _frule_polyfit(tangents: tuple[Any, ...], f: Any, x: Any, y: Any, deg: Any, 
     x_dot, y_dot = unthunk(tangents[1]), unthunk(tangents[2])
     rhs = np.zeros_like(p, dtype=np.result_type(p, fit.a))
     if not isinstance(y_dot, AbstractZero) and not ProjectTo(y).is_no_tangent:
-        rhs = rhs + fit.a.conj().T @ _weighted(fit, np.asarray(y_dot))
+        rhs = rhs + fit.a.conj().T @ _weighted(fit, as_array(y_dot))
     if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
-        a_dot = fit.slope() * np.asarray(x_dot)[:, None]
+        a_dot = fit.slope() * as_array(x_dot)[:, None]
         rhs = rhs - fit.a.conj().T @ (a_dot @ p) + a_dot.conj().T @ residual
     return p, ProjectTo(p)(fit.normal_solve(rhs))
 
@@ -420,9 +423,9 @@ def _rrule_roots(f: Any, p: Any) -> Any:
     project_p = ProjectTo(p)
 
     def roots_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.asarray(unthunk(out_bar))
-        p_bar = np.zeros(roots.size, dtype=np.result_type(g, out, 1.0))
-        p_bar[roots.lead :] = -(roots.powers.conj().T @ (g / roots.slope.conj()))
+        g = as_array(unthunk(out_bar))
+        moved = -(roots.powers.conj().T @ (g / roots.slope.conj()))
+        p_bar = np.concatenate([np.zeros(roots.lead, dtype=np.result_type(g, out, 1.0)), moved])
         return NoTangent(), project_p(p_bar.reshape(np.shape(p)))
 
     return out, roots_pullback
@@ -441,12 +444,12 @@ def _frule_roots(tangents: tuple[Any, ...], f: Any, p: Any) -> Any:
 def _deflated(a: Any, r: Any) -> Any:
     """Row ``i`` is ``a / (x - r_i)`` (synthetic division, exact as ``r_i`` is a root of ``a``)."""
     n = r.size
-    quotients = np.empty((n, n), dtype=np.result_type(a, r))
-    if n:
-        quotients[:, 0] = a[0]
-        for k in range(1, n):
-            quotients[:, k] = a[k] + r * quotients[:, k - 1]
-    return quotients
+    if not n:
+        return np.empty((0, 0), dtype=np.result_type(a, r))
+    columns = [np.broadcast_to(a[0], (n,)).astype(np.result_type(a, r))]
+    for k in range(1, n):
+        columns.append(a[k] + r * columns[-1])
+    return np.stack(columns, axis=1)  # column by column, not written into: an engine may follow a and r
 
 
 @rrule.register(np.poly)
@@ -459,7 +462,7 @@ def _rrule_poly(f: Any, seq_of_zeros: Any) -> Any:
     project = ProjectTo(seq_of_zeros)
 
     def poly_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.atleast_1d(np.asarray(unthunk(out_bar)))
+        g = np.atleast_1d(as_array(unthunk(out_bar)))
         return NoTangent(), project((-(quotients.conj() @ g[1:])).reshape(np.shape(seq_of_zeros)))
 
     return out, poly_pullback

@@ -45,6 +45,8 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, named_after, rrule, unthunk
 
 from ._arrays import bind_options, is_given, reduced_axes, scatter_add
+from ._linalg_common import as_array
+from ._nested import is_followed, primal_of
 from ._reducing import cotangent_dtype, seed_as
 
 _ALPHA_BETA = {
@@ -95,59 +97,71 @@ class _Spec:
 
 
 class _OrderStatistics:
-    """One call: the slices sorted, the two order statistics each output reads, and its slope in ``q``."""
+    """One call: the slices sorted, the two order statistics each output reads, and its slope in ``q``.
+
+    The order, the NaNs, the ties and which statistics an output reads are
+    the primal's (piecewise constant: no derivative). What moves with the
+    inputs, ``g`` with ``q`` and the slope in ``q`` with ``x``, is computed on
+    the inputs themselves, so that an engine follows it (nested differentiation).
+    """
 
     def __init__(self, x: Any, q: Any, options: dict[str, Any], weights: Any, out: Any, spec: _Spec) -> None:
         method = options["method"]
-        values = np.asarray(x)
-        self.x = x
+        values = np.asarray(primal_of(x))
         self.shape = values.shape
         self.axes = reduced_axes(options["axis"], values.ndim)
-        k = len(self.axes)
-        moved = np.moveaxis(values, self.axes, tuple(range(values.ndim - k, values.ndim)))
-        self.moved_shape = moved.shape
-        n = math.prod(moved.shape[values.ndim - k :])
-        rows = moved.reshape(math.prod(moved.shape[: values.ndim - k]), n)  # no -1: empty slices
+        rows = self.rows(values)
         self.order = np.argsort(rows, axis=-1, kind="stable")
         self.sorted = np.take_along_axis(rows, self.order, axis=-1)
+        n = rows.shape[-1]
         nans = np.isnan(self.sorted) if self.sorted.dtype.kind in "fc" else np.zeros(self.sorted.shape, dtype=bool)
         self.count = n - np.sum(nans, axis=-1)  # NaNs sort last: the numbers are the first ``count``
         self.nan_rows = None if spec.skips_nan or not nans.any() else self.count < n
         self.same = self.sorted[:, 1:] == self.sorted[:, :-1]
         self.same = self.same if self.same.any() else None
-        self.q = np.asarray(q)
-        q_flat = self.q.reshape(-1)
-        self.out_shape = np.shape(out)
+        self.q_shape = np.shape(q)
+        q_flat = np.reshape(primal_of(q), -1)
         self.n = n
         self.lo = np.zeros((q_flat.size, rows.shape[0]), dtype=np.intp)
         self.hi = np.zeros_like(self.lo)
-        self.g = np.zeros(self.lo.shape)
+        self.g: Any = np.zeros(self.lo.shape)
         self.empty = self.count == 0  # NaNs only (the nan* forms): a zero derivative
         if weights is not None:  # the output is an entry: point at one equal to it, the ties split the rest
-            self.lo[...] = np.argmax(self.sorted[None] == np.reshape(out, (q_flat.size, -1))[..., None], axis=-1)
+            out_rows = np.reshape(primal_of(out), (q_flat.size, -1))
+            self.lo[...] = np.argmax(self.sorted[None] == out_rows[..., None], axis=-1)
             self.hi[...] = self.lo
         else:
+            followed_q = np.reshape(q, -1) if is_followed(q) else None
             for c in np.unique(self.count[self.count > 0]):
                 v = np.reshape(spec.ranks(np.arange(c, dtype=float), q_flat, method=method), (-1, 1))
                 j = np.clip(np.floor(v), 0, c - 1)
                 in_c = self.count == c
                 self.lo[:, in_c] = j
                 self.hi[:, in_c] = np.minimum(j + 1, c - 1)
-                self.g[:, in_c] = v - j
+                if followed_q is not None:  # g = v - j moves with q
+                    v = np.reshape(spec.ranks(np.arange(c, dtype=float), followed_q, method=method), (-1, 1))
+                self.g = np.where(in_c, v - j, self.g)
         continuous = spec.takes_q and weights is None and method in _ALPHA_BETA
-        self.q_slope = self._q_slope(q_flat / spec.scale, method, spec.scale) if continuous else None
+        self.q_slope = self._q_slope(x, q_flat / spec.scale, method, spec.scale) if continuous else None
 
-    def _q_slope(self, q: np.ndarray[Any, Any], method: str, scale: float) -> np.ndarray[Any, Any]:
+    def rows(self, x: Any) -> Any:
+        """``x`` (or a tangent of it) with the reduced axes last and flattened: one row per slice."""
+        ndim, k = len(self.shape), len(self.axes)
+        moved = np.moveaxis(as_array(x), self.axes, tuple(range(ndim - k, ndim)))
+        return np.reshape(moved, (math.prod(moved.shape[: ndim - k]), math.prod(moved.shape[ndim - k :])))
+
+    def _q_slope(self, x: Any, q: np.ndarray[Any, Any], method: str, scale: float) -> Any:
         """d out / dq for each (q, slice): the central difference of the piecewise-linear interpolation."""
         alpha, beta = _ALPHA_BETA[method]
         c = self.count.astype(float)
         v = c * q[:, None] + alpha + q[:, None] * (1 - alpha - beta) - 1
-        steps = np.diff(self.sorted, axis=-1) if self.n > 1 else np.zeros((self.sorted.shape[0], 1))
+        values = np.take_along_axis(self.rows(x), self.order, axis=-1) if is_followed(x) else self.sorted
+        steps = np.diff(values, axis=-1) if self.n > 1 else np.zeros((self.sorted.shape[0], 1))
         last = np.maximum(c - 1, 0)
 
-        def slope_of_segment(k: np.ndarray[Any, Any], inside: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        def slope_of_segment(k: np.ndarray[Any, Any], inside: np.ndarray[Any, Any]) -> Any:
             index = np.clip(k, 0, steps.shape[-1] - 1).astype(np.intp)
-            found = np.take_along_axis(steps, index.T, axis=-1).T
+            found = np.transpose(np.take_along_axis(steps, index.T, axis=-1))
             return np.where(inside, found, 0)
 
         right = slope_of_segment(np.floor(v), (v >= 0) & (v < last))
@@ -157,51 +171,68 @@ class _OrderStatistics:
         slope = (c + 1 - alpha - beta) * (left + right) / 2 / scale
         return np.where(self.empty | (self.count < self.n if self.nan_rows is not None else False), 0, slope)
 
-    def sorted_weights(self, seed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """The seed (rows of the outputs, one row per q) handed to the sorted positions of each slice."""
-        rows, n = self.sorted.shape
-        if not n:  # empty slices: NaN outputs that no entry moves
-            return np.zeros((rows, 0), seed.dtype if seed.dtype.kind in "fc" else np.dtype(float))
-        offsets = n * np.arange(rows)
+    def live(self) -> np.ndarray[Any, Any]:
+        """The outputs that two order statistics give (not those of an empty slice, nor a NaN of ``median``)."""
         live = ~self.empty
-        if self.nan_rows is not None:
-            live = live & ~self.nan_rows
+        return live if self.nan_rows is None else live & ~self.nan_rows
+
+    def sorted_weights(self, seed: Any) -> Any:
+        """The seed (rows of the outputs, one row per q) handed to the sorted positions of each slice."""
+        live = self.live()
         g = np.where(live, self.g, 0)
-        index = np.concatenate([(self.lo + offsets).reshape(-1), (self.hi + offsets).reshape(-1)])
-        dtype = seed.dtype if seed.dtype.kind in "fc" else np.dtype(float)
-        spread = np.concatenate([((1 - g) * live * seed).reshape(-1), (g * seed).reshape(-1)])
-        weights = scatter_add(rows * n, index, spread, dtype).reshape(rows, n)
-        weights = _run_average(weights, self.same)
+        spread = np.stack([(1 - g) * live * seed, g * seed])
+        weights = _scatter(spread, self)
         if self.nan_rows is not None:  # a NaN output: its seed goes to the slice's NaNs
+            n = self.n
             nan_seed = np.sum(np.where(self.nan_rows, seed, 0), axis=0) / np.maximum(n - self.count, 1)
             at_nan = np.arange(n) >= self.count[:, None]
             weights = weights + np.where(at_nan & self.nan_rows[:, None], nan_seed[:, None], 0)
         return weights
 
-    def unsorted(self, sorted_values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    def unsorted(self, sorted_values: Any) -> Any:
         """Values at the sorted positions put back where they came from, in ``x``'s layout."""
-        rows = np.empty_like(sorted_values)
-        np.put_along_axis(rows, self.order, sorted_values, axis=-1)
-        k = len(self.axes)
-        ndim = len(self.shape)
-        return np.moveaxis(rows.reshape(self.moved_shape), tuple(range(ndim - k, ndim)), self.axes)
+        inverse = np.empty_like(self.order)
+        np.put_along_axis(inverse, self.order, np.arange(self.n)[None], axis=-1)
+        rows = np.take_along_axis(sorted_values, inverse, axis=-1)
+        ndim, k = len(self.shape), len(self.axes)
+        kept = tuple(n for i, n in enumerate(self.shape) if i not in self.axes)
+        moved = np.reshape(rows, kept + tuple(self.shape[i] for i in self.axes))
+        return np.moveaxis(moved, tuple(range(ndim - k, ndim)), self.axes)
 
-    def x_pushforward(self, x_dot: Any) -> np.ndarray[Any, Any]:
+    def x_pushforward(self, x_dot: Any) -> Any:
         """The output's tangent from ``x``'s, rows of outputs (one row per q)."""
-        dots = np.moveaxis(
-            np.asarray(x_dot), self.axes, tuple(range(len(self.shape) - len(self.axes), len(self.shape)))
-        )
-        dots = _run_average(np.take_along_axis(dots.reshape(self.order.shape), self.order, axis=-1), self.same)
-        if not self.n:
-            return np.zeros(self.lo.shape, dots.dtype)
-        rows = np.arange(dots.shape[0])
-        out_dot = (1 - self.g) * dots[rows, self.lo] + self.g * dots[rows, self.hi]
-        out_dot = np.where(self.empty, 0, out_dot)
+        dots = np.take_along_axis(self.rows(x_dot), self.order, axis=-1)
+        lo, hi = _gather(dots, self)
+        out_dot = np.where(self.empty, 0, (1 - self.g) * lo + self.g * hi)
         if self.nan_rows is not None:
             at_nan = np.arange(self.n) >= self.count[:, None]
             nan_mean = np.sum(np.where(at_nan, dots, 0), axis=-1) / np.maximum(self.n - self.count, 1)
             out_dot = np.where(self.nan_rows, nan_mean, out_dot)
         return out_dot
+
+
+def _scatter(spread: Any, stats: _OrderStatistics) -> np.ndarray[Any, Any]:
+    """The sorted positions' weights (rows, n) from the weights of each output's two order statistics.
+
+    Linear, the adjoint of ``_gather`` (ties averaged in both).
+    """
+    rows, n = stats.sorted.shape
+    dtype = spread.dtype if spread.dtype.kind in "fc" else np.dtype(float)
+    if not n:  # empty slices: NaN outputs that no entry moves
+        return np.zeros((rows, 0), dtype)
+    offsets = n * np.arange(rows)
+    index = np.concatenate([(stats.lo + offsets).reshape(-1), (stats.hi + offsets).reshape(-1)])
+    weights = scatter_add(rows * n, index, spread, dtype).reshape(rows, n)
+    return _run_average(weights, stats.same)
+
+
+def _gather(sorted_values: Any, stats: _OrderStatistics) -> tuple[Any, Any]:
+    """The two order statistics each output reads, ``(lo, hi)``, from values at the sorted positions (rows, n)."""
+    if not stats.n:
+        return np.zeros(stats.lo.shape, sorted_values.dtype), np.zeros(stats.lo.shape, sorted_values.dtype)
+    averaged = _run_average(sorted_values, stats.same)
+    rows = np.arange(averaged.shape[0])
+    return averaged[rows, stats.lo], averaged[rows, stats.hi]
 
 
 def _register(f: Any, spec: _Spec) -> None:
@@ -230,7 +261,7 @@ def _register(f: Any, spec: _Spec) -> None:
                 x_bar = project_x(stats.unsorted(stats.sorted_weights(seed).astype(dtype, copy=False)))
             if q_wanted:
                 slope = 0 if stats.q_slope is None else stats.q_slope
-                bars[0] = projects[0](np.reshape(np.sum(np.real(slope * seed), axis=-1), stats.q.shape))
+                bars[0] = projects[0](np.reshape(np.sum(np.real(slope * seed), axis=-1), stats.q_shape))
             return (NoTangent(), x_bar, *bars)
 
         return out, order_pullback

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+import chainrules.engines as ad
 from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule
 from tests.rules.cases import case_params
@@ -204,3 +205,19 @@ def test_modf_and_frexp_conventions_at_their_jumps():
     assert np.array_equal(x_bar, [0.25, 0.25, 1.0, 1 / 16, 1.0])
     _, (mantissa_dot, exponent_dot) = frule((NoTangent(), np.ones(5)), np.frexp, x)
     assert np.array_equal(mantissa_dot, x_bar) and exponent_dot == NoTangent()
+
+
+def _i1_slope(x: float) -> float:
+    """I1'(x) from the power series of I1 (DLMF 10.25.2) differentiated term by term."""
+    return sum((2 * k + 1) * (x / 2) ** (2 * k) / (2 * math.factorial(k) * math.factorial(k + 1)) for k in range(60))
+
+
+@pytest.mark.parametrize("mode", ["forward-over-reverse", "reverse-over-reverse"])
+def test_hessians_through_nan_to_num_and_i0(mode):
+    """sum(sin(nan_to_num(x))) has -sin(x) on the diagonal where x is finite, 0 where numpy replaced it; i0'' = I1'."""
+    x = np.array([1.5, np.nan, np.inf, -0.5])
+    h = ad.hessian(lambda v: np.sum(np.sin(np.nan_to_num(v))), x, mode=mode)
+    np.testing.assert_allclose(h, np.diag([-np.sin(1.5), 0.0, 0.0, np.sin(0.5)]))
+    x = np.array([0.0, 0.5, -3.0, 9.0])
+    expected = np.diag([_i1_slope(v) for v in x])
+    np.testing.assert_allclose(ad.hessian(lambda v: np.sum(np.i0(v)), x, mode=mode), expected, rtol=1e-13)

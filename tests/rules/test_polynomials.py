@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import chainrules.engines as ad
 from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
@@ -80,3 +81,13 @@ def test_polyfit_of_data_on_the_curve_moves_with_y():
 def test_refused_calls_have_no_rule(call):
     """full=, cov=, rank-deficient fits, poly of a matrix, poly1d and 2-d coefficients give None."""
     assert call() is None
+
+
+@pytest.mark.parametrize("mode", ["forward-over-reverse", "reverse-over-reverse"])
+def test_hessian_through_polyval(mode):
+    """sum_i p(x_i) for p = x³ + 2x² + 3x + 4: d²/dx_i² = p''(x_i) = 6 x_i + 4, d²/dp_k dx_i = (3 - k) x_i^(2 - k)."""
+    p, x = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, -1.0, 2.0])
+    h = ad.hessian(lambda p, x: np.sum(np.polyval(p, x)), p, x, mode=mode)
+    np.testing.assert_allclose(h[0][0], np.zeros((4, 4)))
+    np.testing.assert_allclose(h[1][1], np.diag(6 * x + 4))
+    np.testing.assert_allclose(h[0][1], [3 * x**2, 2 * x, np.ones(3), np.zeros(3)])

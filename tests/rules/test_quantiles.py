@@ -3,6 +3,7 @@ import warnings
 import numpy as np
 import pytest
 
+import chainrules.engines as ad
 from chainrules.checks.quantiles import DISCONTINUOUS, METHODS
 from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
@@ -128,3 +129,22 @@ def test_q_of_integer_data_is_still_differentiable():
     _, x_bar, q_bar = pull(np.quantile, x, 0.75)
     assert x_bar == NoTangent() and q_bar == pytest.approx(60.0)
     assert push(np.quantile, x, 0.75, x_dot=NoTangent(), q_dot=1.0) == pytest.approx(60.0)
+
+
+@pytest.mark.parametrize("mode", ["forward-over-reverse", "reverse-over-reverse"])
+def test_hessian_through_nanmedian_is_the_median_entry_s(mode):
+    """d²/dx² nanmedian(x³) is 6 x_m at the median entry m and 0 elsewhere: the NaNs and order are the primal's."""
+    x = np.array([3.0, np.nan, 1.0, 2.0, np.nan])
+    expected = np.zeros((5, 5))
+    expected[3, 3] = 6 * 2.0
+    np.testing.assert_allclose(ad.hessian(lambda v: np.nanmedian(v**3), x, mode=mode), expected)
+
+
+@pytest.mark.parametrize("mode", ["forward-over-reverse", "reverse-over-reverse"])
+def test_hessian_through_quantile_in_x_and_q(mode):
+    """quantile(x, q) = (1 - g) x_j + g x_(j+1) with g = (n - 1) q - j: its only second derivative is d²/dq dx."""
+    x, q = np.array([0.5, 4.0, 2.0, 1.0]), 0.5  # linear method: v = 3 q = 1.5 between x_(1) = 1 and x_(2) = 2
+    h = ad.hessian(lambda x, q: np.quantile(x, q), x, q, mode=mode)
+    np.testing.assert_allclose(h[0][0], np.zeros((4, 4)), atol=1e-12)
+    np.testing.assert_allclose(h[0][1], [0.0, 0.0, 3.0, -3.0])  # dg/dq = 3 moves the weight from x_(1) to x_(2)
+    np.testing.assert_allclose(h[1][1], 0.0, atol=1e-12)
