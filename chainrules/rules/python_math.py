@@ -54,9 +54,22 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
 
 MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod}
 
+
+
+def fabs_partial(m: Any, out: Any, x: Any) -> Any:
+    """``sign(x)`` for ``math.fabs``, whose argument may be any real (a 0-d array, a numpy scalar).
+
+    The signs are compared, not subtracted: the comparisons of a 0-d array
+    are numpy bools, which do not subtract.
+    """
+    return m.where(x > 0, 1.0, m.where(x < 0, -1.0, x * 0.0))
+
+
 for _f, _ufunc in MATH_UNARY.items():
     if _ufunc in LINEAR_UNARY:
         python_rule(_f, constant_partials((LINEAR_UNARY[_ufunc],)))
+    elif _f is math.fabs:
+        python_rule(_f, fabs_partial)
     else:
         python_rule(_f, UNARY[_ufunc])
 for _f, _ufunc in MATH_BINARY.items():
