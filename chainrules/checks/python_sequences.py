@@ -41,12 +41,6 @@ register_cases(
     Case(builtins.max, (At([0.5, 2.0, -1.0]),), name="array", dtypes=("float64", "float32")),
 )
 
-refuse_edges(
-    "python_sequences",
-    math.prod,
-    ("empty", "zero batch"),
-    "not handled: math.prod over the rows of an empty array (the pullback stacks no rows)",
-)
 for _f in (max, min):
     refuse_edges(
         "python_sequences",

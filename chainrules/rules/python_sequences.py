@@ -43,6 +43,8 @@ def _sequence_bar(xs: Any, project: Any, bars: list[Any]) -> Any:
     if project.is_no_tangent:
         return NoTangent()
     if isinstance(xs, np.ndarray):
+        if not bars:  # no rows
+            return project(np.zeros(xs.shape))
         return project(np.stack([np.zeros(xs.shape[1:]) if isinstance(b, AbstractZero) else b for b in bars]))
     return project(bars)
 

@@ -3,6 +3,7 @@
 import builtins
 import math
 
+import numpy as np
 import pytest
 
 from chainrules_core import NoTangent, Tangent, ZeroTangent, rrule
@@ -20,6 +21,14 @@ def test_prod_is_exact_with_zeros():
     assert pullback(1.0)[1] == Tangent(list, 0.0, 0.0, 0.0)
     _, pullback = rrule(math.prod, [0.0, 1.5, -2.0], start=2.0)
     assert pullback(1.0)[1] == Tangent(list, -6.0, 0.0, 0.0)
+
+
+def test_prod_over_no_rows():
+    """The rows of an empty array multiply to ``start``: the cotangent is an empty array of their shape."""
+    out, pullback = rrule(math.prod, np.zeros((0, 3)), start=2.5)
+    assert out == 2.5
+    xs_bar = pullback(1.0)[1]
+    assert xs_bar.shape == (0, 3)
 
 
 def test_generators_get_no_rule():
