@@ -120,13 +120,6 @@ if linalg is not None:
         Case(linalg.qr, (_pivot_stable((4, 3)),), kwargs={"mode": "r", "pivoting": True}, dtypes=_DOUBLE),
     )
 
-    for _f in (linalg.cho_factor, linalg.cho_solve, linalg.lu_factor):
-        refuse_edges(
-            "scipy_linalg_factor",
-            _f,
-            ("0-d",),
-            "not handled: a 0-d matrix (scipy raises ValueError; the rules unpack its shape first)",
-        )
     for _f in (linalg.cho_solve, linalg.lu_solve, linalg.qr):
         refuse_edges(
             "scipy_linalg_factor",

@@ -59,12 +59,6 @@ if linalg is not None:
 
     refuse_edges(
         "scipy_linalg_matfuncs",
-        linalg.expm,
-        ("0-d",),
-        "not handled: scipy's expm takes a 0-d array as a 1 x 1 matrix, the rules need its two axes",
-    )
-    refuse_edges(
-        "scipy_linalg_matfuncs",
         linalg.sqrtm,
         ("0-d", "empty", "zero batch", "huge", "inf", "nan", "tiny", "subnormal"),
         "not handled: the rules solve a Sylvester equation with scipy's solve_sylvester, which refuses zero-size "
