@@ -80,6 +80,11 @@ def call_options(
     return None if any(options.get(name) for name in refused) else options
 
 
+def as_matrix(x: Any) -> Any:
+    """A 0-d array (or its tangent) as the 1 x 1 matrix scipy takes it for; anything else as it is."""
+    return np.reshape(x, (1, 1)) if np.ndim(x) == 0 else x
+
+
 def returning(value: Any) -> Callable[..., Any]:
     """A stand-in for a primal that returns scipy's ``value``: numpy's rule functions then differentiate it."""
     return lambda *args, **kwargs: value

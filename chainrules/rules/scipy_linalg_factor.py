@@ -58,7 +58,7 @@ from chainrules_core import (
 from . import factorizations
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, pad_to, unique_part
-from .scipy_linalg import call_options, op, returning, solve_adjoint
+from .scipy_linalg import as_matrix, call_options, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----
 
@@ -217,7 +217,7 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_LU_FACTOR, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
     out = f(a, *args, **kwargs)
-    lu, piv = out
+    lu, piv = as_matrix(out[0]), out[1]  # the factors of a 0-d a are 0-d
     low, up = _unpacked(lu)
     perm = _permutation(piv, lu.shape[-2])
     project_a = ProjectTo(a)
@@ -227,9 +227,10 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         lu_bar, _ = tuple_entries(out_bar, 2)
         if isinstance(lu_bar, AbstractZero) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
-        k = low.shape[-1]
+        lu_bar, k = as_matrix(lu_bar), low.shape[-1]
         low_bar, up_bar = np.tril(lu_bar, -1)[..., :, :k], np.triu(lu_bar)[..., :k, :]
-        return NoTangent(), project_a(_lu_pullback(perm, low, up, low_bar, up_bar)), *extra
+        a_bar = _lu_pullback(perm, low, up, low_bar, up_bar)
+        return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
     return out, lu_factor_pullback
 
@@ -242,10 +243,11 @@ def _frule_lu_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kw
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
-    lu, piv = out
+    lu, piv = as_matrix(out[0]), out[1]
     low, up = _unpacked(lu)
-    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, np.asarray(a_dot))
-    return out, Tangent(tuple, ProjectTo(lu)(_packed(low_dot, up_dot, lu.shape)), NoTangent())
+    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, as_matrix(np.asarray(a_dot)))
+    lu_dot = np.reshape(_packed(low_dot, up_dot, lu.shape), np.shape(out[0]))
+    return out, Tangent(tuple, ProjectTo(out[0])(lu_dot), NoTangent())
 
 
 # lu_solve: op(A) x = b with A = P L U; dA = P (dL U + L dU), x_dot = op(A)^-1 (b_dot - op(dA) x).
@@ -360,7 +362,8 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(a, *args, **kwargs)
     lower = bool(options["lower"])
-    _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), a, upper=not lower)
+    matrix = as_matrix(as_array(a))
+    _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), matrix, upper=not lower)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
 
@@ -370,7 +373,7 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), project_a(ZeroTangent()), *extra
         c_bar = np.asarray(c_bar)
         a_bar = pullback(_factor(c_bar, lower))[1] + _left_alone(c_bar, lower)
-        return NoTangent(), project_a(a_bar), *extra
+        return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
     return out, cho_factor_pullback
 
@@ -385,11 +388,12 @@ def _frule_cho_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **k
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     lower = bool(options["lower"])
+    a_dot = as_matrix(np.asarray(a_dot))
     factor_tangent = (NoTangent(), a_dot)
     _, factor_dot = factorizations._frule_cholesky(
-        factor_tangent, returning(_factor(out[0], lower)), a, upper=not lower
+        factor_tangent, returning(_factor(out[0], lower)), as_matrix(as_array(a)), upper=not lower
     )
-    c_dot = factor_dot + _left_alone(np.asarray(a_dot), lower)
+    c_dot = factor_dot + _left_alone(a_dot, lower)
     return out, Tangent(tuple, ProjectTo(out[0])(c_dot), NoTangent())
 
 
@@ -418,8 +422,8 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     if parts is None or call_options(_CHO_SOLVE, args, kwargs, {}, refused=("overwrite_b",)) is None:
         return None
     c, lower = parts
+    x = f(c_and_lower, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
     factor = _factor(c, lower)
-    x = f(c_and_lower, b, *args, **kwargs)
     vector = np.ndim(b) == 1
     project_c = ProjectTo(c_and_lower)
     extra = (NoTangent(),) * len(args)

@@ -46,7 +46,7 @@ from chainrules_core import (
 
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, block_frechet, matmul_summed
-from .scipy_linalg import call_options
+from .scipy_linalg import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
 # expm and logm: L(A, E) from the block-triangular identity (block_frechet).
@@ -75,13 +75,13 @@ def _matrix_function_rules(f: Any, derivative: Any) -> None:
             return None
         out = f(a)
         project_a = ProjectTo(a)
-        a_h, out_h = adjoint(as_array(a)), adjoint(out)
+        a_h, out_h = adjoint(as_matrix(as_array(a))), adjoint(out)
 
         def function_pullback(out_bar: Any) -> tuple[Any, Any]:
             out_bar = unthunk(out_bar)
             if project_a.is_no_tangent:
                 return NoTangent(), NoTangent()
-            return NoTangent(), project_a(derivative(f, a_h, out_h, out_bar))
+            return NoTangent(), project_a(np.reshape(derivative(f, a_h, out_h, out_bar), np.shape(a)))
 
         return out, function_pullback
 
@@ -92,7 +92,7 @@ def _matrix_function_rules(f: Any, derivative: Any) -> None:
         a_dot = unthunk(tangents[1])
         if isinstance(a_dot, AbstractZero):
             return out, ZeroTangent()
-        return out, ProjectTo(out)(derivative(f, as_array(a), out, a_dot))
+        return out, ProjectTo(out)(derivative(f, as_matrix(as_array(a)), out, as_matrix(a_dot)))
 
     rrule.register(f)(named_after(f, _rrule_function))
     frule.register(f)(named_after(f, _frule_function))

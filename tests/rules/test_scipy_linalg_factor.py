@@ -122,3 +122,21 @@ def test_lu_solve_and_cho_solve_refuse_overwrite_b():
     for f, first in ((scipy_linalg.lu_solve, factored), (scipy_linalg.cho_solve, spd_factored)):
         assert rrule(f, first, _B, overwrite_b=True) is None
         assert frule((NoTangent(), ZeroTangent(), _B), f, first, _B, overwrite_b=True) is None
+
+
+def test_factors_of_a_0d_array():
+    """cho_factor and lu_factor take a 0-d array as a 1 x 1 matrix: sqrt(a) and a itself, tangents of scipy's shapes."""
+    a = np.array(4.0)
+    (c, _), pullback = rrule(scipy_linalg.cho_factor, a)
+    assert c.shape == (1, 1)
+    np.testing.assert_allclose(pullback((np.array([[1.0]]), NoTangent()))[1], 0.25)
+    (lu, _), pullback = rrule(scipy_linalg.lu_factor, a)
+    assert lu.shape == ()
+    assert pullback((np.array(1.5), NoTangent()))[1] == 1.5
+    lu_dot = frule((NoTangent(), np.array(2.0)), scipy_linalg.lu_factor, a)[1][0]
+    assert np.shape(lu_dot) == () and lu_dot == 2.0
+
+
+def test_cho_solve_of_a_0d_factor_raises_as_scipy():
+    with pytest.raises(ValueError, match="not square"):
+        rrule(scipy_linalg.cho_solve, (np.array(2.0), False), np.array([1.0]))

@@ -80,3 +80,15 @@ def test_a_stack_is_differentiated_matrix_by_matrix(f):
     for i in range(2):
         np.testing.assert_allclose(out_dot[i], frule((NoTangent(), e[i]), f, a[i])[1], rtol=1e-10)
         np.testing.assert_allclose(a_bar[i], rrule(f, a[i])[1](e[i])[1], rtol=1e-10)
+
+
+def test_expm_of_a_0d_array_is_of_a_1x1_matrix():
+    """scipy's expm takes a 0-d array as a 1 x 1 matrix: the derivative is exp(a), the cotangent 0-d."""
+    out, pullback = rrule(scipy_linalg.expm, np.array(0.5))
+    assert out.shape == (1, 1)
+    a_bar = pullback(np.array([[2.0]]))[1]
+    assert a_bar.shape == ()
+    np.testing.assert_allclose(a_bar, 2 * np.exp(0.5))
+    np.testing.assert_allclose(
+        frule((NoTangent(), np.array(3.0)), scipy_linalg.expm, np.array(0.5))[1], [[3 * np.exp(0.5)]]
+    )
