@@ -55,7 +55,6 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
 MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod}
 
 
-
 def fabs_partial(m: Any, out: Any, x: Any) -> Any:
     """``sign(x)`` for ``math.fabs``, whose argument may be any real (a 0-d array, a numpy scalar).
 

@@ -55,8 +55,8 @@ from chainrules_core import (
 )
 
 from . import linalg as numpy_linalg
-from ._makers import output_tangent
 from ._linalg_common import adjoint, as_array, diag_embed, diagonal, fold_to_triangle, hermitian_from_triangle, mT
+from ._makers import output_tangent
 from ._nested import follow
 
 
