@@ -130,15 +130,11 @@ if linalg is not None:
         )
     refuse_edges(
         "scipy_linalg_factor",
-        linalg.lu,
-        ("empty", "zero batch"),
-        "not handled: lu of an empty matrix or stack (the rules' permutations and padded factors assume entries)",
-    )
-    refuse_edges(
-        "scipy_linalg_factor",
         linalg.lu_solve,
         ("size 1",),
-        "not handled: one vector for a stack of 1 x 1 factors (the rules index the pivots of a single matrix)",
+        "the pivots of 3 x 3 factors cut to 1 x 1 point past the matrix: scipy reads outside its arrays and "
+        "returns arbitrary values, the rules raise ValueError",
+        where="every axis of length 3",
     )
     refuse_edges(
         "scipy_linalg_factor",

@@ -162,6 +162,8 @@ def _rrule_lu(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             _, low_bar, up_bar = tuple_entries(out_bar, 3)  # the permutation's cotangent, whatever it is, is ignored
         if (isinstance(low_bar, AbstractZero) and isinstance(up_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
+        if np.size(a) == 0:
+            return NoTangent(), project_a(np.zeros(np.shape(a))), *extra
         return NoTangent(), project_a(_lu_pullback(perm, low, up, low_bar, up_bar)), *extra
 
     return out, lu_pullback
@@ -176,6 +178,9 @@ def _frule_lu(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
+    if np.size(a) == 0:  # every factor is empty too (and scipy's permutation of an empty matrix has no rows)
+        zeros = [ProjectTo(x)(np.zeros(x.shape)) for x in out]
+        return out, Tangent(tuple, *zeros) if options["permute_l"] else Tangent(tuple, NoTangent(), *zeros[1:])
     perm, low, up = _lu_parts(f, a, out, options)
     low_dot, up_dot = _lu_pushforward(perm, low, up, np.asarray(a_dot))
     if options["permute_l"]:
@@ -273,6 +278,17 @@ def _lu_solve_parts(lu_and_piv: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return lu, _permutation(np.asarray(piv), lu.shape[-2]), low, up
 
 
+def _check_pivots(lu_and_piv: Any) -> None:
+    """``ValueError`` for pivots past the rows of the factors, before scipy reads outside its arrays."""
+    try:
+        lu, piv = lu_and_piv
+    except (TypeError, ValueError):
+        return
+    shape, piv = np.shape(lu), np.asarray(piv)
+    if len(shape) >= 2 and piv.size and piv.dtype.kind in "iu" and (piv.min() < 0 or piv.max() >= shape[-2]):
+        raise ValueError(f"lu_solve: lu_and_piv holds pivots outside the {shape[-2]} rows of its factors")
+
+
 def _matrices(x: Any, vector: bool) -> np.ndarray:
     x = np.asarray(x)
     return x[..., None] if vector else x
@@ -283,7 +299,8 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
     options = _lu_solve_options(args, kwargs)
     if options is None:
         return None
-    x = f(lu_and_piv, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
+    _check_pivots(lu_and_piv)
+    x = f(lu_and_piv, b, *args, **kwargs)  # then scipy's checks of the arguments, and its exceptions
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
         return None
@@ -312,6 +329,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
     options = _lu_solve_options(args, kwargs)
     if options is None:
         return None
+    _check_pivots(lu_and_piv)
     x = f(lu_and_piv, b, *args, **kwargs)
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:

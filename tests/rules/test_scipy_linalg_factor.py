@@ -140,3 +140,23 @@ def test_factors_of_a_0d_array():
 def test_cho_solve_of_a_0d_factor_raises_as_scipy():
     with pytest.raises(ValueError, match="not square"):
         rrule(scipy_linalg.cho_solve, (np.array(2.0), False), np.array([1.0]))
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 4, 3)])
+@pytest.mark.parametrize("permute_l", [False, True])
+def test_lu_of_an_empty_matrix_or_stack(shape, permute_l):
+    """Empty factors, empty tangents of their shapes, an empty cotangent of a's."""
+    a = np.zeros(shape)
+    out, pullback = rrule(scipy_linalg.lu, a, permute_l=permute_l)
+    seed = Tangent(tuple, *(np.zeros(x.shape) for x in out))
+    assert pullback(seed)[1].shape == shape
+    out_dot = frule((NoTangent(), np.zeros(shape)), scipy_linalg.lu, a, permute_l=permute_l)[1]
+    for x, x_dot in zip(out[-2:], list(out_dot)[-2:]):
+        assert x_dot.shape == x.shape
+
+
+def test_lu_solve_refuses_pivots_past_its_factors():
+    """scipy would read outside its arrays; the rules say what is wrong."""
+    lu = np.array([[[2.0]], [[3.0]]])
+    with pytest.raises(ValueError, match="lu_solve: lu_and_piv holds pivots outside the 1 rows"):
+        rrule(scipy_linalg.lu_solve, (lu, np.array([[0], [1]], dtype=np.int32)), np.array([1.0]))
