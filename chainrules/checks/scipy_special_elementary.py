@@ -78,13 +78,6 @@ if special is not None:
 
     register_family("scipy_special_elementary", ELEMENTARY, TABLE_CHECKS, _cases())
 
-    for _f in (special.boxcox, special.boxcox1p):
-        refuse_edges(
-            "scipy_special_elementary",
-            _f,
-            ("inf",),
-            "not handled: at an infinite x the partial in lmbda is inf * 0 = NaN where the limit exists",
-        )
     refuse_edges(
         "scipy_special_elementary",
         special.lambertw,
