@@ -239,12 +239,12 @@ class _Cond:
             top, bottom = (s[..., -1:], s[..., :1]) if p == -2 else (s[..., :1], s[..., -1:])
             g_top = _spectral_gradient(x, -2 if p == -2 else 2, svd)
             g_bottom = _spectral_gradient(x, 2 if p == -2 else -2, svd)
-            return g_top / bottom[..., None] - (top / bottom**2)[..., None] * g_bottom
+            return (g_top - (top / bottom)[..., None] * g_bottom) / bottom[..., None]  # no s² to overflow
         inv = inverse(x)
         norm_x = np.linalg.norm(x, p, axis=(-2, -1), keepdims=True)
         norm_inv = np.linalg.norm(inv, p, axis=(-2, -1), keepdims=True)
         g_x, g_inv = _matrix_gradient(x, norm_x, p), _matrix_gradient(inv, norm_inv, p)
-        return norm_inv * g_x - norm_x * (adjoint(inv) @ g_inv @ adjoint(inv))
+        return norm_inv * g_x - ((norm_x * adjoint(inv)) @ g_inv) @ adjoint(inv)  # no |x|^-2 to underflow
 
 
 def _cond_pullback(state: _Cond, out_bar: Any) -> Any:

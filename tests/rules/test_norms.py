@@ -114,3 +114,15 @@ def test_cond_is_the_product_of_the_norms_derivatives():
         np.linalg.norm(inv) * x / np.linalg.norm(x) - np.linalg.norm(x) * inv.T @ (inv / np.linalg.norm(inv)) @ inv.T
     )
     np.testing.assert_allclose(rrule(np.linalg.cond, x, "fro")[1](1.0)[1], expected)
+
+
+@pytest.mark.parametrize("p", [None, -2, 1, "nuc", math.inf])
+def test_cond_is_scale_invariant_at_extreme_magnitudes(p):
+    """cond(s x) = cond(x), so its gradient at s x is the gradient at x over s: no s² to overflow or underflow.
+
+    ('fro' is left out: numpy's Frobenius norm squares the entries, and its cond is inf there.)"""
+    x = np.array([[2.0, 1.0], [-0.5, 3.0]])
+    gradient = rrule(np.linalg.cond, x, p)[1](1.0)[1]
+    for s in (1e160, 1e-160):
+        scaled = rrule(np.linalg.cond, s * x, p)[1](1.0)[1]
+        np.testing.assert_allclose(scaled * s, gradient, rtol=1e-12)
