@@ -60,18 +60,32 @@ if linalg is not None:
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.sqrtm,
-        ("0-d", "empty", "zero batch", "huge", "inf", "nan", "tiny", "subnormal"),
-        "not handled: the rules solve a Sylvester equation with scipy's solve_sylvester, which refuses zero-size "
-        "stacks and non-finite values and loses digits at extreme magnitudes; a 0-d argument is a 1 x 1 matrix to "
-        "scipy",
+        ("huge", "inf", "nan", "tiny", "subnormal"),
+        "not handled: the rules solve a Sylvester equation with scipy's solve_sylvester, which refuses non-finite "
+        "values and loses digits at extreme magnitudes",
+    )
+    refuse_edges(
+        "scipy_linalg_matfuncs",
+        linalg.sqrtm,
+        ("0-d",),
+        "scipy 1.17's sqrtm returns exp(a) for a 0-d a (a shortcut like expm's), not its square root: the rules "
+        "decline it (None)",
     )
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.solve_sylvester,
-        ("empty", "tiny", "subnormal"),
-        "not handled: empty operands (the rules' solves assume entries), and extreme magnitudes where the "
-        "Bartels-Stewart solve loses digits",
+        ("tiny", "subnormal"),
+        "not handled: extreme magnitudes where the Bartels-Stewart solve loses digits",
     )
+    for _argument in ("argument 1 axis", "argument 2 axis"):
+        refuse_edges(
+            "scipy_linalg_matfuncs",
+            linalg.solve_sylvester,
+            ("empty",),
+            "a or b cut to an empty matrix that is not square: scipy checks no shapes then and returns "
+            "uninitialized memory (its values change from call to call); the rules raise ValueError",
+            where=_argument,
+        )
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.solve_continuous_lyapunov,

@@ -21,7 +21,9 @@ pullback of ``X = f(A)`` is ``A_bar = L(A^H, X_bar)``.
 ``logm`` and ``sqrtm`` are differentiable where ``A`` has no eigenvalue on the
 closed negative real axis (their principal branches); at a singular ``A``
 the Sylvester equation of ``sqrtm`` is singular and the derivative infinite.
-The deprecated ``disp`` and ``blocksize`` options get no rule (``None``).
+The deprecated ``disp`` and ``blocksize`` options get no rule (``None``), nor
+does ``sqrtm`` of an array of fewer than two axes: scipy 1.17 returns
+``exp(a)`` for a 0-d ``a``.
 """
 
 from __future__ import annotations
@@ -59,19 +61,22 @@ def _block_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndar
 
 
 def _sqrtm_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
+    if np.size(out) == 0:  # scipy's solve_sylvester refuses zero-size stacks
+        return np.zeros(np.broadcast_shapes(np.shape(out), np.shape(e)), np.result_type(out, e))
     return linalg.solve_sylvester(out, out, e)
 
 
-def _matrix_function_rules(f: Any, derivative: Any) -> None:
+def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False) -> None:
     """Register the rules of ``X = f(A)`` given ``derivative(f, A, X, E) = L(A, E)``; the pullback is ``L(A^H, .)``.
 
     ``L(A^H, .)`` is the adjoint of ``L(A, .)`` for functions with real Taylor
     coefficients (``f(A^H) = f(A)^H``). Options (the deprecated ``disp`` and
-    ``blocksize``) get no rule.
+    ``blocksize``) get no rule, nor, with ``matrices_only``, an ``A`` of fewer
+    than two axes.
     """
 
     def _rrule_function(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs:
+        if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
         out = f(a)
         project_a = ProjectTo(a)
@@ -86,7 +91,7 @@ def _matrix_function_rules(f: Any, derivative: Any) -> None:
         return out, function_pullback
 
     def _frule_function(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs:
+        if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
         out = f(a)
         a_dot = unthunk(tangents[1])
@@ -100,7 +105,7 @@ def _matrix_function_rules(f: Any, derivative: Any) -> None:
 
 _matrix_function_rules(linalg.expm, _block_derivative)
 _matrix_function_rules(linalg.logm, _block_derivative)
-_matrix_function_rules(linalg.sqrtm, _sqrtm_derivative)
+_matrix_function_rules(linalg.sqrtm, _sqrtm_derivative, matrices_only=True)  # scipy 1.17: sqrtm(0-d a) is exp(a)
 
 
 # ----- expm_frechet: the second-order Fréchet derivative -----
@@ -197,8 +202,22 @@ def _given(t: Any, x: Any) -> bool:
     return not isinstance(t, AbstractZero) and not ProjectTo(x).is_no_tangent
 
 
+def _check_sylvester(a: Any, b: Any, q: Any) -> None:
+    """``ValueError`` unless ``a`` (m x m) and ``b`` (n x n) are square and ``q`` is m x n.
+
+    scipy 1.17 checks no shapes when an operand is empty and returns uninitialized memory.
+    """
+    (m, m2), (n, n2), q_shape = np.shape(a)[-2:], np.shape(b)[-2:], np.shape(q)[-2:]
+    for name, shape in (("a", (m, m2)), ("b", (n, n2))):
+        if shape[0] != shape[1]:
+            raise ValueError(f"solve_sylvester: {name} of shape {shape} is not square")
+    if q_shape != (m, n):
+        raise ValueError(f"solve_sylvester: q of shape {q_shape} does not match a ({m} x {m}) and b ({n} x {n})")
+
+
 @rrule.register(linalg.solve_sylvester)
 def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
+    _check_sylvester(a, b, q)
     x = f(a, b, q)
     project_a, project_b, project_q = ProjectTo(a), ProjectTo(b), ProjectTo(q)
     a_arr, b_arr = as_array(a), as_array(b)
@@ -214,6 +233,7 @@ def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
 
 @frule.register(linalg.solve_sylvester)
 def _frule_solve_sylvester(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, q: Any) -> Any:
+    _check_sylvester(a, b, q)
     x = f(a, b, q)
     _, a_dot, b_dot, q_dot = (unthunk(t) for t in tangents)
     rhs = _terms(

@@ -92,3 +92,20 @@ def test_expm_of_a_0d_array_is_of_a_1x1_matrix():
     np.testing.assert_allclose(
         frule((NoTangent(), np.array(3.0)), scipy_linalg.expm, np.array(0.5))[1], [[3 * np.exp(0.5)]]
     )
+
+
+def test_sqrtm_of_a_zero_size_stack_and_of_a_0d_array():
+    """An empty stack has empty derivatives; a 0-d array gets no rule (scipy 1.17 returns exp(a) for it)."""
+    a = np.zeros((0, 3, 3))
+    out, pullback = rrule(scipy_linalg.sqrtm, a)
+    assert pullback(np.zeros(out.shape))[1].shape == a.shape
+    assert frule((NoTangent(), np.zeros(a.shape)), scipy_linalg.sqrtm, a)[1].shape == out.shape
+    assert rrule(scipy_linalg.sqrtm, np.array(4.0)) is None
+
+
+def test_solve_sylvester_checks_the_shapes_scipy_does_not():
+    """scipy returns uninitialized memory for an empty a that is not square; the rules say what is wrong."""
+    with pytest.raises(ValueError, match="solve_sylvester: a of shape \\(0, 3\\) is not square"):
+        rrule(scipy_linalg.solve_sylvester, np.zeros((0, 3)), np.eye(2), np.ones((3, 2)))
+    with pytest.raises(ValueError, match="solve_sylvester: q of shape"):
+        frule((NoTangent(),) * 4, scipy_linalg.solve_sylvester, np.eye(3), np.eye(2), np.ones((2, 2)))
