@@ -95,8 +95,10 @@ for _f, _partials in INTEGRALS.items():
 
 def _sici_partials(x: Any) -> tuple[Any, Any]:
     """Si' = sin(x)/x, 1 at 0; Ci' = cos(x)/x, +inf at 0 (DLMF 6.2.9, 6.2.11): for x < 0 too, where scipy's Ci is
-    the real part, Ci(|x|)."""
-    return np.sinc(x / np.pi), np.cos(x) / x
+    the real part, Ci(|x|). Both tend to 0 at x = +-inf (Si and Ci tend to pi/2 and 0 there), not sin(inf) = nan."""
+    infinite = (x == np.inf) | (x == -np.inf)
+    with np.errstate(invalid="ignore"):
+        return np.where(infinite, 0.0, np.sinc(x / np.pi)), np.where(infinite, 0.0, np.cos(x) / x)
 
 
 @rrule.register(special.sici)

@@ -51,3 +51,9 @@ def test_ellipk_partial_vanishes_at_minus_infinity():
     m_bar = rrule(special.ellipk, m)[1](np.ones(2))[1]
     assert m_bar[0] == 0.0
     np.testing.assert_allclose(m_bar[1], (special.ellipk(-1e8 + 1e2) - special.ellipk(-1e8 - 1e2)) / 2e2, rtol=1e-5)
+
+
+def test_sici_derivatives_vanish_at_infinity():
+    """Si -> pi/2 and Ci -> 0 as x -> +-inf: Si' = sin(x)/x and Ci' = cos(x)/x tend to 0, not sin(inf) = nan."""
+    _, pullback = rrule(special.sici, np.array([np.inf, -np.inf]))
+    np.testing.assert_array_equal(pullback(Tangent(tuple, np.ones(2), np.ones(2)))[1], [0.0, 0.0])
