@@ -110,5 +110,7 @@ refuse_edges(
     "norms",
     np.linalg.cond,
     ("subnormal",),
-    "LAPACK's SVD does not converge on the rule's own matrices of subnormal entries: the rule raises LinAlgError",
+    "the gradient of cond(x, -2) at entries of 1e-310 is of size 1e310, beyond float64: the cotangent's entries "
+    "overflow to inf, the one of 1.5e308 too once the seed exceeds 1.2",
+    cases=lambda case: case.kwargs.get("p") == -2,
 )

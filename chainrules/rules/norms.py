@@ -232,7 +232,14 @@ class _Cond:
         self.p = options["p"]
 
     def gradient(self) -> np.ndarray:
-        x, p = self.x, self.p
+        # cond(c x) = cond(x): the gradient at x is the gradient at x / c over c, with c = max |x|, so the
+        # SVD and the inverse see entries of size 1 (LAPACK's SVD does not converge on subnormal ones)
+        c = np.max(np.abs(self.x), axis=(-2, -1), keepdims=True) if self.x.size else np.ones(())
+        c = np.where((c > 0) & np.isfinite(c), c, 1.0).astype(self.x.real.dtype)
+        return self._gradient(self.x / c) / c
+
+    def _gradient(self, x: np.ndarray) -> np.ndarray:
+        p = self.p
         if p in (None, 2, -2):  # s_max / s_min (s_min / s_max for -2), from one SVD
             svd = np.linalg.svd(x, full_matrices=False)
             s = svd[1]
