@@ -231,12 +231,13 @@ class _Cond:
         self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
         self.p = options["p"]
 
-    def gradient(self) -> np.ndarray:
+    def gradient(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(g, c)``: the gradient is ``g / c``, divided last (after the seed), as it may exceed float64."""
         # cond(c x) = cond(x): the gradient at x is the gradient at x / c over c, with c = max |x|, so the
         # SVD and the inverse see entries of size 1 (LAPACK's SVD does not converge on subnormal ones)
         c = np.max(np.abs(self.x), axis=(-2, -1), keepdims=True) if self.x.size else np.ones(())
         c = np.where((c > 0) & np.isfinite(c), c, 1.0).astype(self.x.real.dtype)
-        return self._gradient(self.x / c) / c
+        return self._gradient(self.x / c), c
 
     def _gradient(self, x: np.ndarray) -> np.ndarray:
         p = self.p
@@ -255,11 +256,13 @@ class _Cond:
 
 
 def _cond_pullback(state: _Cond, out_bar: Any) -> Any:
-    return np.asarray(np.real(out_bar))[..., None, None] * state.gradient()
+    g, c = state.gradient()
+    return np.asarray(np.real(out_bar))[..., None, None] * g / c
 
 
 def _cond_pushforward(state: _Cond, x_dot: Any) -> Any:
-    return np.sum(np.real(state.gradient().conj() * x_dot), axis=(-2, -1))
+    g, c = state.gradient()
+    return np.sum(np.real(g.conj() * (x_dot / c)), axis=(-2, -1))
 
 
 rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, pullback=_cond_pullback, pushforward=_cond_pushforward)

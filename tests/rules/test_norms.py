@@ -127,3 +127,10 @@ def test_cond_is_scale_invariant_at_extreme_magnitudes(p):
     for s in (1e160, 1e-160, *subnormal):
         scaled = rrule(np.linalg.cond, s * x, p)[1](1.0)[1]
         np.testing.assert_allclose(scaled * s, gradient, rtol=1e-12)
+
+
+def test_cond_gradient_at_subnormal_entries():
+    """At entries of 1e-310 the gradient (about 1e310) exceeds float64, but a small seed's cotangent does not."""
+    x = np.array([[2.0, 1.0], [-0.5, 3.0]])
+    expected = rrule(np.linalg.cond, x)[1](1.0)[1] * 1e-12 / 1e-310
+    np.testing.assert_allclose(rrule(np.linalg.cond, 1e-310 * x)[1](1e-12)[1], expected, rtol=1e-9)
