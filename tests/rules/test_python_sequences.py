@@ -47,3 +47,12 @@ def test_max_with_key_and_default():
 def test_max_ties_split_evenly():
     _, pullback = rrule(builtins.max, 1.0, 2.0, 2.0)
     assert pullback(1.0) == (NoTangent(), ZeroTangent(), 0.5, 0.5)
+
+
+def test_max_with_a_0d_array_among_floats():
+    """Python compares a 0-d array as a number: the largest item, a 0-d array here, takes the seed."""
+    out, pullback = rrule(builtins.max, 0.5, np.array(2.0), 1.5)
+    assert out == 2.0
+    bars = pullback(1.0)
+    assert bars[2] == 1.0 and np.ndim(bars[2]) == 0
+    assert bars[1] == 0.0 or isinstance(bars[1], ZeroTangent)
