@@ -63,6 +63,10 @@ def _block_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndar
 def _sqrtm_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
     if np.size(out) == 0:  # scipy's solve_sylvester refuses zero-size stacks
         return np.zeros(np.broadcast_shapes(np.shape(out), np.shape(e)), np.result_type(out, e))
+    lost = ~np.isfinite(out).all(axis=(-2, -1), keepdims=True)
+    if np.any(lost):  # an infinite entry: scipy's square root is NaN (or partly so), the derivative NaN throughout
+        out = np.where(lost, np.eye(out.shape[-1]), out)
+        return np.where(lost, np.nan, linalg.solve_sylvester(out, out, np.where(lost, 0, e)))
     return linalg.solve_sylvester(out, out, e)
 
 

@@ -109,3 +109,14 @@ def test_solve_sylvester_checks_the_shapes_scipy_does_not():
         rrule(scipy_linalg.solve_sylvester, np.zeros((0, 3)), np.eye(2), np.ones((3, 2)))
     with pytest.raises(ValueError, match="solve_sylvester: q of shape"):
         frule((NoTangent(),) * 4, scipy_linalg.solve_sylvester, np.eye(3), np.eye(2), np.ones((2, 2)))
+
+
+def test_sqrtm_with_an_infinite_entry_in_a_stack():
+    """scipy's square root of a matrix with an infinite entry is NaN: its derivative too, the stack's others intact."""
+    a = np.array([[[4.0, 1.0], [0.5, 9.0]], [[4.0, 1.0], [0.5, 9.0]]])
+    a[0, 0, 1] = np.inf
+    out, out_dot = frule((NoTangent(), np.ones(a.shape)), scipy_linalg.sqrtm, a)
+    assert np.all(np.isnan(out[0]))
+    assert np.all(np.isnan(out_dot[0]))
+    expected = frule((NoTangent(), np.ones((2, 2))), scipy_linalg.sqrtm, a[1])[1]
+    np.testing.assert_allclose(out_dot[1], expected)
