@@ -116,8 +116,13 @@ def op(x: np.ndarray, trans: int) -> np.ndarray:
 
 
 def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: dict[str, Any]) -> np.ndarray:
-    """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal."""
+    """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal.
+
+    The primal checked ``a`` as the call asked (``check_finite``); a right-hand side that overflowed on the
+    way gives an infinite or NaN derivative, not an error.
+    """
     kwargs = {"lower": options["lower"], "unit_diagonal": options["unit_diagonal"], "trans": trans}
+    kwargs["check_finite"] = False
     if vector and rhs.ndim > 1:
         return follow(f, a, rhs[..., None], **kwargs)[..., 0]
     return follow(f, a, rhs, **kwargs)  # scipy converts its arguments: an engine follows the call as one

@@ -311,7 +311,7 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
 
     def lu_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
         x_bar = _matrices(unthunk(x_bar), vector)
-        b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t), x_bar, trans)
+        b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t, check_finite=False), x_bar, trans)
         x2 = _matrices(x, vector)
         p, q = {0: (b_bar, x2), 1: (x2.conj(), b_bar.conj()), 2: (x2, b_bar)}[trans]  # A_bar = -p q^H
         p_rows = _rows(p, perm)
@@ -350,7 +350,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(lu_and_piv, rhs, trans=trans)
+    x_dot = f(lu_and_piv, rhs, trans=trans, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 
@@ -447,7 +447,7 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     extra = (NoTangent(),) * len(args)
 
     def cho_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = f(c_and_lower, _matrices(unthunk(x_bar), vector))
+        b_bar = f(c_and_lower, _matrices(unthunk(x_bar), vector), check_finite=False)
         x2 = _matrices(x, vector)
         if lower:
             factor_bar = np.tril(-(b_bar @ (adjoint(x2) @ factor) + x2 @ (adjoint(b_bar) @ factor)))
@@ -480,7 +480,7 @@ def _frule_cho_solve(tangents: tuple[Any, ...], f: Any, c_and_lower: Any, b: Any
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(c_and_lower, rhs)
+    x_dot = f(c_and_lower, rhs, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 
