@@ -111,3 +111,13 @@ def test_solve_with_a_matrix_of_one_entry_divides(a):
     np.testing.assert_allclose(a_bar, np.full(a.shape, -np.sum(b) / 4.0))
     _, x_dot = frule((NoTangent(), np.ones(a.shape), np.zeros(3)), scipy_linalg.solve, a, b)
     np.testing.assert_allclose(x_dot, -b / 4.0)
+
+
+def test_solve_triangular_tangent_that_overflows_is_not_an_error():
+    """The primal checks its inputs; a tangent's right-hand side that overflows gives inf or nan, not ValueError."""
+    a = np.triu(np.full((3, 3), 1e300))
+    b = np.full(3, 1e300)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x, x_dot = frule((NoTangent(), a, b), scipy_linalg.solve_triangular, a, b, unit_diagonal=True)
+    assert x_dot.shape == x.shape
+    assert not np.all(np.isfinite(x_dot))
