@@ -156,7 +156,10 @@ def test_lu_of_an_empty_matrix_or_stack(shape, permute_l):
 
 
 def test_lu_solve_refuses_pivots_past_its_factors():
-    """scipy would read outside its arrays; the rules say what is wrong."""
+    """scipy would read outside its arrays; the rules say what is wrong. Valid pivots of 1 x 1 factors work."""
     lu = np.array([[[2.0]], [[3.0]]])
+    x, pullback = rrule(scipy_linalg.lu_solve, scipy_linalg.lu_factor(lu), np.array([1.0]))
+    np.testing.assert_allclose(x, [[0.5], [1 / 3]])
+    np.testing.assert_allclose(pullback(np.ones((2, 1)))[2], [0.5 + 1 / 3])
     with pytest.raises(ValueError, match="lu_solve: lu_and_piv holds pivots outside the 1 rows"):
         rrule(scipy_linalg.lu_solve, (lu, np.array([[0], [1]], dtype=np.int32)), np.array([1.0]))
