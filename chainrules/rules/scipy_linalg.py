@@ -121,8 +121,12 @@ def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: d
     The primal checked ``a`` as the call asked (``check_finite``); a right-hand side that overflowed on the
     way gives an infinite or NaN derivative, not an error.
     """
-    kwargs = {"lower": options["lower"], "unit_diagonal": options["unit_diagonal"], "trans": trans}
-    kwargs["check_finite"] = False
+    kwargs = {
+        "lower": options["lower"],
+        "unit_diagonal": options["unit_diagonal"],
+        "trans": trans,
+        "check_finite": False,
+    }
     if vector and rhs.ndim > 1:
         return follow(f, a, rhs[..., None], **kwargs)[..., 0]
     return follow(f, a, rhs, **kwargs)  # scipy converts its arguments: an engine follows the call as one
