@@ -11,7 +11,6 @@ from chainrules.checks.arithmetic import BINARY_CHECKS
 from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY
 from chainrules_core.testing.cases import ABOVE_ONE, POSITIVE_REAL_ONLY, At, Case, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)
 """``math.log(x, base)``: both arguments differentiable."""
@@ -41,10 +40,3 @@ def _cases() -> list[Case]:
 
 
 register_cases("python_math", *_cases())
-
-refuse_edges(
-    "python_math",
-    math.fabs,
-    ("0-d",),
-    "not handled: math.fabs of a 0-d array takes the Python-number path, whose sign test is a numpy bool",
-)

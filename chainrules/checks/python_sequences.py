@@ -8,7 +8,6 @@ import math
 import numpy as np
 
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 
 def _floats(n: int, low: float = -2.0, high: float = 2.0) -> Generated:
@@ -40,18 +39,3 @@ register_cases(
     Case(builtins.max, ([1.0, -2.5, 2.0],), kwargs={"key": abs}, name="key", dtypes=real),
     Case(builtins.max, (At([0.5, 2.0, -1.0]),), name="array", dtypes=("float64", "float32")),
 )
-
-refuse_edges(
-    "python_sequences",
-    math.prod,
-    ("empty", "zero batch"),
-    "not handled: math.prod over the rows of an empty array (the pullback stacks no rows)",
-)
-for _f in (max, min):
-    refuse_edges(
-        "python_sequences",
-        _f,
-        ("0-d",),
-        "the rules decline (None) a sequence holding a 0-d array among Python floats: its entries are compared "
-        "as arrays",
-    )

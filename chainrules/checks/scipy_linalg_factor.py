@@ -120,32 +120,28 @@ if linalg is not None:
         Case(linalg.qr, (_pivot_stable((4, 3)),), kwargs={"mode": "r", "pivoting": True}, dtypes=_DOUBLE),
     )
 
-    for _f in (linalg.cho_factor, linalg.cho_solve, linalg.lu_factor):
-        refuse_edges(
-            "scipy_linalg_factor",
-            _f,
-            ("0-d",),
-            "not handled: a 0-d matrix (scipy raises ValueError; the rules unpack its shape first)",
-        )
-    for _f in (linalg.cho_solve, linalg.lu_solve, linalg.qr):
-        refuse_edges(
-            "scipy_linalg_factor",
-            _f,
-            ("subnormal", "huge"),
-            "at subnormal magnitudes LAPACK loses digits (or finds R singular); at 1e300 the tangent's right-hand side "
-            "overflows, and the rule's solves check finiteness as the call asked (check_finite)",
-        )
     refuse_edges(
         "scipy_linalg_factor",
-        linalg.lu,
-        ("empty", "zero batch"),
-        "not handled: lu of an empty matrix or stack (the rules' permutations and padded factors assume entries)",
+        linalg.qr,
+        ("subnormal",),
+        "not handled: at subnormal magnitudes the qr rules' solves with R (of entries 1e-310) find it singular, "
+        "and with pivoting give NaN; Q's derivative, of size 1 / |A|, exceeds float64 there anyway",
+    )
+    refuse_edges(
+        "scipy_linalg_factor",
+        linalg.lu_solve,
+        ("huge",),
+        "packed factors scaled by 1e300 hold an L of unit diagonal with entries of 1e300 below it: its transposed "
+        "solves overflow on the way (L^-H has entries of 1e600), so the pullback's inner products are inf",
+        cases=lambda case: case.kwargs.get("trans") in (1, 2),
     )
     refuse_edges(
         "scipy_linalg_factor",
         linalg.lu_solve,
         ("size 1",),
-        "not handled: one vector for a stack of 1 x 1 factors (the rules index the pivots of a single matrix)",
+        "the pivots of 3 x 3 factors cut to 1 x 1 point past the matrix: scipy reads outside its arrays and "
+        "returns arbitrary values, the rules raise ValueError",
+        where="every axis of length 3",
     )
     refuse_edges(
         "scipy_linalg_factor",

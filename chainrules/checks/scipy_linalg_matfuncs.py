@@ -59,30 +59,41 @@ if linalg is not None:
 
     refuse_edges(
         "scipy_linalg_matfuncs",
-        linalg.expm,
-        ("0-d",),
-        "not handled: scipy's expm takes a 0-d array as a 1 x 1 matrix, the rules need its two axes",
+        linalg.sqrtm,
+        ("huge", "tiny", "subnormal"),
+        "scipy's sqrtm of a matrix with complex eigenvalues scaled by 1e300 is NaN, and by 1e-300 wrong "
+        "(sqrtm(1e-300 [[1, -2], [2, 1]]) is 1e-150 [[1, -1], [1, 1]])",
+        where="complex eigenvalues",
     )
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.sqrtm,
-        ("0-d", "empty", "zero batch", "huge", "inf", "nan", "tiny", "subnormal"),
-        "not handled: the rules solve a Sylvester equation with scipy's solve_sylvester, which refuses zero-size "
-        "stacks and non-finite values and loses digits at extreme magnitudes; a 0-d argument is a 1 x 1 matrix to "
-        "scipy",
+        ("0-d",),
+        "scipy 1.17's sqrtm returns exp(a) for a 0-d a (a shortcut like expm's), not its square root: the rules "
+        "decline it (None)",
     )
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.solve_sylvester,
-        ("empty", "tiny", "subnormal"),
-        "not handled: empty operands (the rules' solves assume entries), and extreme magnitudes where the "
-        "Bartels-Stewart solve loses digits",
+        ("tiny", "subnormal"),
+        "scipy's own solve loses its digits there: for well-conditioned a and b, solve_sylvester(1e-300 a, "
+        "1e-300 b, 1e-300 q) is off solve_sylvester(a, b, q), the same X, by 0.4",
     )
+    for _argument in ("argument 1 axis", "argument 2 axis"):
+        refuse_edges(
+            "scipy_linalg_matfuncs",
+            linalg.solve_sylvester,
+            ("empty",),
+            "a or b cut to an empty matrix that is not square: scipy checks no shapes then and returns "
+            "uninitialized memory (its values change from call to call); the rules raise ValueError",
+            where=_argument,
+        )
     refuse_edges(
         "scipy_linalg_matfuncs",
         linalg.solve_continuous_lyapunov,
         ("tiny", "subnormal"),
-        "at 1e-300 and below the Bartels-Stewart solve loses digits",
+        "scipy's own solve loses its digits there: for a well-conditioned 3 x 3 a, solve_continuous_lyapunov(1e-300 "
+        "a, 1e-300 q) has entries of 3e-9 where solve_continuous_lyapunov(a, q), the same X, has 0.4",
     )
     refuse_edges(
         "scipy_linalg_matfuncs",

@@ -141,13 +141,6 @@ if linalg is not None:
 
     refuse_edges(
         "scipy_linalg_spectral",
-        eigh_invariants,
-        ("empty", "size 1", "huge"),
-        "not handled: the subset_by_index of the declared case no longer fits an empty or 1 x 1 matrix, and at 1e300 "
-        "the rules' eigenvalue gaps overflow",
-    )
-    refuse_edges(
-        "scipy_linalg_spectral",
         linalg.eigh,
         ("huge",),
         "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",

@@ -78,16 +78,27 @@ if special is not None:
 
     register_family("scipy_special_elementary", ELEMENTARY, TABLE_CHECKS, _cases())
 
-    for _f in (special.boxcox, special.boxcox1p):
-        refuse_edges(
-            "scipy_special_elementary",
-            _f,
-            ("inf",),
-            "not handled: at an infinite x the partial in lmbda is inf * 0 = NaN where the limit exists",
-        )
     refuse_edges(
         "scipy_special_elementary",
         special.lambertw,
-        ("inf", "subnormal"),
-        "not handled: W at an infinite or subnormal argument (the rule's W / (z (1 + W)) is NaN or loses its digits)",
+        ("inf",),
+        "at an infinite z scipy returns inf + i (Im z + 2 pi k) (pi more at -inf): its imaginary part moves with "
+        "Im z one to one, where W's derivative exp(-W) / (1 + W) tends to 0",
+        where="argument 1 entry 0 = ",
+        cases=lambda case: case.args[1:2] != () and case.args[1] in (-1, 1),
+    )
+    refuse_edges(
+        "scipy_special_elementary",
+        special.lambertw,
+        ("inf",),
+        "a tolerance of inf stops scipy after its first Halley step: the value is not W, whose derivative the "
+        "rule gives",
+        where="argument 3 entry 0 = inf",
+    )
+    refuse_edges(
+        "scipy_special_elementary",
+        special.lambertw,
+        ("subnormal",),
+        "W(z) = z to the last bit at z = 1e-318 (scipy's values show it), so W' = 1 and the rule's tangent is dz; "
+        "the complex difference quotients of subnormal values read 0",
     )

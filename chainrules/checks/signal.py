@@ -88,18 +88,30 @@ register_cases(
     ),
 )
 
+_DECREASING = "numpy's interp needs increasing knots (its results are undefined otherwise): "
+refuse_edges("signal", np.interp, ("inf",), _DECREASING + "a first knot of +inf", where="argument 2 entry 0 = inf")
 refuse_edges(
     "signal",
     np.interp,
-    ("huge", "tiny", "inf"),
-    "not handled yet: at knots of 1e300 or 1e-300 (and with a periodic interpolation) or an infinite knot the "
-    "rules' derivatives differ from finite differences",
+    ("huge",),
+    _DECREASING + "knots scaled by -1e300",
+    where="x -1e+300",
+    cases=lambda case: case.name != "period" and "period" not in case.kwargs,
 )
 refuse_edges(
     "signal",
     np.interp,
-    ("size 1",),
-    "not handled: a single knot (the rules look for an interval between two knots)",
+    ("huge", "tiny"),
+    "scaled by 1e300 or 1e-300, a point wrapped by the period lands an ulp off a knot (-0.7 mod 6 is 5.3, "
+    "the knot, only at scale 1): the finite differences straddle the kink, the rule takes the side the point is on",
+    cases=lambda case: case.name == "period",
+)
+refuse_edges(
+    "signal",
+    np.interp,
+    ("huge",),
+    "at 1e300 a period of 6 is far below the spacing of floats: the knots wrap onto one another (steps of 0)",
+    cases=lambda case: case.kwargs.get("period") is not None,
 )
 refuse_edges(
     "signal",

@@ -144,10 +144,17 @@ class _Spacing:
             base = np.asarray(options["base"])
             self.base_axis = int(options["axis"])  # numpy gives an array base that axis, as the caller wrote it
             base = self.laid_out(4, base)
-            scale = samples * np.log(base)
-            self.partials[0], self.partials[1] = scale * (1 - t), scale * t
             y = np.linspace(options["start"], options["stop"], num, endpoint, axis=self.axis)
-            self.partials[4] = samples * y / base
+            with np.errstate(invalid="ignore", divide="ignore"):
+                # Where out = base ** y is 0 because y or base is infinite (or base is 0), out log(base) and
+                # y out / base tend to 0: the power decays faster than log(base) or y grows. At an infinite
+                # base, y out / base is y base ** (y - 1): 0 for y < 1, 1 at y = 1, inf above.
+                scale = np.where(samples == 0, 0, samples * np.log(base))
+                base_partial = np.where(np.isinf(base), y * base ** (y - 1), samples * y / base)
+                base_partial = np.where((samples == 0) & np.isinf(y), 0, base_partial)
+                self.partials[0] = np.where(t == 1, 0, scale * (1 - t))  # the end sample moves with stop only
+                self.partials[1] = np.where(t == 0, 0, scale * t)
+            self.partials[4] = base_partial
         self.partials = {k: p for k, p in self.partials.items() if k < len(args)}
 
     def laid_out(self, k: int, x: Any) -> Any:

@@ -231,28 +231,38 @@ class _Cond:
         self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
         self.p = options["p"]
 
-    def gradient(self) -> np.ndarray:
-        x, p = self.x, self.p
+    def gradient(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(g, c)``: the gradient is ``g / c``, divided last (after the seed), as it may exceed float64."""
+        # cond(c x) = cond(x): the gradient at x is the gradient at x / c over c, with c = max |x|, so the
+        # SVD and the inverse see entries of size 1 (LAPACK's SVD does not converge on subnormal ones)
+        c = np.max(np.abs(self.x), axis=(-2, -1), keepdims=True) if self.x.size else np.ones(())
+        c = np.where((c > 0) & np.isfinite(c), c, 1.0).astype(self.x.real.dtype)
+        return self._gradient(self.x / c), c
+
+    def _gradient(self, x: np.ndarray) -> np.ndarray:
+        p = self.p
         if p in (None, 2, -2):  # s_max / s_min (s_min / s_max for -2), from one SVD
             svd = np.linalg.svd(x, full_matrices=False)
             s = svd[1]
             top, bottom = (s[..., -1:], s[..., :1]) if p == -2 else (s[..., :1], s[..., -1:])
             g_top = _spectral_gradient(x, -2 if p == -2 else 2, svd)
             g_bottom = _spectral_gradient(x, 2 if p == -2 else -2, svd)
-            return g_top / bottom[..., None] - (top / bottom**2)[..., None] * g_bottom
+            return (g_top - (top / bottom)[..., None] * g_bottom) / bottom[..., None]  # no s² to overflow
         inv = inverse(x)
         norm_x = np.linalg.norm(x, p, axis=(-2, -1), keepdims=True)
         norm_inv = np.linalg.norm(inv, p, axis=(-2, -1), keepdims=True)
         g_x, g_inv = _matrix_gradient(x, norm_x, p), _matrix_gradient(inv, norm_inv, p)
-        return norm_inv * g_x - norm_x * (adjoint(inv) @ g_inv @ adjoint(inv))
+        return norm_inv * g_x - ((norm_x * adjoint(inv)) @ g_inv) @ adjoint(inv)  # no |x|^-2 to underflow
 
 
 def _cond_pullback(state: _Cond, out_bar: Any) -> Any:
-    return np.asarray(np.real(out_bar))[..., None, None] * state.gradient()
+    g, c = state.gradient()
+    return np.asarray(np.real(out_bar))[..., None, None] * g / c
 
 
 def _cond_pushforward(state: _Cond, x_dot: Any) -> Any:
-    return np.sum(np.real(state.gradient().conj() * x_dot), axis=(-2, -1))
+    g, c = state.gradient()
+    return np.sum(np.real(g.conj() * (x_dot / c)), axis=(-2, -1))
 
 
 rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, pullback=_cond_pullback, pushforward=_cond_pushforward)

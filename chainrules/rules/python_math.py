@@ -54,11 +54,22 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
 
 MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod}
 
+
+def fabs_partial(m: Any, out: Any, x: Any) -> Any:
+    """``sign(x)`` for ``math.fabs``, whose argument may be any real: numpy's sign for a 0-d array or a numpy
+    scalar (whose comparisons are numpy bools, which do not subtract as ``PY.sign`` does)."""
+    return np.sign(x) if isinstance(x, (np.ndarray, np.generic)) else m.sign(x)
+
+
+def unary_partials(f: Any, ufunc: Any) -> Any:
+    """The partials of the ``math`` function ``f``, from the table entry of ``ufunc`` (``fabs``: its own)."""
+    if ufunc in LINEAR_UNARY:
+        return constant_partials((LINEAR_UNARY[ufunc],))
+    return fabs_partial if f is math.fabs else UNARY[ufunc]
+
+
 for _f, _ufunc in MATH_UNARY.items():
-    if _ufunc in LINEAR_UNARY:
-        python_rule(_f, constant_partials((LINEAR_UNARY[_ufunc],)))
-    else:
-        python_rule(_f, UNARY[_ufunc])
+    python_rule(_f, unary_partials(_f, _ufunc))
 for _f, _ufunc in MATH_BINARY.items():
     python_rule(_f, BINARY[_ufunc])
 python_rule(math.pow, POWER, lazy=(1,))

@@ -43,6 +43,8 @@ def _sequence_bar(xs: Any, project: Any, bars: list[Any]) -> Any:
     if project.is_no_tangent:
         return NoTangent()
     if isinstance(xs, np.ndarray):
+        if not bars:  # no rows
+            return project(np.zeros(xs.shape))
         return project(np.stack([np.zeros(xs.shape[1:]) if isinstance(b, AbstractZero) else b for b in bars]))
     return project(bars)
 
@@ -144,7 +146,10 @@ def _frule_prod(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> An
 
 
 def _is_real_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) or (isinstance(x, np.generic) and x.dtype.kind in "biuf")
+    """A real number: Python's, numpy's, or a 0-d array of a real dtype (Python compares it as a number)."""
+    if isinstance(x, numbers.Real):
+        return True
+    return isinstance(x, (np.generic, np.ndarray)) and x.ndim == 0 and x.dtype.kind in "biuf"
 
 
 def _weights(items: list[Any], key: Any, pick: Callable[..., Any]) -> list[float]:

@@ -56,6 +56,7 @@ from chainrules_core import (
 
 from . import linalg as numpy_linalg
 from ._linalg_common import adjoint, as_array, diag_embed, diagonal, fold_to_triangle, hermitian_from_triangle, mT
+from ._makers import output_tangent
 from ._nested import follow
 
 
@@ -77,6 +78,11 @@ def call_options(
         return None
     options = {**defaults, **dict(zip(names, args)), **kwargs}
     return None if any(options.get(name) for name in refused) else options
+
+
+def as_matrix(x: Any) -> Any:
+    """A 0-d array (or its tangent) as the 1 x 1 matrix scipy takes it for; anything else as it is."""
+    return np.reshape(x, (1, 1)) if np.ndim(x) == 0 else x
 
 
 def returning(value: Any) -> Callable[..., Any]:
@@ -110,8 +116,17 @@ def op(x: np.ndarray, trans: int) -> np.ndarray:
 
 
 def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: dict[str, Any]) -> np.ndarray:
-    """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal."""
-    kwargs = {"lower": options["lower"], "unit_diagonal": options["unit_diagonal"], "trans": trans}
+    """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal.
+
+    The primal checked ``a`` as the call asked (``check_finite``); a right-hand side that overflowed on the
+    way gives an infinite or NaN derivative, not an error.
+    """
+    kwargs = {
+        "lower": options["lower"],
+        "unit_diagonal": options["unit_diagonal"],
+        "trans": trans,
+        "check_finite": False,
+    }
     if vector and rhs.ndim > 1:
         return follow(f, a, rhs[..., None], **kwargs)[..., 0]
     return follow(f, a, rhs, **kwargs)  # scipy converts its arguments: an engine follows the call as one
@@ -247,6 +262,33 @@ def _matrix_cotangent(project: Any, t: Any, seen_adjoint: Linear) -> Any:
     return project(t if isinstance(t, AbstractZero) else seen_adjoint(np.asarray(t)))
 
 
+# A matrix of one entry (a 0-d array too) is a number s to scipy's solve, whatever assume_a
+# says: x = b / s, broadcast; x_dot = (b_dot - x s_dot) / s, b_bar = x_bar / conj(s),
+# s_bar = -sum(conj(x) b_bar). x has b's entries (one for a 0-d b).
+
+
+def _divided_pullback(a: Any, b: Any, x: np.ndarray, n_extra: int) -> Callable[[Any], tuple[Any, ...]]:
+    s = np.reshape(as_array(a), ())
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+
+    def solve_pullback(x_bar: Any) -> tuple[Any, ...]:
+        b_bar = np.asarray(unthunk(x_bar)) / np.conj(s)
+        a_bar = -np.sum(np.conj(x) * b_bar)
+        bars = project_a(np.reshape(a_bar, np.shape(a))), project_b(np.reshape(b_bar, np.shape(b)))
+        return NoTangent(), *bars, *(NoTangent(),) * n_extra
+
+    return solve_pullback
+
+
+def _divided_tangent(a: Any, b: Any, x: np.ndarray, a_dot: Any, b_dot: Any) -> Any:
+    terms = []
+    if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+        terms.append(np.reshape(b_dot, x.shape))
+    if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
+        terms.append(-x * np.reshape(a_dot, ()))
+    return output_tangent(x, [t / np.reshape(as_array(a), ()) for t in terms])
+
+
 @rrule.register(linalg.solve)
 def _rrule_solve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     structure = _solve_matrix(args, kwargs)
@@ -254,6 +296,8 @@ def _rrule_solve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     seen, seen_adjoint = structure
     x = f(a, b, *args, **kwargs)
+    if np.size(a) == 1:
+        return x, _divided_pullback(a, b, x, len(args))
     project_a = ProjectTo(a)
     _, pullback = numpy_linalg._rrule_solve(returning(x), seen(as_array(a)), b)
     extra = (NoTangent(),) * len(args)
@@ -273,6 +317,8 @@ def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, 
     seen = structure[0]
     x = f(a, b, *args, **kwargs)
     _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
+    if np.size(a) == 1:
+        return x, _divided_tangent(a, b, x, a_dot, b_dot)
     matrix_tangents = (NoTangent(), _matrix_tangent(a_dot, seen), b_dot)
     return numpy_linalg._frule_solve(matrix_tangents, returning(x), seen(as_array(a)), b)
 

@@ -58,7 +58,7 @@ from chainrules_core import (
 from . import factorizations
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, pad_to, unique_part
-from .scipy_linalg import call_options, op, returning, solve_adjoint
+from .scipy_linalg import as_matrix, call_options, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----
 
@@ -162,6 +162,8 @@ def _rrule_lu(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             _, low_bar, up_bar = tuple_entries(out_bar, 3)  # the permutation's cotangent, whatever it is, is ignored
         if (isinstance(low_bar, AbstractZero) and isinstance(up_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
+        if np.size(a) == 0:
+            return NoTangent(), project_a(np.zeros(np.shape(a))), *extra
         return NoTangent(), project_a(_lu_pullback(perm, low, up, low_bar, up_bar)), *extra
 
     return out, lu_pullback
@@ -176,6 +178,9 @@ def _frule_lu(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
+    if np.size(a) == 0:  # every factor is empty too (and scipy's permutation of an empty matrix has no rows)
+        zeros = [ProjectTo(x)(np.zeros(x.shape)) for x in out]
+        return out, Tangent(tuple, *zeros) if options["permute_l"] else Tangent(tuple, NoTangent(), *zeros[1:])
     perm, low, up = _lu_parts(f, a, out, options)
     low_dot, up_dot = _lu_pushforward(perm, low, up, np.asarray(a_dot))
     if options["permute_l"]:
@@ -217,7 +222,7 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_LU_FACTOR, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
     out = f(a, *args, **kwargs)
-    lu, piv = out
+    lu, piv = as_matrix(out[0]), out[1]  # the factors of a 0-d a are 0-d
     low, up = _unpacked(lu)
     perm = _permutation(piv, lu.shape[-2])
     project_a = ProjectTo(a)
@@ -227,9 +232,10 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         lu_bar, _ = tuple_entries(out_bar, 2)
         if isinstance(lu_bar, AbstractZero) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
-        k = low.shape[-1]
+        lu_bar, k = as_matrix(lu_bar), low.shape[-1]
         low_bar, up_bar = np.tril(lu_bar, -1)[..., :, :k], np.triu(lu_bar)[..., :k, :]
-        return NoTangent(), project_a(_lu_pullback(perm, low, up, low_bar, up_bar)), *extra
+        a_bar = _lu_pullback(perm, low, up, low_bar, up_bar)
+        return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
     return out, lu_factor_pullback
 
@@ -242,10 +248,11 @@ def _frule_lu_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kw
     a_dot = unthunk(tangents[1])
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
-    lu, piv = out
+    lu, piv = as_matrix(out[0]), out[1]
     low, up = _unpacked(lu)
-    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, np.asarray(a_dot))
-    return out, Tangent(tuple, ProjectTo(lu)(_packed(low_dot, up_dot, lu.shape)), NoTangent())
+    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, as_matrix(np.asarray(a_dot)))
+    lu_dot = np.reshape(_packed(low_dot, up_dot, lu.shape), np.shape(out[0]))
+    return out, Tangent(tuple, ProjectTo(out[0])(lu_dot), NoTangent())
 
 
 # lu_solve: op(A) x = b with A = P L U; dA = P (dL U + L dU), x_dot = op(A)^-1 (b_dot - op(dA) x).
@@ -271,6 +278,17 @@ def _lu_solve_parts(lu_and_piv: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return lu, _permutation(np.asarray(piv), lu.shape[-2]), low, up
 
 
+def _check_pivots(lu_and_piv: Any) -> None:
+    """``ValueError`` for pivots past the rows of the factors, before scipy reads outside its arrays."""
+    try:
+        lu, piv = lu_and_piv
+    except (TypeError, ValueError):
+        return
+    shape, piv = np.shape(lu), np.asarray(piv)
+    if len(shape) >= 2 and piv.size and piv.dtype.kind in "iu" and (piv.min() < 0 or piv.max() >= shape[-2]):
+        raise ValueError(f"lu_solve: lu_and_piv holds pivots outside the {shape[-2]} rows of its factors")
+
+
 def _matrices(x: Any, vector: bool) -> np.ndarray:
     x = np.asarray(x)
     return x[..., None] if vector else x
@@ -281,7 +299,8 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
     options = _lu_solve_options(args, kwargs)
     if options is None:
         return None
-    x = f(lu_and_piv, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
+    _check_pivots(lu_and_piv)
+    x = f(lu_and_piv, b, *args, **kwargs)  # then scipy's checks of the arguments, and its exceptions
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
         return None
@@ -292,7 +311,7 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
 
     def lu_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
         x_bar = _matrices(unthunk(x_bar), vector)
-        b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t), x_bar, trans)
+        b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t, check_finite=False), x_bar, trans)
         x2 = _matrices(x, vector)
         p, q = {0: (b_bar, x2), 1: (x2.conj(), b_bar.conj()), 2: (x2, b_bar)}[trans]  # A_bar = -p q^H
         p_rows = _rows(p, perm)
@@ -310,6 +329,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
     options = _lu_solve_options(args, kwargs)
     if options is None:
         return None
+    _check_pivots(lu_and_piv)
     x = f(lu_and_piv, b, *args, **kwargs)
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
@@ -330,7 +350,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(lu_and_piv, rhs, trans=trans)
+    x_dot = f(lu_and_piv, rhs, trans=trans, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 
@@ -360,7 +380,8 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(a, *args, **kwargs)
     lower = bool(options["lower"])
-    _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), a, upper=not lower)
+    matrix = as_matrix(as_array(a))
+    _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), matrix, upper=not lower)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
 
@@ -370,7 +391,7 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), project_a(ZeroTangent()), *extra
         c_bar = np.asarray(c_bar)
         a_bar = pullback(_factor(c_bar, lower))[1] + _left_alone(c_bar, lower)
-        return NoTangent(), project_a(a_bar), *extra
+        return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
     return out, cho_factor_pullback
 
@@ -385,11 +406,12 @@ def _frule_cho_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **k
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     lower = bool(options["lower"])
+    a_dot = as_matrix(np.asarray(a_dot))
     factor_tangent = (NoTangent(), a_dot)
     _, factor_dot = factorizations._frule_cholesky(
-        factor_tangent, returning(_factor(out[0], lower)), a, upper=not lower
+        factor_tangent, returning(_factor(out[0], lower)), as_matrix(as_array(a)), upper=not lower
     )
-    c_dot = factor_dot + _left_alone(np.asarray(a_dot), lower)
+    c_dot = factor_dot + _left_alone(a_dot, lower)
     return out, Tangent(tuple, ProjectTo(out[0])(c_dot), NoTangent())
 
 
@@ -418,14 +440,14 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     if parts is None or call_options(_CHO_SOLVE, args, kwargs, {}, refused=("overwrite_b",)) is None:
         return None
     c, lower = parts
+    x = f(c_and_lower, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
     factor = _factor(c, lower)
-    x = f(c_and_lower, b, *args, **kwargs)
     vector = np.ndim(b) == 1
     project_c = ProjectTo(c_and_lower)
     extra = (NoTangent(),) * len(args)
 
     def cho_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = f(c_and_lower, _matrices(unthunk(x_bar), vector))
+        b_bar = f(c_and_lower, _matrices(unthunk(x_bar), vector), check_finite=False)
         x2 = _matrices(x, vector)
         if lower:
             factor_bar = np.tril(-(b_bar @ (adjoint(x2) @ factor) + x2 @ (adjoint(b_bar) @ factor)))
@@ -458,7 +480,7 @@ def _frule_cho_solve(tangents: tuple[Any, ...], f: Any, c_and_lower: Any, b: Any
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(c_and_lower, rhs)
+    x_dot = f(c_and_lower, rhs, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 

@@ -21,7 +21,9 @@ pullback of ``X = f(A)`` is ``A_bar = L(A^H, X_bar)``.
 ``logm`` and ``sqrtm`` are differentiable where ``A`` has no eigenvalue on the
 closed negative real axis (their principal branches); at a singular ``A``
 the Sylvester equation of ``sqrtm`` is singular and the derivative infinite.
-The deprecated ``disp`` and ``blocksize`` options get no rule (``None``).
+The deprecated ``disp`` and ``blocksize`` options get no rule (``None``), nor
+does ``sqrtm`` of an array of fewer than two axes: scipy 1.17 returns
+``exp(a)`` for a 0-d ``a``.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from chainrules_core import (
 
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, block_frechet, matmul_summed
-from .scipy_linalg import call_options
+from .scipy_linalg import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
 # expm and logm: L(A, E) from the block-triangular identity (block_frechet).
@@ -59,40 +61,47 @@ def _block_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndar
 
 
 def _sqrtm_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
+    if np.size(out) == 0:  # scipy's solve_sylvester refuses zero-size stacks
+        return np.zeros(np.broadcast_shapes(np.shape(out), np.shape(e)), np.result_type(out, e))
+    lost = ~np.isfinite(out).all(axis=(-2, -1), keepdims=True)
+    if np.any(lost):  # an infinite entry: scipy's square root is NaN (or partly so), the derivative NaN throughout
+        out = np.where(lost, np.eye(out.shape[-1]), out)
+        return np.where(lost, np.nan, linalg.solve_sylvester(out, out, np.where(lost, 0, e)))
     return linalg.solve_sylvester(out, out, e)
 
 
-def _matrix_function_rules(f: Any, derivative: Any) -> None:
+def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False) -> None:
     """Register the rules of ``X = f(A)`` given ``derivative(f, A, X, E) = L(A, E)``; the pullback is ``L(A^H, .)``.
 
     ``L(A^H, .)`` is the adjoint of ``L(A, .)`` for functions with real Taylor
     coefficients (``f(A^H) = f(A)^H``). Options (the deprecated ``disp`` and
-    ``blocksize``) get no rule.
+    ``blocksize``) get no rule, nor, with ``matrices_only``, an ``A`` of fewer
+    than two axes.
     """
 
     def _rrule_function(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs:
+        if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
         out = f(a)
         project_a = ProjectTo(a)
-        a_h, out_h = adjoint(as_array(a)), adjoint(out)
+        a_h, out_h = adjoint(as_matrix(as_array(a))), adjoint(out)
 
         def function_pullback(out_bar: Any) -> tuple[Any, Any]:
             out_bar = unthunk(out_bar)
             if project_a.is_no_tangent:
                 return NoTangent(), NoTangent()
-            return NoTangent(), project_a(derivative(f, a_h, out_h, out_bar))
+            return NoTangent(), project_a(np.reshape(derivative(f, a_h, out_h, out_bar), np.shape(a)))
 
         return out, function_pullback
 
     def _frule_function(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs:
+        if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
         out = f(a)
         a_dot = unthunk(tangents[1])
         if isinstance(a_dot, AbstractZero):
             return out, ZeroTangent()
-        return out, ProjectTo(out)(derivative(f, as_array(a), out, a_dot))
+        return out, ProjectTo(out)(derivative(f, as_matrix(as_array(a)), out, as_matrix(a_dot)))
 
     rrule.register(f)(named_after(f, _rrule_function))
     frule.register(f)(named_after(f, _frule_function))
@@ -100,7 +109,7 @@ def _matrix_function_rules(f: Any, derivative: Any) -> None:
 
 _matrix_function_rules(linalg.expm, _block_derivative)
 _matrix_function_rules(linalg.logm, _block_derivative)
-_matrix_function_rules(linalg.sqrtm, _sqrtm_derivative)
+_matrix_function_rules(linalg.sqrtm, _sqrtm_derivative, matrices_only=True)  # scipy 1.17: sqrtm(0-d a) is exp(a)
 
 
 # ----- expm_frechet: the second-order Fréchet derivative -----
@@ -197,8 +206,22 @@ def _given(t: Any, x: Any) -> bool:
     return not isinstance(t, AbstractZero) and not ProjectTo(x).is_no_tangent
 
 
+def _check_sylvester(a: Any, b: Any, q: Any) -> None:
+    """``ValueError`` unless ``a`` (m x m) and ``b`` (n x n) are square and ``q`` is m x n.
+
+    scipy 1.17 checks no shapes when an operand is empty and returns uninitialized memory.
+    """
+    (m, m2), (n, n2), q_shape = np.shape(a)[-2:], np.shape(b)[-2:], np.shape(q)[-2:]
+    for name, shape in (("a", (m, m2)), ("b", (n, n2))):
+        if shape[0] != shape[1]:
+            raise ValueError(f"solve_sylvester: {name} of shape {shape} is not square")
+    if q_shape != (m, n):
+        raise ValueError(f"solve_sylvester: q of shape {q_shape} does not match a ({m} x {m}) and b ({n} x {n})")
+
+
 @rrule.register(linalg.solve_sylvester)
 def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
+    _check_sylvester(a, b, q)
     x = f(a, b, q)
     project_a, project_b, project_q = ProjectTo(a), ProjectTo(b), ProjectTo(q)
     a_arr, b_arr = as_array(a), as_array(b)
@@ -214,6 +237,7 @@ def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
 
 @frule.register(linalg.solve_sylvester)
 def _frule_solve_sylvester(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, q: Any) -> Any:
+    _check_sylvester(a, b, q)
     x = f(a, b, q)
     _, a_dot, b_dot, q_dot = (unthunk(t) for t in tangents)
     rhs = _terms(

@@ -92,7 +92,7 @@ def _eigenpairs(f: Any, a: Any, b: Any, out: Any, options: dict[str, Any]) -> tu
     start: Any = 0  # the pairs returned are consecutive in the ascending order
     if by_index is not None:
         start = int(by_index[0])
-    elif by_value is not None:
+    elif by_value is not None and w.shape[-1]:  # (no eigenvalue in the interval: no pairs to place)
         start = np.argmin(np.abs(w_all - w[..., :1]), axis=-1)[..., None]
     index = start + np.arange(w.shape[-1])
     if not options["eigvals_only"]:

@@ -47,12 +47,18 @@ def _boxcox_lambda_partial(lmbda: Any, log_x: Any) -> Any:
     """d/dlmbda (exp(lmbda L) - 1) / lmbda = L² h(lmbda L), h(t) = (t e^t - expm1(t)) / t²; L²/2 at lmbda = 0.
 
     h cancels for small t: there its series (the Taylor series of exp), the same at t = 0 as the limit.
+    At an infinite t or L (x at inf or at its lower end, or an infinite lmbda) the limit is 1 / lmbda²
+    where t = -inf (h(t) ~ 1 / t²: x^lmbda tends to 0, the function to -1 / lmbda) and +inf otherwise
+    (h > 0 grows as e^t / t; L²/2 at lmbda = 0).
     """
-    t = lmbda * log_x
-    small = np.abs(t) < 0.1
-    t_far = np.where(small, 1.0, t)
-    h = np.where(small, np.polyval(_H_SERIES, t), (t_far * np.exp(t_far) - np.expm1(t_far)) / (t_far * t_far))
-    return log_x * log_x * h
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0 * inf at lmbda = 0, 1 / 0 beside it: replaced
+        t = lmbda * log_x
+        small = np.abs(t) < 0.1
+        infinite = np.isinf(t) | np.isinf(log_x)
+        t_far = np.where(small | infinite, 1.0, t)
+        h = np.where(small, np.polyval(_H_SERIES, t), (t_far * np.exp(t_far) - np.expm1(t_far)) / (t_far * t_far))
+        at_infinity = np.where(t == -np.inf, 1 / (lmbda * lmbda), np.inf)
+    return np.where(infinite, at_infinity, log_x * log_x * h)
 
 
 def _boxcox_partials(m: Any, out: Any, x: Any, lmbda: Any) -> tuple[Any, Any]:

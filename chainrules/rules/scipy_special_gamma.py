@@ -84,7 +84,10 @@ def _zeta_partials(out: Any, x: Any, *q: Any) -> tuple[Any, ...]:
     # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); d/dx by summation. nan where zeta is (q given, x < 1).
     if not q or q[0] is None:  # Riemann's
         return np.where(np.isnan(out), np.nan, _riemann_zeta_derivative(x)), *(NoTangent(),) * len(q)
-    dx = np.where(np.isnan(out), np.nan, hurwitz_zeta(np.where(np.real(x) > 1, x, 2.0), q[0])[1])
+    # at q = inf, zeta(x, q) ~ q^(1-x) / (x - 1) (DLMF 25.11.43) is 0 for every x > 1, and so is d/dx
+    far = q[0] == np.inf
+    dx = hurwitz_zeta(np.where(np.real(x) > 1, x, 2.0), np.where(far, 1.0, q[0]))[1]
+    dx = np.where(np.isnan(out), np.nan, np.where(far, 0.0, dx))
     return dx, -x * special.zeta(x + 1, q[0])
 
 
@@ -101,16 +104,24 @@ def _trigamma(x: Any) -> Any:
 def _rgamma_partial(m: Any, out: Any, x: Any) -> Any:
     # (1/Gamma)' = -psi / Gamma (DLMF 5.2.2). At x = -n, a pole of Gamma with residue (-1)^n / n!,
     # 1/Gamma is 0 and its derivative (-1)^n n!, where -psi * 0 would be nan.
+    # At x = +inf, 1/Gamma vanishes faster than psi grows: the derivative tends to 0, not inf * 0.
     pole = (np.real(x) <= 0) & (x == np.round(np.real(x)))
     if not np.any(pole):
-        return -special.psi(x) * out
+        with np.errstate(invalid="ignore"):
+            return np.where(x == np.inf, 0.0, -special.psi(x) * out)
     n = np.where(pole, -np.real(x), 0.0)
     return np.where(pole, (-1.0) ** n * special.gamma(n + 1), -special.psi(np.where(pole, 0.5, x)) * out)
 
 
 def _beta_partials(m: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     psi_ab = special.psi(a + b)  # B = Gamma(a) Gamma(b) / Gamma(a + b) (DLMF 5.12.1)
-    return out * (special.psi(a) - psi_ab), out * (special.psi(b) - psi_ab)
+    # B(a, b) ~ Gamma(b) a^-b as a -> inf (DLMF 5.11.12): B and both partials tend to 0 where scipy's B is 0
+    # at an infinite argument, not 0 * (inf - inf)
+    vanished = (out == 0) & (np.isinf(a) | np.isinf(b))
+    with np.errstate(invalid="ignore"):
+        return np.where(vanished, 0.0, out * (special.psi(a) - psi_ab)), np.where(
+            vanished, 0.0, out * (special.psi(b) - psi_ab)
+        )
 
 
 def _betaln_partials(m: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
@@ -123,8 +134,16 @@ def _in(name: str, parameter: str) -> NotImplementedTangent:
 
 
 def _gamma_density(a: Any, x: Any) -> Any:
-    """x^(a-1) e^(-x) / Gamma(a): d/dx of gammainc (DLMF 8.2.1, 8.2.4); at x = 0: 0, 1 or inf as a >, ==, < 1."""
-    return np.exp(special.xlogy(a - 1, x) - x - special.gammaln(a))
+    """x^(a-1) e^(-x) / Gamma(a): d/dx of gammainc (DLMF 8.2.1, 8.2.4); at x = 0: 0, 1 or inf as a >, ==, < 1.
+
+    0 at x = inf (e^-x wins over the power, not inf - inf). Where scipy's gammaln overflows (a below
+    about 1e-308), log Gamma(a) = log Gamma(1 + a) - log a (DLMF 5.5.1).
+    """
+    log_gamma = special.gammaln(a)
+    with np.errstate(divide="ignore"):
+        log_gamma = np.where(np.isinf(log_gamma) & (a > 0), special.gammaln(1 + a) - np.log(a), log_gamma)
+    with np.errstate(invalid="ignore"):
+        return np.where(x == np.inf, 0.0, np.exp(special.xlogy(a - 1, x) - x - log_gamma))
 
 
 def _beta_density(a: Any, b: Any, x: Any) -> Any:

@@ -59,10 +59,14 @@ def _elliptic_partial(m: Any, series: tuple[float, ...], direct: Callable[[Any],
 
 
 def _ellipk_partial(_: Any, out: Any, m: Any) -> Any:
-    # dK/dm = (E - (1 - m) K) / (2 m (1 - m)) (DLMF 19.4.1 with m = k²): pi/8 at 0, +inf at 1
+    # dK/dm = (E - (1 - m) K) / (2 m (1 - m)) (DLMF 19.4.1 with m = k²): pi/8 at 0, +inf at 1.
+    # At m = -inf, 0: K(m) = K(m / (m - 1)) / sqrt(1 - m) (DLMF 19.7.5) ~ log(4 sqrt(1 - m)) / sqrt(1 - m)
+    # (DLMF 19.12.1), whose derivative is O(log|m| / |m|^(3/2)); the formula there is inf - inf.
     def direct(m: Any) -> Any:
         k = special.ellipk(m)
-        return np.where(m == 1, np.inf, (special.ellipe(m) - (1 - m) * k) / (2 * m * (1 - m)))
+        with np.errstate(invalid="ignore"):
+            partial = (special.ellipe(m) - (1 - m) * k) / (2 * m * (1 - m))
+        return np.where(m == 1, np.inf, np.where(m == -np.inf, 0.0, partial))
 
     return _elliptic_partial(m, _K_SERIES, direct)
 
@@ -91,8 +95,10 @@ for _f, _partials in INTEGRALS.items():
 
 def _sici_partials(x: Any) -> tuple[Any, Any]:
     """Si' = sin(x)/x, 1 at 0; Ci' = cos(x)/x, +inf at 0 (DLMF 6.2.9, 6.2.11): for x < 0 too, where scipy's Ci is
-    the real part, Ci(|x|)."""
-    return np.sinc(x / np.pi), np.cos(x) / x
+    the real part, Ci(|x|). Both tend to 0 at x = +-inf (Si and Ci tend to pi/2 and 0 there), not sin(inf) = nan."""
+    infinite = (x == np.inf) | (x == -np.inf)
+    with np.errstate(invalid="ignore"):
+        return np.where(infinite, 0.0, np.sinc(x / np.pi)), np.where(infinite, 0.0, np.cos(x) / x)
 
 
 @rrule.register(special.sici)

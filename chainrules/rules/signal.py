@@ -16,7 +16,10 @@ and ``-(1 - t) s_j`` and ``-t s_j`` for ``xp_j`` and ``xp_(j+1)`` (moving a
 knot moves the segment). At a knot the slope jumps: the rules take the mean
 of the slopes on either side (the central difference), with slope 0 beyond
 the ends; outside ``[xp_0, xp_-1]`` the output is ``left``/``right`` (or
-``fp_0``/``fp_-1``), constant in ``x`` and ``xp``. With ``period`` numpy
+``fp_0``/``fp_-1``), constant in ``x`` and ``xp``; a single knot gives
+``fp_0`` (or ``left``/``right``) everywhere. Next to an infinite end knot
+numpy gives the limit, ``fp`` of the finite end (``t`` is 1 after ``-inf``
+and 0 before ``+inf``), and so do the partials. With ``period`` numpy
 wraps ``x`` and ``xp`` into one period, sorts the knots and repeats one
 at each end; the cotangents follow those copies back, and a positional
 ``period`` gets the derivative of the wrapping.
@@ -142,15 +145,24 @@ class _Interp:
         fp = fp[self.index]
         x = x.reshape(-1)
         k = xp.size
+        if k == 1:
+            self._single_knot(x, xp[0])
+            return
         steps = np.diff(xp)
         slopes = np.diff(fp) / steps
         j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, k - 2)
-        t = (x - xp[j]) / steps[j]
+        with np.errstate(invalid="ignore"):
+            t = (x - xp[j]) / steps[j]
+        # an infinite end knot: t's limit as the knot moves out, 1 after -inf and 0 before +inf (numpy's values
+        # too); 1 on the last knot, infinite or not
+        finite = np.isfinite(x)
+        t = np.where(np.isneginf(xp[j]) & finite, 1.0, np.where(np.isposinf(xp[j + 1]) & finite, 0.0, t))
+        t = np.where(x == xp[j + 1], 1.0, t)
         self.below, self.above = x < xp[0], x > xp[-1]
         inside = ~(self.below | self.above)
         # the slope in x: the segment's, or at a knot the mean of the segments on either side (0 past the ends)
         before = np.where(j > 0, slopes[np.maximum(j - 1, 0)], 0)
-        at_first = t == 0
+        at_first = x == xp[j]
         at_last = x == xp[-1]
         slope = np.where(at_first, (before + slopes[j]) / 2, slopes[j])
         slope = np.where(at_last, slopes[-1] / 2, slope)
@@ -168,6 +180,16 @@ class _Interp:
             np.where(inside & ~on_knot, -t * slopes[j], 0),
         )
         self.k = k
+
+    def _single_knot(self, x: np.ndarray[Any, Any], knot: Any) -> None:
+        """One knot: ``fp_0`` everywhere, or ``left``/``right`` on either side of it; nothing moves with x or xp."""
+        self.below, self.above = x < knot, x > knot
+        zero, first = np.zeros(x.shape), np.zeros(x.shape, dtype=np.intp)
+        self.x_partial = zero
+        kept = ~((self.below & (self.left is not None)) | (self.above & (self.right is not None)))
+        self.fp_at, self.fp_weight = (first, first), (kept.astype(float), zero)
+        self.xp_at, self.xp_partial = (first, first), (zero, zero)
+        self.k = 1
 
     def on_knots(self, values: Any, at: Any, partials: Any, dtype: Any) -> np.ndarray[Any, Any]:
         """``partials * values`` of both reads summed onto the knots used (the wrapped copies apart)."""

@@ -81,3 +81,12 @@ def test_vander_is_exact_at_zero():
     """d x**p / dx at 0 is 1 for p = 1 and 0 otherwise: no division by x."""
     _, pullback = rrule(np.vander, np.array([0.0]), 4)
     assert np.array_equal(pullback(np.ones((1, 4)))[1], [1.0])
+
+
+def test_logspace_partials_at_an_infinite_base():
+    """Samples inf ** 1, inf ** -0.5, inf ** -2: only the first moves with start (infinitely), none with stop;
+    in base, y base ** (y - 1) is 1 at y = 1 and tends to 0 below."""
+    out, pullback = rrule(np.logspace, 1.0, -2.0, 3, True, np.inf)
+    np.testing.assert_array_equal(out, [np.inf, 0.0, 0.0])
+    _, start_bar, stop_bar, _, _, base_bar = pullback(np.ones(3))
+    assert start_bar == np.inf and stop_bar == 0.0 and base_bar == 1.0

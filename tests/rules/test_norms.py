@@ -114,3 +114,23 @@ def test_cond_is_the_product_of_the_norms_derivatives():
         np.linalg.norm(inv) * x / np.linalg.norm(x) - np.linalg.norm(x) * inv.T @ (inv / np.linalg.norm(inv)) @ inv.T
     )
     np.testing.assert_allclose(rrule(np.linalg.cond, x, "fro")[1](1.0)[1], expected)
+
+
+@pytest.mark.parametrize("p", [None, -2, 1, "nuc", math.inf])
+def test_cond_is_scale_invariant_at_extreme_magnitudes(p):
+    """cond(s x) = cond(x), so its gradient at s x is the gradient at x over s: no s² to overflow or underflow.
+
+    ('fro' is left out: numpy's Frobenius norm squares the entries, and its cond is inf there.)"""
+    x = np.array([[2.0, 1.0], [-0.5, 3.0]])
+    gradient = rrule(np.linalg.cond, x, p)[1](1.0)[1]
+    subnormal = (1e-308,) if p in (None, -2) else ()  # LAPACK's SVD does not converge there; numpy's inverse overflows
+    for s in (1e160, 1e-160, *subnormal):
+        scaled = rrule(np.linalg.cond, s * x, p)[1](1.0)[1]
+        np.testing.assert_allclose(scaled * s, gradient, rtol=1e-12)
+
+
+def test_cond_gradient_at_subnormal_entries():
+    """At entries of 1e-310 the gradient (about 1e310) exceeds float64, but a small seed's cotangent does not."""
+    x = np.array([[2.0, 1.0], [-0.5, 3.0]])
+    expected = rrule(np.linalg.cond, x)[1](1.0)[1] * 1e-12 / 1e-310
+    np.testing.assert_allclose(rrule(np.linalg.cond, 1e-310 * x)[1](1e-12)[1], expected, rtol=1e-9)

@@ -137,3 +137,12 @@ def test_nextafter_moves_with_x():
     """math.nextafter(x, y) is within an ulp of x: 1 in x, 0 in y."""
     assert rrule(math.nextafter, 1.0, 2.0)[1](1.0) == (NoTangent(), 1.0, 0.0)
     assert frule((NoTangent(), 2.0, 3.0), math.nextafter, 1.0, 1.0)[1] == 2.0
+
+
+@pytest.mark.parametrize("x", [np.array(-2.5), np.array(0.0), np.float32(3.0)], ids=["0-d", "0-d zero", "float32"])
+def test_fabs_of_a_numpy_real(x):
+    """math.fabs takes any real: its derivative is sign(x) for a 0-d array or numpy scalar too."""
+    out, pullback = rrule(math.fabs, x)
+    assert out == math.fabs(x)
+    assert float(pullback(1.0)[1]) == np.sign(x)
+    assert frule((NoTangent(), 2.0), math.fabs, x)[1] == 2.0 * np.sign(x)

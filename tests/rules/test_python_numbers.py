@@ -13,10 +13,9 @@ import pytest
 
 import chainrules  # noqa: F401 - registers the rules
 from chainrules.rules import python_math, python_operators
-from chainrules.rules._makers import constant_partials
 from chainrules.rules._python_numbers import general_python_rules
 from chainrules.rules.arithmetic import BINARY
-from chainrules.rules.elementwise import LINEAR_UNARY, UNARY
+from chainrules.rules.elementwise import UNARY
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 
 
@@ -30,8 +29,7 @@ def _entries() -> list[tuple[Any, int, Any, Any, Any]]:
             if callable(partials):
                 entries.append((f, arity, partials, rrule.find(ufunc, *ones), frule.find(ufunc, *ones)))
     for f, ufunc in python_math.MATH_UNARY.items():
-        partials = constant_partials((LINEAR_UNARY[ufunc],)) if ufunc in LINEAR_UNARY else UNARY[ufunc]
-        entries.append((f, 1, partials, None, None))
+        entries.append((f, 1, python_math.unary_partials(f, ufunc), None, None))
     for f, ufunc in python_math.MATH_BINARY.items():
         entries.append((f, 2, BINARY[ufunc], None, None))
     entries.append((math.log, 1, UNARY[np.log], None, None))

@@ -3,6 +3,7 @@
 import builtins
 import math
 
+import numpy as np
 import pytest
 
 from chainrules_core import NoTangent, Tangent, ZeroTangent, rrule
@@ -22,6 +23,14 @@ def test_prod_is_exact_with_zeros():
     assert pullback(1.0)[1] == Tangent(list, -6.0, 0.0, 0.0)
 
 
+def test_prod_over_no_rows():
+    """The rows of an empty array multiply to ``start``: the cotangent is an empty array of their shape."""
+    out, pullback = rrule(math.prod, np.zeros((0, 3)), start=2.5)
+    assert out == 2.5
+    xs_bar = pullback(1.0)[1]
+    assert xs_bar.shape == (0, 3)
+
+
 def test_generators_get_no_rule():
     """A generator is used up by the call: there is nothing to hand its cotangent to."""
     assert rrule(math.fsum, (x for x in [1.0, 2.0])) is None
@@ -38,3 +47,12 @@ def test_max_with_key_and_default():
 def test_max_ties_split_evenly():
     _, pullback = rrule(builtins.max, 1.0, 2.0, 2.0)
     assert pullback(1.0) == (NoTangent(), ZeroTangent(), 0.5, 0.5)
+
+
+def test_max_with_a_0d_array_among_floats():
+    """Python compares a 0-d array as a number: the largest item, a 0-d array here, takes the seed."""
+    out, pullback = rrule(builtins.max, 0.5, np.array(2.0), 1.5)
+    assert out == 2.0
+    bars = pullback(1.0)
+    assert bars[2] == 1.0 and np.ndim(bars[2]) == 0
+    assert bars[1] == 0.0 or isinstance(bars[1], ZeroTangent)

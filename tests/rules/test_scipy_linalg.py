@@ -97,3 +97,27 @@ def test_block_diag_of_python_scalars_and_lists():
     _, x_bar, y_bar = pullback(np.arange(6.0).reshape(2, 3))
     assert x_bar == 0.0 and type(x_bar) is float
     assert list(y_bar) == [4.0, 5.0]
+
+
+@pytest.mark.parametrize("a", [np.array(2.0), np.array([[2.0]])], ids=["0-d", "1x1"])
+def test_solve_with_a_matrix_of_one_entry_divides(a):
+    """scipy's solve divides b by a matrix of one entry, whatever b's rows: so do the rules."""
+    b = np.array([3.0, -1.0, 4.0])
+    x, pullback = rrule(scipy_linalg.solve, a, b, assume_a="pos")
+    np.testing.assert_allclose(x, b / 2.0)
+    _, a_bar, b_bar = pullback(np.ones(3))
+    assert a_bar.shape == a.shape and b_bar.shape == b.shape
+    np.testing.assert_allclose(b_bar, np.full(3, 0.5))
+    np.testing.assert_allclose(a_bar, np.full(a.shape, -np.sum(b) / 4.0))
+    _, x_dot = frule((NoTangent(), np.ones(a.shape), np.zeros(3)), scipy_linalg.solve, a, b)
+    np.testing.assert_allclose(x_dot, -b / 4.0)
+
+
+def test_solve_triangular_tangent_that_overflows_is_not_an_error():
+    """The primal checks its inputs; a tangent's right-hand side that overflows gives inf or nan, not ValueError."""
+    a = np.triu(np.full((3, 3), 1e300))
+    b = np.full(3, 1e300)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x, x_dot = frule((NoTangent(), a, b), scipy_linalg.solve_triangular, a, b, unit_diagonal=True)
+    assert x_dot.shape == x.shape
+    assert not np.all(np.isfinite(x_dot))

@@ -122,3 +122,44 @@ def test_lu_solve_and_cho_solve_refuse_overwrite_b():
     for f, first in ((scipy_linalg.lu_solve, factored), (scipy_linalg.cho_solve, spd_factored)):
         assert rrule(f, first, _B, overwrite_b=True) is None
         assert frule((NoTangent(), ZeroTangent(), _B), f, first, _B, overwrite_b=True) is None
+
+
+def test_factors_of_a_0d_array():
+    """cho_factor and lu_factor take a 0-d array as a 1 x 1 matrix: sqrt(a) and a itself, tangents of scipy's shapes."""
+    a = np.array(4.0)
+    (c, _), pullback = rrule(scipy_linalg.cho_factor, a)
+    assert c.shape == (1, 1)
+    np.testing.assert_allclose(pullback((np.array([[1.0]]), NoTangent()))[1], 0.25)
+    (lu, _), pullback = rrule(scipy_linalg.lu_factor, a)
+    assert lu.shape == ()
+    assert pullback((np.array(1.5), NoTangent()))[1] == 1.5
+    lu_dot = frule((NoTangent(), np.array(2.0)), scipy_linalg.lu_factor, a)[1][0]
+    assert np.shape(lu_dot) == () and lu_dot == 2.0
+
+
+def test_cho_solve_of_a_0d_factor_raises_as_scipy():
+    with pytest.raises(ValueError, match="not square"):
+        rrule(scipy_linalg.cho_solve, (np.array(2.0), False), np.array([1.0]))
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 4, 3)])
+@pytest.mark.parametrize("permute_l", [False, True])
+def test_lu_of_an_empty_matrix_or_stack(shape, permute_l):
+    """Empty factors, empty tangents of their shapes, an empty cotangent of a's."""
+    a = np.zeros(shape)
+    out, pullback = rrule(scipy_linalg.lu, a, permute_l=permute_l)
+    seed = Tangent(tuple, *(np.zeros(x.shape) for x in out))
+    assert pullback(seed)[1].shape == shape
+    out_dot = frule((NoTangent(), np.zeros(shape)), scipy_linalg.lu, a, permute_l=permute_l)[1]
+    for x, x_dot in zip(out[-2:], list(out_dot)[-2:]):
+        assert x_dot.shape == x.shape
+
+
+def test_lu_solve_refuses_pivots_past_its_factors():
+    """scipy would read outside its arrays; the rules say what is wrong. Valid pivots of 1 x 1 factors work."""
+    lu = np.array([[[2.0]], [[3.0]]])
+    x, pullback = rrule(scipy_linalg.lu_solve, scipy_linalg.lu_factor(lu), np.array([1.0]))
+    np.testing.assert_allclose(x, [[0.5], [1 / 3]])
+    np.testing.assert_allclose(pullback(np.ones((2, 1)))[2], [0.5 + 1 / 3])
+    with pytest.raises(ValueError, match="lu_solve: lu_and_piv holds pivots outside the 1 rows"):
+        rrule(scipy_linalg.lu_solve, (lu, np.array([[0], [1]], dtype=np.int32)), np.array([1.0]))

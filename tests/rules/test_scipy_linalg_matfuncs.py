@@ -80,3 +80,43 @@ def test_a_stack_is_differentiated_matrix_by_matrix(f):
     for i in range(2):
         np.testing.assert_allclose(out_dot[i], frule((NoTangent(), e[i]), f, a[i])[1], rtol=1e-10)
         np.testing.assert_allclose(a_bar[i], rrule(f, a[i])[1](e[i])[1], rtol=1e-10)
+
+
+def test_expm_of_a_0d_array_is_of_a_1x1_matrix():
+    """scipy's expm takes a 0-d array as a 1 x 1 matrix: the derivative is exp(a), the cotangent 0-d."""
+    out, pullback = rrule(scipy_linalg.expm, np.array(0.5))
+    assert out.shape == (1, 1)
+    a_bar = pullback(np.array([[2.0]]))[1]
+    assert a_bar.shape == ()
+    np.testing.assert_allclose(a_bar, 2 * np.exp(0.5))
+    np.testing.assert_allclose(
+        frule((NoTangent(), np.array(3.0)), scipy_linalg.expm, np.array(0.5))[1], [[3 * np.exp(0.5)]]
+    )
+
+
+def test_sqrtm_of_a_zero_size_stack_and_of_a_0d_array():
+    """An empty stack has empty derivatives; a 0-d array gets no rule (scipy 1.17 returns exp(a) for it)."""
+    a = np.zeros((0, 3, 3))
+    out, pullback = rrule(scipy_linalg.sqrtm, a)
+    assert pullback(np.zeros(out.shape))[1].shape == a.shape
+    assert frule((NoTangent(), np.zeros(a.shape)), scipy_linalg.sqrtm, a)[1].shape == out.shape
+    assert rrule(scipy_linalg.sqrtm, np.array(4.0)) is None
+
+
+def test_solve_sylvester_checks_the_shapes_scipy_does_not():
+    """scipy returns uninitialized memory for an empty a that is not square; the rules say what is wrong."""
+    with pytest.raises(ValueError, match="solve_sylvester: a of shape \\(0, 3\\) is not square"):
+        rrule(scipy_linalg.solve_sylvester, np.zeros((0, 3)), np.eye(2), np.ones((3, 2)))
+    with pytest.raises(ValueError, match="solve_sylvester: q of shape"):
+        frule((NoTangent(),) * 4, scipy_linalg.solve_sylvester, np.eye(3), np.eye(2), np.ones((2, 2)))
+
+
+def test_sqrtm_with_an_infinite_entry_in_a_stack():
+    """scipy's square root of a matrix with an infinite entry is NaN: its derivative too, the stack's others intact."""
+    a = np.array([[[4.0, 1.0], [0.5, 9.0]], [[4.0, 1.0], [0.5, 9.0]]])
+    a[0, 0, 1] = np.inf
+    out, out_dot = frule((NoTangent(), np.ones(a.shape)), scipy_linalg.sqrtm, a)
+    assert np.all(np.isnan(out[0]))
+    assert np.all(np.isnan(out_dot[0]))
+    expected = frule((NoTangent(), np.ones((2, 2))), scipy_linalg.sqrtm, a[1])[1]
+    np.testing.assert_allclose(out_dot[1], expected)

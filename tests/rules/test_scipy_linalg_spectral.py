@@ -97,3 +97,13 @@ def test_polar_left_is_the_right_factorization_of_the_adjoint():
     np.testing.assert_allclose(
         left(Tangent(tuple, u_bar, p_bar))[1], right(Tangent(tuple, u_bar.conj().T, p_bar))[1].conj().T, atol=1e-12
     )
+
+
+def test_eigh_with_no_eigenvalue_in_the_interval():
+    """subset_by_value may select no pair: empty outputs, and a zero cotangent for a."""
+    a = np.diag([-3.0, -1.0, 1.0, 3.0])
+    (w, v), pullback = rrule(scipy_linalg.eigh, a, subset_by_value=(5.0, 6.0))
+    assert w.shape == (0,) and v.shape == (4, 0)
+    np.testing.assert_array_equal(pullback((np.zeros(0), np.zeros((4, 0))))[1], np.zeros((4, 4)))
+    _, (w_dot, v_dot) = frule((NoTangent(), np.ones((4, 4))), scipy_linalg.eigh, a, subset_by_value=(5.0, 6.0))
+    assert w_dot.shape == (0,) and v_dot.shape == (4, 0)

@@ -46,3 +46,13 @@ def test_lambertw():
     assert rrule(special.lambertw, 1.0, -1, 1e-10)[1](1.0)[2:] == (NoTangent(), NoTangent())
     _, w_dot = frule((NoTangent(), 1.0), special.lambertw, 1.0)
     assert w_dot == pytest.approx(special.lambertw(1.0) / (1 + special.lambertw(1.0)))
+
+
+@pytest.mark.parametrize("f", [special.boxcox, special.boxcox1p])
+def test_boxcox_lambda_partial_at_an_infinite_x(f):
+    """x^lmbda -> 0 for lmbda < 0: the function tends to -1/lmbda, its lmbda partial to 1/lmbda²; inf for lmbda >= 0."""
+    lmbda = np.array([-2.0, -0.5, 0.0, 0.5])
+    _, pullback = rrule(f, np.full(4, np.inf), lmbda)
+    np.testing.assert_allclose(pullback(np.ones(4))[2], [0.25, 4.0, np.inf, np.inf])
+    _, pullback = rrule(f, np.full(2, 3.0), np.array([-np.inf, np.inf]))
+    np.testing.assert_array_equal(pullback(np.ones(2))[2], [0.0, np.inf])

@@ -103,3 +103,25 @@ def test_integer_parameters_get_no_tangent_by_position_or_keyword():
     _, a_bar, d_bar = rrule(special.multigammaln, 3.0, 2)[1](1.0)
     assert d_bar == NoTangent() and a_bar == pytest.approx(special.psi(3.0) + special.psi(2.5))
     assert rrule(special.multigammaln, 3.0, d=2)[1](1.0) == (NoTangent(), a_bar)
+
+
+def test_partials_tend_to_their_limits_at_infinite_arguments():
+    """Where the function vanishes at an infinite argument, so do its partials (not 0 * inf = nan)."""
+    _, pullback = rrule(special.rgamma, np.array([np.inf, 2.0]))
+    np.testing.assert_allclose(pullback(np.ones(2))[1], [0.0, -special.psi(2.0)])
+    _, pullback = rrule(special.beta, np.array([np.inf, 2.0]), np.array([2.0, np.inf]))
+    _, a_bar, b_bar = pullback(np.ones(2))
+    np.testing.assert_array_equal(a_bar, 0.0)
+    np.testing.assert_array_equal(b_bar, 0.0)
+    for f, sign in ((special.gammainc, 1), (special.gammaincc, -1)):
+        x_bar = rrule(f, 2.5, np.array([np.inf, 1.0]))[1](np.ones(2))[2]
+        np.testing.assert_allclose(x_bar, [0.0, sign * np.exp(-1.0) / special.gamma(2.5)])
+    x_bar = rrule(special.zeta, np.array([2.0, 3.0]), np.array([np.inf, np.inf]))[1](np.ones(2))[1]
+    np.testing.assert_array_equal(x_bar, 0.0)
+
+
+def test_gamma_density_at_a_subnormal_shape():
+    """scipy's gammaln(1e-310) overflows; log Gamma(a) = log Gamma(1 + a) - log a keeps the density finite."""
+    a, x = 1e-310, 1e-310
+    x_bar = rrule(special.gammaincc, a, x)[1](1.0)[2]
+    np.testing.assert_allclose(x_bar, -a / x, rtol=1e-6)  # x^(a-1) e^-x / Gamma(a) ~ a / x for tiny a, x

@@ -43,3 +43,17 @@ def test_expn_order_gets_no_tangent():
 def test_elliptic_integrals_at_zero(f, expected):
     """dK/dm and dE/dm at m = 0, where (E - (1 - m) K) / (2 m (1 - m)) and (E - K) / (2m) are 0/0."""
     assert rrule(f, 0.0)[1](1.0)[1] == pytest.approx(expected, rel=1e-15)
+
+
+def test_ellipk_partial_vanishes_at_minus_infinity():
+    """K(m) ~ log(4 sqrt(1 - m)) / sqrt(1 - m) as m -> -inf: K and dK/dm tend to 0, the latter like |m|^(-3/2)."""
+    m = np.array([-np.inf, -1e8])
+    m_bar = rrule(special.ellipk, m)[1](np.ones(2))[1]
+    assert m_bar[0] == 0.0
+    np.testing.assert_allclose(m_bar[1], (special.ellipk(-1e8 + 1e2) - special.ellipk(-1e8 - 1e2)) / 2e2, rtol=1e-5)
+
+
+def test_sici_derivatives_vanish_at_infinity():
+    """Si -> pi/2 and Ci -> 0 as x -> +-inf: Si' = sin(x)/x and Ci' = cos(x)/x tend to 0, not sin(inf) = nan."""
+    _, pullback = rrule(special.sici, np.array([np.inf, -np.inf]))
+    np.testing.assert_array_equal(pullback(Tangent(tuple, np.ones(2), np.ones(2)))[1], [0.0, 0.0])

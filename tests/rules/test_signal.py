@@ -57,3 +57,27 @@ def test_unwrap_passes_the_seed_through():
     assert not np.array_equal(out, p)
     assert np.array_equal(pullback(np.arange(4.0))[1], np.arange(4.0))
     assert np.array_equal(frule((NoTangent(), np.arange(4.0)), np.unwrap, p)[1], np.arange(4.0))
+
+
+def test_interp_with_a_single_knot():
+    """One knot: fp_0 everywhere (or left/right on either side), so only fp_0 moves the output."""
+    x = np.array([-1.0, 2.0, 3.0])
+    out, pullback = rrule(np.interp, x, np.array([2.0]), np.array([5.0]), -1.0, 9.0)
+    np.testing.assert_array_equal(out, [-1.0, 5.0, 9.0])
+    _, x_bar, xp_bar, fp_bar, left_bar, right_bar = pullback(np.ones(3))
+    np.testing.assert_array_equal(x_bar, 0.0)
+    np.testing.assert_array_equal(xp_bar, [0.0])
+    np.testing.assert_array_equal(fp_bar, [1.0])
+    assert (left_bar, right_bar) == (1.0, 1.0)
+
+
+def test_interp_next_to_an_infinite_end_knot():
+    """numpy gives the limit next to an infinite knot (fp of the finite end); the derivatives are its limits."""
+    xp, fp = np.array([-np.inf, 1.0, 3.0, np.inf]), np.array([0.0, 1.0, 2.0, 4.0])
+    x = np.array([0.0, 2.0, 5.0])
+    out, pullback = rrule(np.interp, x, xp, fp)
+    np.testing.assert_array_equal(out, [1.0, 1.5, 2.0])
+    _, x_bar, xp_bar, fp_bar = pullback(np.ones(3))
+    np.testing.assert_allclose(x_bar, [0.0, 0.5, 0.0])
+    np.testing.assert_allclose(fp_bar, [0.0, 1.5, 1.5, 0.0])
+    np.testing.assert_allclose(xp_bar, [0.0, -0.25, -0.25, 0.0])
