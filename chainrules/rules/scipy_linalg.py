@@ -36,7 +36,7 @@ is not the inverse of the diagonal matrix it reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,37 +58,7 @@ from . import linalg as numpy_linalg
 from ._linalg_common import adjoint, as_array, diag_embed, diagonal, fold_to_triangle, hermitian_from_triangle, mT
 from ._makers import output_tangent
 from ._nested import follow
-
-
-def call_options(
-    names: Sequence[str],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    defaults: dict[str, Any],
-    refused: Sequence[str] = (),
-    positional: int | None = None,
-) -> dict[str, Any] | None:
-    """The options of a call after its array arguments, by name; ``None`` when the call gets no rule.
-
-    No rule for a keyword the function does not take, more positional
-    options than it has (``positional`` of the ``names`` when the rest are
-    keyword-only), or a ``refused`` option set true (``overwrite_a=True``).
-    """
-    if len(args) > (len(names) if positional is None else positional) or not kwargs.keys() <= set(names):
-        return None
-    options = {**defaults, **dict(zip(names, args)), **kwargs}
-    return None if any(options.get(name) for name in refused) else options
-
-
-def as_matrix(x: Any) -> Any:
-    """A 0-d array (or its tangent) as the 1 x 1 matrix scipy takes it for; anything else as it is."""
-    return np.reshape(x, (1, 1)) if np.ndim(x) == 0 else x
-
-
-def returning(value: Any) -> Callable[..., Any]:
-    """A stand-in for a primal that returns scipy's ``value``: numpy's rule functions then differentiate it."""
-    return lambda *args, **kwargs: value
-
+from ._scipy_linalg_common import call_options, op, returning, solve_adjoint
 
 # ----- solve_triangular -----
 
@@ -110,11 +80,6 @@ def _triangle(x: np.ndarray, lower: bool, unit_diagonal: bool) -> np.ndarray:
     return np.tril(x, -1 if unit_diagonal else 0) if lower else np.triu(x, 1 if unit_diagonal else 0)
 
 
-def op(x: np.ndarray, trans: int) -> np.ndarray:
-    """``x``, its transpose (``trans=1``) or its conjugate transpose (``2``); its own adjoint."""
-    return x if trans == 0 else mT(x) if trans == 1 else adjoint(x)
-
-
 def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: dict[str, Any]) -> np.ndarray:
     """``op(T)^-1 rhs`` through ``f`` itself, for the same triangle and diagonal.
 
@@ -130,13 +95,6 @@ def _solve(f: Any, a: Any, rhs: np.ndarray, vector: bool, trans: int, options: d
     if vector and rhs.ndim > 1:
         return follow(f, a, rhs[..., None], **kwargs)[..., 0]
     return follow(f, a, rhs, **kwargs)  # scipy converts its arguments: an engine follows the call as one
-
-
-def solve_adjoint(solve: Callable[[np.ndarray, int], np.ndarray], rhs: np.ndarray, trans: int) -> np.ndarray:
-    """``op(M)^-H rhs`` from ``solve(rhs, t) = op_t(M)^-1 rhs``: trans 0 <-> 2, and trans 1 through conjugates."""
-    if trans == 1:
-        return np.conj(solve(np.conj(rhs), 0))
-    return solve(rhs, 2 - trans)
 
 
 @rrule.register(linalg.solve_triangular)

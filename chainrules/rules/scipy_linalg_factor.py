@@ -58,7 +58,7 @@ from chainrules_core import (
 from . import factorizations
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, pad_to, unique_part
-from .scipy_linalg import as_matrix, call_options, op, returning, solve_adjoint
+from ._scipy_linalg_common import as_matrix, call_options, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----
 

@@ -48,7 +48,7 @@ from chainrules_core import (
 
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, as_array, block_frechet, matmul_summed
-from .scipy_linalg import as_matrix, call_options
+from ._scipy_linalg_common import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
 # expm and logm: L(A, E) from the block-triangular identity (block_frechet).

@@ -48,7 +48,7 @@ from chainrules_core import (
 
 from ._arrays import tuple_entries
 from ._linalg_common import adjoint, fold_to_triangle, hermitian_from_triangle
-from .scipy_linalg import call_options
+from ._scipy_linalg_common import call_options
 
 # ----- eigh -----
 

@@ -62,3 +62,13 @@ def test_when_imported_waits_for_the_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize(
+    "module", ["scipy_linalg", "scipy_linalg_factor", "scipy_linalg_matfuncs", "scipy_linalg_spectral", "scipy_special"]
+)
+def test_a_scipy_rule_module_imported_first_brings_every_rule(module: str) -> None:
+    """Importing one of these modules imports scipy, which imports its siblings while it is part way through."""
+    code = f"import chainrules.rules.{module}\n" + textwrap.dedent(_CHECK)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
