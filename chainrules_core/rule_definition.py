@@ -264,9 +264,13 @@ def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
     """
     t = type(x)
     if t is float:
-        if type(partial) is np.float64:
+        if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
             bar = partial * out_bar
-            return float(bar) if type(bar) is np.float64 else ProjectTo(x)(sum_to_shape(bar, ()))
+            if type(bar) is np.float64:
+                return float(bar)
+            if type(bar) is np.ndarray and bar.dtype.kind == "f":  # a float broadcast into an array: its sum
+                return float(np.add.reduce(bar, axis=None))
+            return ProjectTo(x)(sum_to_shape(bar, ()))
     elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
         bar = partial * out_bar
         if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:

@@ -26,6 +26,7 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.projection import project_onto
 
 from ._arrays import instantiate_zeros
 from ._linalg_common import as_array
@@ -40,6 +41,9 @@ def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
 
     A seed whose shape differs from the output's only by dimensions of size 1 is reshaped.
     """
+    if type(out_bar) is np.ndarray and type(out) is np.ndarray and out_bar.shape == out.shape:
+        if out_bar.dtype.kind in "fc":
+            return out_bar
     seed = as_array(out_bar)
     if seed.dtype.kind not in "iufc":
         raise TypeError(
@@ -71,16 +75,17 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
         if pullbacks is None:
             return None
         out = f(a, b, *rest, **kwargs)
-        project_a, project_b = ProjectTo(a), ProjectTo(b)
+        project_a, project_b = _projector(a), _projector(b)
         a_arr, b_arr = as_array(a), as_array(b)
-        no_tangents = (NoTangent(),) * len(rest)
+        no_tangents = (_NO_TANGENT,) * len(rest)
 
         def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):  # no product to compute
-                return NoTangent(), project_a(out_bar), project_b(out_bar), *no_tangents
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):  # no product to compute
+                    return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
             a_bar, b_bar = pullbacks(a_arr, b_arr, checked_seed(f, out_bar, out))
-            return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
+            return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
 
         return out, product_pullback
 
@@ -100,9 +105,21 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
     frule.register(f, *types)(named_after(f, _frule_product))
 
 
-def _lazy(project: Any, compute: Callable[[], Any]) -> Any:
+_NO_TANGENT = NoTangent()
+
+
+def _projector(x: Any) -> Any:
+    """``ProjectTo(x)``, or ``None`` for a float or complex array: ``project_onto`` then projects only what does
+    not fit it already."""
+    return None if type(x) is np.ndarray and x.dtype.kind in "fc" else ProjectTo(x)
+
+
+def _lazy(x: Any, project: Any, compute: Callable[[], Any]) -> Any:
+    """A thunk of the cotangent of ``x`` that ``compute`` gives unprojected; ``project`` from ``_projector``."""
+    if project is None:
+        return Thunk(lambda: project_onto(x, compute()))
     if project.is_no_tangent:
-        return NoTangent()
+        return _NO_TANGENT
     return Thunk(lambda: project(compute()))
 
 

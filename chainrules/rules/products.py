@@ -34,6 +34,8 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any,
     """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
     if a.ndim == 1 and b.ndim == 1:
         return (lambda: g * b.conj()), (lambda: a.conj() * g)
+    if a.ndim == 2 and b.ndim == 2:  # no batch axes to sum over
+        return (lambda: g @ adjoint(b)), (lambda: adjoint(a) @ g)
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     if a.ndim == 1:
