@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
@@ -173,15 +174,16 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     """
 
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
+    most = math.inf if nin is None else nin
 
     def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if _declined(nin, args, kwargs):
+        if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = f(*args, **kwargs) if kwargs else f(*args)
 
         if len(args) == 1:
             (x,) = args
-            if type(x) is not float and no_tangent_space(x):
+            if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
                 return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -249,6 +251,10 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
 
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
+
+
+def _is_inexact_array(x: Any) -> bool:
+    return type(x) is np.ndarray and x.dtype.kind in "fc"
 
 
 _NO_TANGENT = NoTangent()

@@ -59,7 +59,9 @@ def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
     return seed
 
 
-def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
+def bilinear_rule(
+    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[..., Any] | None = None
+) -> None:
     """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
     ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
@@ -67,10 +69,15 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
     the unprojected cotangents, which run only when the thunks holding them
     are forced; ``None`` refuses the call. ``rest`` are trailing
     non-differentiable arguments (tensordot's ``axes``). The pushforward is
-    ``f(a_dot, b) + f(a, b_dot)``.
+    ``f(a_dot, b) + f(a, b_dot)``. ``first(f, a, b, *rest, **kwargs)``, if
+    given, is a shorter rrule for the common calls, ``None`` for the others.
     """
 
     def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if first is not None:
+            result = first(f, a, b, *rest, **kwargs)
+            if result is not None:
+                return result
         pullbacks = pullbacks_of(a, b, *rest, **kwargs)
         if pullbacks is None:
             return None

@@ -125,7 +125,11 @@ def _scaled(c: Any, t: Any) -> Any:
 
 def _linear_bar(x: Any, bar: Any) -> Any:
     """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
-    return bar if fits(x, bar) else ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
+    if fits(x, bar):
+        return bar
+    if type(x) is np.ndarray:
+        return project_onto(x, sum_to_shape(bar, x.shape))
+    return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
@@ -135,17 +139,21 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     projects it; a constant 1 passes the seed on as a read-only view rather
     than a copy.
     """
+    most = len(constants) if nin is None else nin
 
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if refused(nin, args, kwargs):
+        if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = f(*args, **kwargs) if kwargs else f(*args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
-            bars = [_linear_bar(x, _scaled(c, out_bar)) for c, x in zip(constants, args)]
-            return (_NO_TANGENT, *[readonly(b) if b is out_bar else b for b in bars])
+            bars: list[Any] = [_NO_TANGENT]
+            for c, x in zip(constants, args):
+                bar = _linear_bar(x, _scaled(c, out_bar))
+                bars.append(readonly(bar) if bar is out_bar else bar)
+            return tuple(bars)
 
         return out, linear_pullback
 
