@@ -156,7 +156,11 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
     general_rrule, general_frule = general
 
     def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not _moving(args):
+        if len(args) == 2 and not kwargs:  # _moving(args), inline for the operators' case
+            tx, ty = type(args[0]), type(args[1])
+            if not ((tx is float and (ty is float or ty is int)) or (ty is float and tx is int)):
+                return general_rrule(f, *args)
+        elif kwargs or not _moving(args):
             return general_rrule(f, *args, **kwargs)
         out = f(*args)
         if type(out) is not float:
