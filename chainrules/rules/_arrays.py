@@ -70,6 +70,8 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     A value an AD engine follows (nested differentiation runs pullbacks on
     them) goes through numpy functions that dispatch to it, not ``np.asarray``.
     """
+    if type(dx) is np.ndarray and dx.dtype == dtype:
+        return dx
     if isinstance(dx, (np.ndarray, np.generic, int, float, complex, list, tuple)):
         dx = np.asarray(dx)
     else:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import non_differentiable
+from chainrules_core import non_differentiable, shape_of
 
 from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
@@ -48,15 +48,18 @@ class _Reduction:
         self.x = x
         self.out = out
         self.out_dtype = options.get("dtype")
-        self.shape = np.shape(x)
+        self.shape = shape_of(x)
         self.dtype: Any = cotangent_dtype(x)
-        self.axes = reduced_axes(options["axis"], len(self.shape))
-        self.kept = kept_shape(self.shape, self.axes)
+        axis, ndim = options["axis"], len(self.shape)
+        self.axes = reduced_axes(axis, ndim)
+        if axis is None:
+            self.kept, self.size = (1,) * ndim, math.prod(self.shape)
+        else:
+            self.kept, self.size = kept_shape(self.shape, self.axes), math.prod(self.shape[a] for a in self.axes)
         self.keepdims = bool(options["keepdims"])
         self.initial = options.get("initial")
         self.where = joined_mask(options.get("where", True), nan_mask(x) if self.skips_nan else None)
         self.masked = self.where is not True
-        self.size = math.prod(self.shape[a] for a in self.axes)
 
     def seed(self, out_bar: Any) -> np.ndarray[Any, Any]:
         """The seed in the input's dtype, shaped to broadcast against the input (no copy)."""
@@ -91,8 +94,10 @@ class _NanReduction(_Reduction):
 def _options(names: tuple[str, ...]) -> Any:
     """The option parser for a reduction with these positional names; ``None`` for ``out=`` (refused)."""
 
+    unset = bind_options(names, (), {}, **_DEFAULTS)
+
     def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        found = bind_options(names, args, kwargs, **_DEFAULTS)
+        found = bind_options(names, args, kwargs, **_DEFAULTS) if args or kwargs else dict(unset)
         return None if is_given(found["out"]) else found
 
     return options
