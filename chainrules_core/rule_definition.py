@@ -10,9 +10,9 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .naming import function_name
-from .projection import Projector, ProjectTo, fits, no_tangent_space, shape_of, sum_to_shape
+from .projection import Projector, ProjectTo, _ArrayProjector, fits, no_tangent_space, shape_of, sum_to_shape
 from .rules import frule, rrule
-from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
+from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, Thunk, ZeroTangent, unthunk
 
 Partials = Callable[..., Any]
 RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
@@ -54,7 +54,11 @@ def cotangent_from_partial(project: Projector, shape: tuple[int, ...], partial: 
     """
     if project.is_no_tangent:
         return NoTangent()
-    return project(sum_to_shape(_conj(partial) * out_bar, shape))
+    bar = _conj(partial) * out_bar
+    if type(bar) is np.ndarray and type(project) is _ArrayProjector and bar.shape == project.shape:
+        if bar.dtype == project.dtype:
+            return bar  # what the projector would return
+    return project(sum_to_shape(bar, shape))
 
 
 def named_after(f: Any, rule: RuleFunction) -> RuleFunction:
@@ -266,15 +270,18 @@ def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
     """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
 
     A real partial needs no conjugate, and a product of ``x``'s dtype and
-    shape (or a numpy float for a float ``x``) no summing or projection.
+    shape (or a numpy float for a float ``x``) no summing or projection. A
+    float broadcast into an array, usually a constant, gets a thunk of the sum.
     """
     t = type(x)
     if t is float:
         if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
+            if type(out_bar) is np.ndarray and out_bar.ndim and out_bar.dtype.kind == "f":
+                return Thunk(lambda: float(np.add.reduce(partial * out_bar, axis=None)))
             bar = partial * out_bar
             if type(bar) is np.float64:
                 return float(bar)
-            if type(bar) is np.ndarray and bar.dtype.kind == "f":  # a float broadcast into an array: its sum
+            if type(bar) is np.ndarray and bar.dtype.kind == "f":
                 return float(np.add.reduce(bar, axis=None))
             return ProjectTo(x)(sum_to_shape(bar, ()))
     elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":

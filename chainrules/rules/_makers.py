@@ -33,6 +33,7 @@ from chainrules_core import (
     NoTangent,
     NotImplementedTangent,
     ProjectTo,
+    Thunk,
     ZeroTangent,
     cotangent_from_partial,
     frule,
@@ -124,11 +125,14 @@ def _scaled(c: Any, t: Any) -> Any:
 
 
 def _linear_bar(x: Any, bar: Any) -> Any:
-    """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
+    """``bar`` summed back to ``x``'s shape and projected onto ``x``; a thunk of the sum for a float broadcast into
+    an array, usually a constant."""
     if fits(x, bar):
         return bar
     if type(x) is np.ndarray:
         return project_onto(x, sum_to_shape(bar, x.shape))
+    if type(x) is float and type(bar) is np.ndarray and bar.ndim and bar.dtype.kind == "f":
+        return Thunk(lambda: float(np.add.reduce(bar, axis=None)))
     return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 

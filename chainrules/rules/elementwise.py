@@ -66,7 +66,7 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray, cap: float) -> np.ndarray:
     """
     s = out * out
     np.subtract(1, s, out=s)
-    if not s.size or s.min() >= _SECH2_AT_2:
+    if not s.size or np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
     far = np.flatnonzero(s < _SECH2_AT_2)  # NaN entries stay NaN
     if 4 * far.size > s.size or not s.flags.c_contiguous:
