@@ -94,8 +94,7 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
 def _shares_of_array(t: np.ndarray, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """``_shares`` of a real array: with ``e = exp(-|t|)``, the side ahead weighs ``1 / (1 + e)``, the other
     ``e / (1 + e)``; the same infinity on both sides is looked for only when there is a NaN."""
-    e = np.abs(t)
-    np.negative(e, out=e)
+    e = np.copysign(t, -1.0)  # -|t|
     np.exp(e, out=e)
     r = e + 1
     np.reciprocal(r, out=r)
