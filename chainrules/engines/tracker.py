@@ -144,6 +144,8 @@ class Tape(Trace):
             shapes = self.shapes
             shapes.append(x.shape)
             return TrackedArray(x, self, len(shapes) - 1)
+        if (type(x) is list or type(x) is tuple) and x and all(_is_inexact_array(v) for v in x):
+            return rebuild(x, [self.track(v) for v in x])  # a list of parameters
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -365,6 +367,10 @@ class Tape(Trace):
         if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
             c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
+
+
+def _is_inexact_array(x: Any) -> bool:
+    return type(x) is np.ndarray and x.dtype.kind in "fc"
 
 
 def _position(cotangents: tuple[Any, ...], c: Any) -> int:
