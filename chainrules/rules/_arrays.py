@@ -81,6 +81,15 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     return dx.astype(dtype, copy=False)
 
 
+def broadcast_view(seed: Any, shape: tuple[int, ...]) -> Any:
+    """``np.broadcast_to(seed, shape)``: a read-only view, without the wrapper's cost for a one-entry float array."""
+    if type(seed) is np.ndarray and seed.size == 1 and seed.ndim <= len(shape) and seed.dtype.kind in "fc":
+        view = np.ndarray(shape, seed.dtype, seed, 0, (0,) * len(shape))  # every entry is seed's one entry
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(seed, shape)
+
+
 def instantiate_zeros(t: Any, x: Any) -> Any:
     """The tangent ``t`` of ``x`` with its zeros made explicit arrays, for rules that combine tangents."""
     t = unthunk(t)

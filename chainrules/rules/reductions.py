@@ -28,7 +28,7 @@ import numpy as np
 
 from chainrules_core import non_differentiable, shape_of
 
-from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
+from ._arrays import bind_options, broadcast_view, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
@@ -116,7 +116,7 @@ def _register(
 
 
 def _sum_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    return r.mask(np.broadcast_to(r.seed(out_bar), r.shape))
+    return r.mask(broadcast_view(r.seed(out_bar), r.shape))
 
 
 def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
@@ -129,7 +129,7 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
         )
     else:
         seed = seed / count
-    return r.mask(np.broadcast_to(seed, r.shape))
+    return r.mask(broadcast_view(seed, r.shape))
 
 
 def _sum_pushforward(r: _Reduction, x_dot: Any) -> Any:
