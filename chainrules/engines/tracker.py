@@ -592,9 +592,9 @@ def _collect(boxed: Any, bars: list[Any]) -> Any:
         return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
 
     if type(boxed) is list and boxed and all(type(x) is TrackedArray for x in boxed):
-        bars_of = [leaf(x) for x in boxed]  # a list of parameters: structural's answer, without its walk
-        if not all(isinstance(c, AbstractZero) for c in bars_of):
-            return bars_of
+        cotangents = [leaf(x) for x in boxed]  # a list of parameters: what structural gives, without its walk
+        if not all(isinstance(c, AbstractZero) for c in cotangents):
+            return cotangents
     return structural(boxed, leaf)
 
 
