@@ -41,16 +41,19 @@ def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
 
     A seed whose shape differs from the output's only by dimensions of size 1 is reshaped.
     """
-    if type(out_bar) is np.ndarray and type(out) is np.ndarray and out_bar.shape == out.shape:
-        if out_bar.dtype.kind in "fc":
-            return out_bar
+    return seed_of_shape(f, out_bar, np.shape(out))
+
+
+def seed_of_shape(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``checked_seed`` given the output's shape: a pullback that keeps the shape need not keep the output."""
+    if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind in "fc":
+        return out_bar
     seed = as_array(out_bar)
     if seed.dtype.kind not in "iufc":
         raise TypeError(
             f"{function_name(f)}: the cotangent of the output must be a number or a numeric array, "
             f"got {type(out_bar).__name__} {str(out_bar)[:40]!r}"
         )
-    shape = np.shape(out)
     if seed.shape != shape:
         squeezed = tuple(n for n in seed.shape if n != 1) == tuple(n for n in shape if n != 1)
         if seed.size != math.prod(shape) or not squeezed:
@@ -82,6 +85,7 @@ def bilinear_rule(
         if pullbacks is None:
             return None
         out = f(a, b, *rest, **kwargs)
+        out_shape = np.shape(out)
         project_a, project_b = _projector(a), _projector(b)
         a_arr, b_arr = as_array(a), as_array(b)
         no_tangents = (_NO_TANGENT,) * len(rest)
@@ -91,7 +95,7 @@ def bilinear_rule(
                 out_bar = unthunk(out_bar)
                 if isinstance(out_bar, AbstractZero):  # no product to compute
                     return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
-            a_bar, b_bar = pullbacks(a_arr, b_arr, checked_seed(f, out_bar, out))
+            a_bar, b_bar = pullbacks(a_arr, b_arr, seed_of_shape(f, out_bar, out_shape))
             return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
 
         return out, product_pullback

@@ -129,8 +129,6 @@ def _linear_bar(x: Any, bar: Any) -> Any:
     an array, usually a constant."""
     if fits(x, bar):
         return bar
-    if type(x) is np.ndarray:
-        return project_onto(x, sum_to_shape(bar, x.shape))
     if type(x) is float and type(bar) is np.ndarray and bar.ndim and bar.dtype.kind == "f":
         return Thunk(lambda: float(np.add.reduce(bar, axis=None)))
     return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
@@ -149,13 +147,20 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
         if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
         out = f(*args, **kwargs) if kwargs else f(*args)
+        # A float or complex array is kept by its projector (its dtype and shape), so that the array can be freed.
+        projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
+        held = [None if p is not None else x for p, x in zip(projects, args)]
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
             bars: list[Any] = [_NO_TANGENT]
-            for c, x in zip(constants, args):
-                bar = _linear_bar(x, _scaled(c, out_bar))
+            for c, project, x in zip(constants, projects, held):
+                bar = _scaled(c, out_bar)
+                if project is None:
+                    bar = _linear_bar(x, bar)
+                elif type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
+                    bar = project(sum_to_shape(bar, project.shape))
                 bars.append(readonly(bar) if bar is out_bar else bar)
             return tuple(bars)
 

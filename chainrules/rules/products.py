@@ -25,7 +25,7 @@ from chainrules_core import AbstractZero, NoTangent, Thunk, sum_to_shape, unthun
 from chainrules_core.projection import project_onto
 
 from ._arrays import bind_options
-from ._bilinear import Pullbacks, bilinear_rule, checked_seed
+from ._bilinear import Pullbacks, bilinear_rule, seed_of_shape
 from ._linalg_common import adjoint, matmul_summed
 
 # ----- matmul -----
@@ -72,13 +72,14 @@ def _matmul_of_real_matrices(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) 
     if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
         return None
     out = f(a, b)
+    shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
 
     def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != out.shape:
+        if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero):
                 return _NO_TANGENT, out_bar, out_bar
-            g = checked_seed(f, out_bar, out)
+            g = seed_of_shape(f, out_bar, shape)
             return (
                 _NO_TANGENT,
                 Thunk(lambda: project_onto(a, g @ adjoint(b))),
