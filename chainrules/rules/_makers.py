@@ -108,12 +108,16 @@ _PLAIN = frozenset({float, np.float64, np.ndarray})
 
 
 def constant_partials(constants: tuple[float, ...]) -> Callable[..., Any]:
-    """A table entry for constant partials, as ``python_rule`` takes it: ``(m, out, *args) -> constants``."""
+    """A table entry for constant partials, as ``python_rule`` takes it: ``(m, out, *args) -> constants``.
+
+    Its ``constants`` attribute lets the rules on Python floats scale the seed without calling it.
+    """
     value: Any = constants[0] if len(constants) == 1 else constants
 
     def partials(m: Any, out: Any, *args: Any) -> Any:
         return value
 
+    partials.constants = constants  # type: ignore[attr-defined]
     return partials
 
 
