@@ -12,7 +12,7 @@ import numpy as np
 from .naming import function_name
 from .projection import Projector, ProjectTo, _ArrayProjector, fits, no_tangent_space, shape_of, sum_to_shape
 from .rules import frule, rrule
-from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, Thunk, ZeroTangent, unthunk
+from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
 Partials = Callable[..., Any]
 RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
@@ -270,14 +270,12 @@ def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
     """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
 
     A real partial needs no conjugate, and a product of ``x``'s dtype and
-    shape (or a numpy float for a float ``x``) no summing or projection. A
-    float broadcast into an array, usually a constant, gets a thunk of the sum.
+    shape (or a numpy float for a float ``x``) no summing or projection; a
+    float broadcast into an array gets the sum of its products.
     """
     t = type(x)
     if t is float:
         if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
-            if type(out_bar) is np.ndarray and out_bar.ndim and out_bar.dtype.kind == "f":
-                return Thunk(lambda: float(np.add.reduce(partial * out_bar, axis=None)))
             bar = partial * out_bar
             if type(bar) is np.float64:
                 return float(bar)

@@ -33,7 +33,6 @@ from chainrules_core import (
     NoTangent,
     NotImplementedTangent,
     ProjectTo,
-    Thunk,
     ZeroTangent,
     cotangent_from_partial,
     frule,
@@ -129,12 +128,11 @@ def _scaled(c: Any, t: Any) -> Any:
 
 
 def _linear_bar(x: Any, bar: Any) -> Any:
-    """``bar`` summed back to ``x``'s shape and projected onto ``x``; a thunk of the sum for a float broadcast into
-    an array, usually a constant."""
+    """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
     if fits(x, bar):
         return bar
-    if type(x) is float and type(bar) is np.ndarray and bar.ndim and bar.dtype.kind == "f":
-        return Thunk(lambda: float(np.add.reduce(bar, axis=None)))
+    if type(x) is float and type(bar) is np.ndarray and bar.dtype.kind == "f":
+        return float(np.add.reduce(bar, axis=None))  # a float broadcast into an array: the sum
     return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 
