@@ -63,14 +63,15 @@ def _check(name: str, got: list[Any], want: list[Any]) -> None:
 
 
 def chainrules_step(problem: dict[str, Any]) -> tuple[Callable[[], Any], Callable[[], list[Any]]]:
-    args = (problem["thetas"], problem["ws"], problem["x"], problem["target"])
+    """The gradient in every theta and w, as the peers compute it (x and target are constants)."""
+    thetas, ws, x, target = problem["thetas"], problem["ws"], problem["x"], problem["target"]
 
     def step() -> Any:
-        return ad.gradient(example.loss, *args)
+        return ad.gradient(lambda th, w: example.loss(th, w, x, target), thetas, ws)
 
     def grads() -> list[Any]:
-        thetas, ws, _, _ = step()
-        return [*thetas, *ws]
+        thetas_bar, ws_bar = step()
+        return [*thetas_bar, *ws_bar]
 
     return step, grads
 
