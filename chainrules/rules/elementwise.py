@@ -68,11 +68,12 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray, cap: float) -> np.ndarray:
     np.subtract(1, s, out=s)
     if not s.size or np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
-    far = np.flatnonzero(s < _SECH2_AT_2)  # NaN entries stay NaN
-    if 4 * far.size > s.size or not s.flags.c_contiguous:
+    far = s < _SECH2_AT_2  # NaN entries stay NaN
+    if 4 * np.count_nonzero(far) > s.size or not s.flags.c_contiguous:
         np.abs(x, out=s)
         return _inverse_cosh_squared(s, cap)
-    s.reshape(-1)[far] = _inverse_cosh_squared(np.abs(x.reshape(-1)[far]), cap)  # s's flat view, x's entries
+    where = np.flatnonzero(far)
+    s.reshape(-1)[where] = _inverse_cosh_squared(np.abs(x.reshape(-1)[where]), cap)  # s's flat view, x's entries
     return s
 
 
