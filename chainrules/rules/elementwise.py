@@ -70,8 +70,8 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray, cap: float) -> np.ndarray:
     if not s.size or np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
     flat = s.reshape(-1) if s.flags.c_contiguous else None  # a view of s
-    sample = None if flat is None else flat[:: max(1, s.size // 1024)]
-    if sample is not None and 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size:
+    sample = None if flat is None or s.size < 2048 else flat[:: s.size // 1024]
+    if flat is not None and (sample is None or 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size):
         far = np.flatnonzero(flat < _SECH2_AT_2)  # NaN entries stay NaN
         if 4 * far.size <= s.size:
             flat[far] = _inverse_cosh_squared(np.abs(x.reshape(-1)[far]), cap)
