@@ -468,14 +468,27 @@ def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
     if dx_shape == shape or dx_shape is None or isinstance(dx, AbstractTangent):
         return dx
     lead = len(dx_shape) - len(shape)
-    if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, dx_shape[lead:])):
+    axes = _broadcast_axes(shape, dx_shape, lead) if lead >= 0 else None
+    if axes is None:
         if math.prod(dx_shape) == math.prod(shape) and _squeezed(dx_shape) == _squeezed(shape):
             return dx  # only trivial dimensions differ: ProjectTo reshapes
         raise ValueError(f"sum_to_shape: a cotangent of shape {dx_shape} cannot come from broadcasting shape {shape}")
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and dx_shape[lead + i] != 1)
     # add.reduce is np.sum without its Python wrapper; a subclass keeps its own sum
     summed = (np.add.reduce if type(dx) is np.ndarray else np.sum)(dx, axis=axes, keepdims=True)
     return summed.reshape(shape) if lead else summed
+
+
+def _broadcast_axes(shape: tuple[int, ...], dx_shape: tuple[int, ...], lead: int) -> tuple[int, ...] | None:
+    """The axes of ``dx_shape`` that broadcasting ``shape`` (``lead`` axes shorter) added or stretched; ``None`` if
+    it cannot come from ``shape``."""
+    axes = list(range(lead))
+    for i, n in enumerate(shape):
+        d = dx_shape[lead + i]
+        if n != d:
+            if n != 1:
+                return None
+            axes.append(lead + i)
+    return tuple(axes)
 
 
 def shape_of(x: Any) -> tuple[int, ...]:

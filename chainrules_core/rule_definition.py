@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
@@ -9,7 +10,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .naming import function_name
-from .projection import Projector, ProjectTo, fits, no_tangent_space, shape_of, sum_to_shape
+from .projection import Projector, ProjectTo, _ArrayProjector, fits, no_tangent_space, shape_of, sum_to_shape
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
@@ -53,7 +54,11 @@ def cotangent_from_partial(project: Projector, shape: tuple[int, ...], partial: 
     """
     if project.is_no_tangent:
         return NoTangent()
-    return project(sum_to_shape(_conj(partial) * out_bar, shape))
+    bar = _conj(partial) * out_bar
+    if type(bar) is np.ndarray and type(project) is _ArrayProjector and bar.shape == project.shape:
+        if bar.dtype == project.dtype:
+            return bar  # what the projector would return
+    return project(sum_to_shape(bar, shape))
 
 
 def named_after(f: Any, rule: RuleFunction) -> RuleFunction:
@@ -173,15 +178,16 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     """
 
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
+    most = math.inf if nin is None else nin
 
     def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if _declined(nin, args, kwargs):
+        if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = f(*args, **kwargs) if kwargs else f(*args)
 
         if len(args) == 1:
             (x,) = args
-            if type(x) is not float and no_tangent_space(x):
+            if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
                 return out, _no_tangents(1)
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -251,6 +257,10 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
     frule.register(f)(named_after(f, _frule_scalar))
 
 
+def _is_inexact_array(x: Any) -> bool:
+    return type(x) is np.ndarray and x.dtype.kind in "fc"
+
+
 _NO_TANGENT = NoTangent()
 _PLAIN = frozenset({float, np.float64, np.ndarray})
 """Seeds and tangents of these types are neither thunks nor zeros."""
@@ -260,13 +270,18 @@ def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
     """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
 
     A real partial needs no conjugate, and a product of ``x``'s dtype and
-    shape (or a numpy float for a float ``x``) no summing or projection.
+    shape (or a numpy float for a float ``x``) no summing or projection; a
+    float broadcast into an array gets the sum of its products.
     """
     t = type(x)
     if t is float:
-        if type(partial) is np.float64:
+        if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
             bar = partial * out_bar
-            return float(bar) if type(bar) is np.float64 else ProjectTo(x)(sum_to_shape(bar, ()))
+            if type(bar) is np.float64:
+                return float(bar)
+            if type(bar) is np.ndarray and bar.dtype.kind == "f":
+                return float(np.add.reduce(bar, axis=None))
+            return ProjectTo(x)(sum_to_shape(bar, ()))
     elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
         bar = partial * out_bar
         if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:

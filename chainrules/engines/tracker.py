@@ -144,6 +144,8 @@ class Tape(Trace):
             shapes = self.shapes
             shapes.append(x.shape)
             return TrackedArray(x, self, len(shapes) - 1)
+        if (type(x) is list or type(x) is tuple) and x and all(_is_inexact_array(v) for v in x):
+            return rebuild(x, [self.track(v) for v in x])  # a list of parameters
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -172,7 +174,7 @@ class Tape(Trace):
                 slots.append(None)
             values.append(a)
         try:
-            f, rule = self.engine.rules.get((token, *map(type, values)), GENERAL)
+            f, rule = _rule_of((token, *map(type, values)), GENERAL)
         except TypeError:  # an unhashable candidate
             return MISS
         if rule is None:
@@ -187,7 +189,7 @@ class Tape(Trace):
             return MISS
         x = a.value
         try:
-            f, rule = self.engine.rules.get((token, type(x)), GENERAL)
+            f, rule = _rule_of((token, type(x)), GENERAL)
         except TypeError:  # an unhashable candidate
             return MISS
         if rule is None:
@@ -217,7 +219,7 @@ class Tape(Trace):
         else:
             slot_b = None
         try:
-            f, rule = self.engine.rules.get((token, type(a), type(b)), GENERAL)
+            f, rule = _rule_of((token, type(a), type(b)), GENERAL)
         except TypeError:  # an unhashable candidate
             return MISS
         if rule is None:
@@ -226,12 +228,19 @@ class Tape(Trace):
         if result is None:
             return MISS
         y, pullback = result
-        if type(y) is float:
+        t = type(y)
+        if t is float:
             shapes = self.shapes
             slot = len(shapes)
             shapes.append(())
             self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
             return TrackedScalar(y, self, slot)
+        if t is np.ndarray and y.dtype.kind in "fc":
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(y.shape)
+            self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
+            return TrackedArray(y, self, slot)
         return self.record(f, pullback, (None, slot_a, slot_b), 2, y)
 
     def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:
@@ -360,6 +369,10 @@ class Tape(Trace):
         bars[slot] = accumulate(old, c)
 
 
+def _is_inexact_array(x: Any) -> bool:
+    return type(x) is np.ndarray and x.dtype.kind in "fc"
+
+
 def _position(cotangents: tuple[Any, ...], c: Any) -> int:
     """Where ``c`` is among a pullback's cotangents, for a message."""
     return next(i for i, v in enumerate(cotangents) if v is c)
@@ -432,6 +445,7 @@ class ReverseEngine(Engine):
 
 _REVERSE = ReverseEngine()
 Tape.engine = _REVERSE
+_rule_of = _REVERSE.rules.get  # the engine's cache, which the registry clears in place
 
 
 class Tracked(Box):
@@ -563,7 +577,10 @@ def _collect(boxed: Any, bars: list[Any]) -> Any:
 
     def leaf(x: Any) -> Any:
         if type(x) is TrackedArray or type(x) is TrackedScalar:
-            return _leaf_cotangent(x.value, bars[x.slot])
+            c, v = bars[x.slot], x.value
+            if type(c) is np.ndarray and type(v) is np.ndarray and c.shape == v.shape and c.dtype == v.dtype:
+                return c  # what project_onto returns
+            return _leaf_cotangent(v, c)
         if isinstance(x, TrackedObject):
             own = bars[x.slot]
             fields = {name: _collect(v, bars) for name, v in x.fields.items()}
@@ -574,6 +591,10 @@ def _collect(boxed: Any, bars: list[Any]) -> Any:
             return _leaf_cotangent(x.value, bars[x.slot])
         return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
 
+    if type(boxed) is list and boxed and all(type(x) is TrackedArray for x in boxed):
+        cotangents = [leaf(x) for x in boxed]  # a list of parameters: what structural gives, without its walk
+        if not all(isinstance(c, AbstractZero) for c in cotangents):
+            return cotangents
     return structural(boxed, leaf)
 
 

@@ -70,6 +70,8 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     A value an AD engine follows (nested differentiation runs pullbacks on
     them) goes through numpy functions that dispatch to it, not ``np.asarray``.
     """
+    if type(dx) is np.ndarray and dx.dtype == dtype:
+        return dx
     if isinstance(dx, (np.ndarray, np.generic, int, float, complex, list, tuple)):
         dx = np.asarray(dx)
     else:
@@ -77,6 +79,15 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     if np.iscomplexobj(dx) and dtype.kind in "biuf":
         dx = np.real(dx)
     return dx.astype(dtype, copy=False)
+
+
+def broadcast_view(seed: Any, shape: tuple[int, ...]) -> Any:
+    """``np.broadcast_to(seed, shape)``: a read-only view, without the wrapper's cost for a one-entry float array."""
+    if type(seed) is np.ndarray and seed.size == 1 and seed.ndim <= len(shape) and seed.dtype.kind in "fc":
+        view = np.ndarray(shape, seed.dtype, seed, 0, (0,) * len(shape))  # every entry is seed's one entry
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(seed, shape)
 
 
 def instantiate_zeros(t: Any, x: Any) -> Any:

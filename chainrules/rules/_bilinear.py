@@ -26,6 +26,7 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.projection import project_onto
 
 from ._arrays import instantiate_zeros
 from ._linalg_common import as_array
@@ -40,13 +41,19 @@ def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
 
     A seed whose shape differs from the output's only by dimensions of size 1 is reshaped.
     """
+    return seed_of_shape(f, out_bar, np.shape(out))
+
+
+def seed_of_shape(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``checked_seed`` given the output's shape: a pullback that keeps the shape need not keep the output."""
+    if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind in "fc":
+        return out_bar
     seed = as_array(out_bar)
     if seed.dtype.kind not in "iufc":
         raise TypeError(
             f"{function_name(f)}: the cotangent of the output must be a number or a numeric array, "
             f"got {type(out_bar).__name__} {str(out_bar)[:40]!r}"
         )
-    shape = np.shape(out)
     if seed.shape != shape:
         squeezed = tuple(n for n in seed.shape if n != 1) == tuple(n for n in shape if n != 1)
         if seed.size != math.prod(shape) or not squeezed:
@@ -55,7 +62,9 @@ def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
     return seed
 
 
-def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
+def bilinear_rule(
+    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[..., Any] | None = None
+) -> None:
     """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
     ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
@@ -63,24 +72,31 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
     the unprojected cotangents, which run only when the thunks holding them
     are forced; ``None`` refuses the call. ``rest`` are trailing
     non-differentiable arguments (tensordot's ``axes``). The pushforward is
-    ``f(a_dot, b) + f(a, b_dot)``.
+    ``f(a_dot, b) + f(a, b_dot)``. ``first(f, a, b, *rest, **kwargs)``, if
+    given, is a shorter rrule for the common calls, ``None`` for the others.
     """
 
     def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if first is not None:
+            result = first(f, a, b, *rest, **kwargs)
+            if result is not None:
+                return result
         pullbacks = pullbacks_of(a, b, *rest, **kwargs)
         if pullbacks is None:
             return None
         out = f(a, b, *rest, **kwargs)
-        project_a, project_b = ProjectTo(a), ProjectTo(b)
+        out_shape = np.shape(out)
+        project_a, project_b = _projector(a), _projector(b)
         a_arr, b_arr = as_array(a), as_array(b)
-        no_tangents = (NoTangent(),) * len(rest)
+        no_tangents = (_NO_TANGENT,) * len(rest)
 
         def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):  # no product to compute
-                return NoTangent(), project_a(out_bar), project_b(out_bar), *no_tangents
-            a_bar, b_bar = pullbacks(a_arr, b_arr, checked_seed(f, out_bar, out))
-            return NoTangent(), _lazy(project_a, a_bar), _lazy(project_b, b_bar), *no_tangents
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):  # no product to compute
+                    return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
+            a_bar, b_bar = pullbacks(a_arr, b_arr, seed_of_shape(f, out_bar, out_shape))
+            return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
 
         return out, product_pullback
 
@@ -100,9 +116,21 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
     frule.register(f, *types)(named_after(f, _frule_product))
 
 
-def _lazy(project: Any, compute: Callable[[], Any]) -> Any:
+_NO_TANGENT = NoTangent()
+
+
+def _projector(x: Any) -> Any:
+    """``ProjectTo(x)``, or ``None`` for a float or complex array: ``project_onto`` then projects only what does
+    not fit it already."""
+    return None if type(x) is np.ndarray and x.dtype.kind in "fc" else ProjectTo(x)
+
+
+def _lazy(x: Any, project: Any, compute: Callable[[], Any]) -> Any:
+    """A thunk of the cotangent of ``x`` that ``compute`` gives unprojected; ``project`` from ``_projector``."""
+    if project is None:
+        return Thunk(lambda: project_onto(x, compute()))
     if project.is_no_tangent:
-        return NoTangent()
+        return _NO_TANGENT
     return Thunk(lambda: project(compute()))
 
 

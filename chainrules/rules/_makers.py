@@ -107,12 +107,16 @@ _PLAIN = frozenset({float, np.float64, np.ndarray})
 
 
 def constant_partials(constants: tuple[float, ...]) -> Callable[..., Any]:
-    """A table entry for constant partials, as ``python_rule`` takes it: ``(m, out, *args) -> constants``."""
+    """A table entry for constant partials, as ``python_rule`` takes it: ``(m, out, *args) -> constants``.
+
+    Its ``constants`` attribute lets the rules on Python floats scale the seed without calling it.
+    """
     value: Any = constants[0] if len(constants) == 1 else constants
 
     def partials(m: Any, out: Any, *args: Any) -> Any:
         return value
 
+    partials.constants = constants  # type: ignore[attr-defined]
     return partials
 
 
@@ -125,7 +129,11 @@ def _scaled(c: Any, t: Any) -> Any:
 
 def _linear_bar(x: Any, bar: Any) -> Any:
     """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
-    return bar if fits(x, bar) else ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
+    if fits(x, bar):
+        return bar
+    if type(x) is float and type(bar) is np.ndarray and bar.dtype.kind == "f":
+        return float(np.add.reduce(bar, axis=None))  # a float broadcast into an array: the sum
+    return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
@@ -135,17 +143,28 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     projects it; a constant 1 passes the seed on as a read-only view rather
     than a copy.
     """
+    most = len(constants) if nin is None else nin
 
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if refused(nin, args, kwargs):
+        if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = f(*args, **kwargs) if kwargs else f(*args)
+        # A float or complex array is kept by its projector (its dtype and shape), so that the array can be freed.
+        projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
+        held = [None if p is not None else x for p, x in zip(projects, args)]
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
-            bars = [_linear_bar(x, _scaled(c, out_bar)) for c, x in zip(constants, args)]
-            return (_NO_TANGENT, *[readonly(b) if b is out_bar else b for b in bars])
+            bars: list[Any] = [_NO_TANGENT]
+            for c, project, x in zip(constants, projects, held):
+                bar = _scaled(c, out_bar)
+                if project is None:
+                    bar = _linear_bar(x, bar)
+                elif type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
+                    bar = project(sum_to_shape(bar, project.shape))
+                bars.append(readonly(bar) if bar is out_bar else bar)
+            return tuple(bars)
 
         return out, linear_pullback
 

@@ -154,9 +154,15 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
     general path gives: Python floats for floats, ``NoTangent()`` for ints.
     """
     general_rrule, general_frule = general
+    constants = getattr(partials, "constants", None)  # constant_partials: add, subtract
+    scales = constants if constants is not None and len(constants) == 2 else None
 
     def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not _moving(args):
+        if len(args) == 2 and not kwargs:  # _moving(args), inline for the operators' case
+            tx, ty = type(args[0]), type(args[1])
+            if not ((tx is float and (ty is float or ty is int)) or (ty is float and tx is int)):
+                return general_rrule(f, *args)
+        elif kwargs or not _moving(args):
             return general_rrule(f, *args, **kwargs)
         out = f(*args)
         if type(out) is not float:
@@ -176,6 +182,16 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
 
             return out, python_pullback
         x, y = args
+        if scales is not None:  # the seed scaled
+            cx, cy = scales
+            x_moves, y_moves = type(x) is float, type(y) is float
+
+            def scaled_python_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+                if type(out_bar) is not float:
+                    out_bar = _TO_FLOAT(unthunk(out_bar))
+                return _NO_TANGENT, cx * out_bar if x_moves else _NO_TANGENT, cy * out_bar if y_moves else _NO_TANGENT
+
+            return out, scaled_python_pullback
 
         def binary_python_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
             if type(out_bar) is not float:

@@ -60,7 +60,8 @@ def unless_integer_output(pullback: Callable[[Any, Any], Any]) -> Callable[[Any,
     """
 
     def pullback_of_numbers(state: Any, out_bar: Any) -> Any:
-        if getattr(state.out, "dtype", np.dtype(float)).kind in "biu":
+        dtype = getattr(state.out, "dtype", None)
+        if dtype is not None and dtype.kind in "biu":
             return NoTangent()
         return pullback(state, out_bar)
 

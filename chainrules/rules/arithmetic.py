@@ -81,11 +81,29 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
     gets their slope 1/4 there). Where x and y are the same infinity the
     weights are the limit along x == y, 1/2 each; a NaN gives NaN.
     """
+    if type(t) is np.ndarray and t.ndim and t.dtype.kind == "f":
+        return _shares_of_array(t, x, y)
     t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
     ahead = t >= 0
     e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
     px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
     py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
+    return px, py
+
+
+def _shares_of_array(t: np.ndarray, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``_shares`` of a real array: with ``e = exp(-|t|)``, the side ahead weighs ``1 / (1 + e)``, the other
+    ``e / (1 + e)``; the same infinity on both sides is looked for only when there is a NaN."""
+    e = np.copysign(t, -1.0)  # -|t|
+    np.exp(e, out=e)
+    r = e + 1
+    np.reciprocal(r, out=r)
+    e *= r
+    ahead = t >= 0
+    px, py = np.where(ahead, r, e), np.where(ahead, e, r)
+    if np.isnan(np.add.reduce(r, axis=None)):
+        same = np.isnan(t) & np.equal(x, y)
+        px[same] = py[same] = 0.5
     return px, py
 
 
@@ -153,8 +171,14 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
     p is exact.
     """
+    if type(p) is int and p and -_EXACT_POWERS < p < _EXACT_POWERS and type(x) is np.ndarray:
+        return 2 * x if p == 2 else p * x ** (p - 1)  # a nonzero integer p: no limit to take
     t = x ** m.where(p == 0, 1, p - 1)
     return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
+
+
+_EXACT_POWERS = 1024
+"""Integer exponents whose partial ``power_dx`` computes directly, below this in magnitude."""
 
 
 def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
@@ -180,9 +204,16 @@ def _moved_by(partial: Any, t: Any) -> Any:
     rrule's 0. Only where the partial is not finite, so the common case pays
     one check.
     """
-    if np.all(np.isfinite(partial)):
+    if _all_finite(partial):
         return partial
     return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
+
+
+def _all_finite(a: Any) -> bool:
+    """Whether every entry of ``a`` is finite; for a real array, first by its sum, which is finite if they all are."""
+    if type(a) is np.ndarray and a.dtype.kind == "f" and math.isfinite(np.add.reduce(a, axis=None)):
+        return True
+    return bool(np.all(np.isfinite(a)))
 
 
 # ----- d(out)/dx and d(out)/dy given the output and both inputs; `m` is numpy, or math kernels for floats -----
@@ -228,7 +259,7 @@ for _f, _constants in LINEAR_BINARY.items():
 
 def _power_args(x: Any, p: Any, out: Any) -> tuple[Any, Any]:
     """``x`` and ``p`` as the power saw them: a real base of a complex power is complex, so its log is too."""
-    if np.iscomplexobj(out) and not np.iscomplexobj(x):
+    if (type(out) is not np.ndarray or out.dtype.kind == "c") and np.iscomplexobj(out) and not np.iscomplexobj(x):
         x = np.asarray(x, dtype=np.result_type(out))
     return x, p
 
@@ -244,7 +275,8 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     shape_x, shape_p = shape_of(x), shape_of(p)
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
+        if type(out_bar) is not np.ndarray:
+            out_bar = unthunk(out_bar)
         xc, pc = _power_args(x, p, out)
         x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
         x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)

@@ -21,19 +21,24 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import sum_to_shape
+from chainrules_core import AbstractZero, NoTangent, Thunk, sum_to_shape, unthunk
+from chainrules_core.projection import project_onto
 
 from ._arrays import bind_options
-from ._bilinear import Pullbacks, bilinear_rule
+from ._bilinear import Pullbacks, bilinear_rule, seed_of_shape
 from ._linalg_common import adjoint, matmul_summed
 
 # ----- matmul -----
+
+_NO_TANGENT = NoTangent()
 
 
 def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
     """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
     if a.ndim == 1 and b.ndim == 1:
         return (lambda: g * b.conj()), (lambda: a.conj() * g)
+    if a.ndim == 2 and b.ndim == 2:  # no batch axes to sum over
+        return (lambda: g @ adjoint(b)), (lambda: adjoint(a) @ g)
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     if a.ndim == 1:
@@ -54,14 +59,45 @@ def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
     return None if kwargs else _matmul_pullbacks
 
 
+def _matmul_of_real_matrices(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; ``None`` for other calls.
+
+    A seed of the output's dtype gives cotangents ``g @ b.T`` and
+    ``a.T @ g`` of the operands' own shape and dtype, with nothing to
+    project; any other seed is checked, and its products projected.
+    """
+    if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    dtype = a.dtype
+    if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
+        return None
+    out = f(a, b)
+    shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
+
+    def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero):
+                return _NO_TANGENT, out_bar, out_bar
+            g = seed_of_shape(f, out_bar, shape)
+            return (
+                _NO_TANGENT,
+                Thunk(lambda: project_onto(a, g @ adjoint(b))),
+                Thunk(lambda: project_onto(b, adjoint(a) @ g)),
+            )
+        return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
+
+    return out, matmul_pullback
+
+
 for _f in (np.matmul, np.linalg.matmul):
-    bilinear_rule(_f, _matmul_pullbacks_of)
+    bilinear_rule(_f, _matmul_pullbacks_of, first=_matmul_of_real_matrices)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
 _MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
 for _types in _MATMUL_OPERANDS:
-    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
+    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types, first=_matmul_of_real_matrices)
 
 
 # ----- tensordot, dot, inner, outer -----

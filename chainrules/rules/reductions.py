@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import non_differentiable
+from chainrules_core import non_differentiable, shape_of
 
-from ._arrays import bind_options, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
+from ._arrays import bind_options, broadcast_view, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
@@ -48,15 +48,18 @@ class _Reduction:
         self.x = x
         self.out = out
         self.out_dtype = options.get("dtype")
-        self.shape = np.shape(x)
+        self.shape = shape_of(x)
         self.dtype: Any = cotangent_dtype(x)
-        self.axes = reduced_axes(options["axis"], len(self.shape))
-        self.kept = kept_shape(self.shape, self.axes)
+        axis, ndim = options["axis"], len(self.shape)
+        self.axes = reduced_axes(axis, ndim)
+        if axis is None:
+            self.kept, self.size = (1,) * ndim, math.prod(self.shape)
+        else:
+            self.kept, self.size = kept_shape(self.shape, self.axes), math.prod(self.shape[a] for a in self.axes)
         self.keepdims = bool(options["keepdims"])
         self.initial = options.get("initial")
         self.where = joined_mask(options.get("where", True), nan_mask(x) if self.skips_nan else None)
         self.masked = self.where is not True
-        self.size = math.prod(self.shape[a] for a in self.axes)
 
     def seed(self, out_bar: Any) -> np.ndarray[Any, Any]:
         """The seed in the input's dtype, shaped to broadcast against the input (no copy)."""
@@ -91,8 +94,10 @@ class _NanReduction(_Reduction):
 def _options(names: tuple[str, ...]) -> Any:
     """The option parser for a reduction with these positional names; ``None`` for ``out=`` (refused)."""
 
+    unset = bind_options(names, (), {}, **_DEFAULTS)
+
     def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        found = bind_options(names, args, kwargs, **_DEFAULTS)
+        found = bind_options(names, args, kwargs, **_DEFAULTS) if args or kwargs else dict(unset)
         return None if is_given(found["out"]) else found
 
     return options
@@ -111,7 +116,7 @@ def _register(
 
 
 def _sum_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    return r.mask(np.broadcast_to(r.seed(out_bar), r.shape))
+    return r.mask(broadcast_view(r.seed(out_bar), r.shape))
 
 
 def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
@@ -124,7 +129,7 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
         )
     else:
         seed = seed / count
-    return r.mask(np.broadcast_to(seed, r.shape))
+    return r.mask(broadcast_view(seed, r.shape))
 
 
 def _sum_pushforward(r: _Reduction, x_dot: Any) -> Any:
