@@ -405,6 +405,20 @@ def holds_boxes(a: Any) -> bool:
     return type(a) is np.ndarray and a.dtype.kind == "O" and any(isinstance(v, Box) for v in a.flat)
 
 
+def objects_lost(f: Any, values: tuple[Any, ...], mode: str) -> TypeError:
+    """The error for a rule that computed an array of Python objects (``dtype=object``) from followed values.
+
+    Such an array holds no boxes, so an engine cannot follow it: the derivative through it would be
+    silently lost. Its operands were numbers in an object array (``np.array([1, 2], dtype=object)``).
+    """
+    called = function_name(f) + (f"({', '.join(type_name(v) for v in values)})" if values else "")
+    return TypeError(
+        f"{mode}: {called} returned an array of Python objects (dtype=object) from a followed "
+        "value, which would lose its derivative; give it numbers in a float or complex array "
+        "(np.asarray(a, dtype=float)) instead of an object array"
+    )
+
+
 def has_object_array(args: Any) -> bool:
     """Whether ``args`` or a list or tuple among them holds an object array of boxes."""
     for a in args:

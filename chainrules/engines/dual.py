@@ -31,7 +31,20 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._boxes import GENERAL, MISS, ArrayBox, Box, Engine, Leaf, ObjectBox, ScalarBox, Trace, holds_boxes, pack
+from ._boxes import (
+    GENERAL,
+    MISS,
+    ArrayBox,
+    Box,
+    Engine,
+    Leaf,
+    ObjectBox,
+    ScalarBox,
+    Trace,
+    holds_boxes,
+    objects_lost,
+    pack,
+)
 from ._calls import top_level_call
 from ._structure import (
     constant_tangent,
@@ -278,8 +291,11 @@ class ForwardEngine(Engine):
         y, y_dot = result
         if type(y) is np.ndarray and y.dtype.kind in "fc" and type(y_dot) is np.ndarray:
             return DualArray(y, y_dot, context[0])
-        if holds_boxes(y):  # a rule computed on numpy's lists of boxes
-            y = pack(y)
+        if type(y) is np.ndarray and y.dtype.kind == "O":
+            if holds_boxes(y):  # a rule computed on numpy's lists of boxes
+                y = pack(y)
+            elif not isinstance(unthunk(y_dot), AbstractZero):
+                raise objects_lost(f, values, "forward mode")
         return context[0].wrap(y, unthunk(y_dot))
 
 

@@ -58,6 +58,7 @@ from ._boxes import (
     collector_paused,
     holds_boxes,
     nested_passes_running,
+    objects_lost,
     pack,
     set_param_trace,
 )
@@ -254,6 +255,8 @@ class Tape(Trace):
         if type(y) is np.ndarray:
             if y.dtype.kind not in "fc":
                 if not holds_boxes(y):
+                    if y.dtype.kind == "O":
+                        raise objects_lost(f, (), "reverse mode")
                     return y
                 return self.record(f, pullback, inputs, nargs, pack(y))  # a rule computed on numpy's lists of boxes
             shapes = self.shapes

@@ -160,3 +160,9 @@ def test_an_frule_never_sees_tangents_that_are_all_zeros() -> None:
     assert ad.jvp(lambda x: lifted_double(lifted_flat(x)), (1.5,), (1.0,)) == (0.0, ZeroTangent())
     assert calls == []
     assert ad.jvp(lambda x: lifted_double(x), (1.5,), (1.0,)) == (3.0, 2.0) and len(calls) == 1
+
+
+def test_an_object_array_of_numbers_is_refused_rather_than_losing_the_tangent() -> None:
+    weights = np.array([1, 2], dtype=object)  # numbers numpy keeps as Python objects
+    with pytest.raises(TypeError, match=r"forward mode: np\.multiply\(.*\) returned an array of Python objects"):
+        ad.jvp(lambda x: np.sum(x * weights), (np.array([2.0, 3.0]),), (np.ones(2),))

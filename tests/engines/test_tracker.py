@@ -482,3 +482,10 @@ def test_a_pullback_never_sees_a_whole_zero_seed() -> None:
     assert back(ZeroTangent()) == (ZeroTangent(),)
     assert seeds == []
     assert ad.gradient(lambda x: lifted_double(x), 1.5) == (2.0,) and seeds == [1.0]
+
+
+def test_an_object_array_of_numbers_is_refused_rather_than_losing_the_derivative() -> None:
+    weights = np.array([1, 2], dtype=object)  # numbers numpy keeps as Python objects
+    with pytest.raises(TypeError, match=r"reverse mode: np\.multiply returned an array of Python objects"):
+        ad.gradient(lambda x: np.sum(x * weights), np.array([2.0, 3.0]))
+    assert np.array_equal(ad.gradient(lambda x: np.sum(x * weights.astype(float)), np.array([2.0, 3.0]))[0], [1, 2])
