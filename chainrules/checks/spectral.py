@@ -265,14 +265,6 @@ for _f in (np.linalg.eigh, eigh_invariants, svd_invariants):
         "with an infinite entry numpy's eigendecomposition is NaN but for the entries it does not touch: the rules "
         "give NaN where a few outputs tend to limits",
     )
-for _f in (np.linalg.svd, svd_invariants):
-    refuse_edges(
-        "spectral",
-        _f,
-        ("tiny", "subnormal"),
-        "not handled: the singular-vector terms divide by differences of squared singular values, which underflow "
-        "to 0 below 1e-154",
-    )
 refuse_edges(
     "spectral",
     np.linalg.svd,

@@ -154,9 +154,25 @@ def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     (no ``0 * inf``); a nonzero one over a zero gap gives ``inf``/``nan``
     with numpy's warning, as the vectors have no derivative there.
     """
-    gaps = w[..., None, :] - w[..., :, None]
-    where = (x != 0) & ~np.eye(w.shape[-1], dtype=bool)
-    return np.where(where, x / np.where(where, gaps, 1), 0)  # no out=: an engine may follow x and w
+    return _over_pairs(x, w[..., None, :] - w[..., :, None])
+
+
+def over_square_gaps(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``x[..., i, j] / (s_j^2 - s_i^2)`` as ``over_gaps(x, s**2)``, without squaring ``s``.
+
+    Dividing by ``s_j - s_i`` and then by ``s_j + s_i`` keeps the gaps of
+    singular values below 1e-154 (whose squares underflow to 0) and above
+    1e154 (whose squares overflow).
+    """
+    return _over_pairs(x, s[..., None, :] - s[..., :, None], s[..., None, :] + s[..., :, None])
+
+
+def _over_pairs(x: np.ndarray, *divisors: np.ndarray) -> np.ndarray:
+    """``x`` divided by each of ``divisors`` in turn off the diagonal; 0 on it and wherever ``x`` is 0."""
+    where = (x != 0) & ~np.eye(x.shape[-1], dtype=bool)
+    for d in divisors:
+        x = x / np.where(where, d, 1)
+    return np.where(where, x, 0)  # no out=: an engine may follow x and the divisors
 
 
 def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:

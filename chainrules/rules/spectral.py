@@ -55,6 +55,7 @@ from ._linalg_common import (
     hermitian_from_triangle,
     nonzero_singular_values,
     over_gaps,
+    over_square_gaps,
     tuple_tangent,
 )
 
@@ -163,9 +164,13 @@ def _svd_pushforward(u: np.ndarray, s: np.ndarray, vh: np.ndarray, a_dot: np.nda
     v = adjoint(vh)
     p = adjoint(u) @ a_dot @ v
     s_dot = np.real(diagonal(p))
-    ps, sp = p * s[..., None, :], s[..., :, None] * p
-    omega_u = over_gaps(ps + adjoint(ps), s**2)
-    omega_v = over_gaps(sp + adjoint(sp), s**2)
+    # With the singular values scaled to at most 1, P S neither underflows at tiny nor overflows at huge ones.
+    scale = np.max(s, axis=-1, keepdims=True, initial=0.0)
+    scale = np.where(scale > 0, scale, 1.0)
+    t = s / scale
+    pt, tp = p * t[..., None, :], t[..., :, None] * p
+    omega_u = over_square_gaps(pt + adjoint(pt), t) / scale[..., None]
+    omega_v = over_square_gaps(tp + adjoint(tp), t) / scale[..., None]
     if np.iscomplexobj(p):
         phase = diag_embed(1j * diagonal(p).imag / (2 * s))
         omega_u, omega_v = omega_u + phase, omega_v - phase
@@ -187,9 +192,9 @@ def _svd_pullback(u: np.ndarray, s: np.ndarray, vh: np.ndarray, u_bar: Any, s_ba
     j = adjoint(u) @ u_bar if has_u else None
     k_ = vh @ adjoint(vh_bar) if has_v else None  # V^H V_bar
     if j is not None:
-        inner = inner + over_gaps(j - adjoint(j), s**2) * s[..., None, :]
+        inner = inner + over_square_gaps(j - adjoint(j), s) * s[..., None, :]
     if k_ is not None:
-        inner = inner + s[..., :, None] * over_gaps(k_ - adjoint(k_), s**2)
+        inner = inner + s[..., :, None] * over_square_gaps(k_ - adjoint(k_), s)
     if (has_u or has_v) and np.iscomplexobj(inner):
         imag = (diagonal(j).imag if j is not None else 0) - (diagonal(k_).imag if k_ is not None else 0)
         inner = inner + diag_embed(1j * imag / (2 * s))
