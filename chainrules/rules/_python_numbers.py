@@ -71,7 +71,7 @@ class PY:
 
     @staticmethod
     def sign(x: Any) -> Any:
-        return x if x != x else float((x > 0) - (x < 0))
+        return x if x != x else float(x > 0) - float(x < 0)  # numpy bools do not subtract
 
     @staticmethod
     def real(x: Any) -> Any:

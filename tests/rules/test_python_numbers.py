@@ -114,3 +114,11 @@ def test_the_float_path_is_taken():
     assert rrule(operator.mul, 0.5, 2)[1].__code__.co_name == "mul_pullback"
     assert rrule(operator.mul, 0.5, 2)[1].__code__ is not rrule(operator.mul, 0.5, True)[1].__code__
     assert rrule(math.sin, 0.5)[1].__code__ is not rrule(math.sin, np.float32(0.5))[1].__code__
+
+
+def test_the_python_sign_takes_numpy_scalars_whose_comparisons_are_numpy_bools() -> None:
+    from chainrules.rules._python_numbers import PY
+
+    values = [np.float64(-2.0), np.float32(0.0), np.array(3.0), -0.0, 5.0]
+    assert [PY.sign(v) for v in values] == [-1.0, 0.0, 1.0, 0.0, 1.0]
+    assert math.isnan(PY.sign(np.float64("nan")))
