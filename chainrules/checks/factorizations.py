@@ -128,13 +128,14 @@ for _f in (np.linalg.qr, np.linalg.cholesky, qr_complete_parts):
         "not handled: with an infinite entry the rules' solves with the factors give NaN, though some outputs tend to "
         "limits",
     )
-for _f in (np.linalg.qr, qr_complete_parts):
-    refuse_edges(
-        "factorizations",
-        _f,
-        ("subnormal",),
-        "at subnormal magnitudes LAPACK's solve with R treats its tiny diagonal as singular and raises LinAlgError",
-    )
+refuse_edges(
+    "factorizations",
+    np.linalg.qr,
+    ("subnormal",),
+    "at subnormal magnitudes the pullback's entries, of size |Q_bar| / |A|, exceed float64 (inf) and its products with "
+    "R lose the digits subnormal numbers do not have; the pushforward holds there (solves with R scaled to 1)",
+    modes=("rrule",),
+)
 refuse_edges(
     "factorizations",
     np.linalg.qr,

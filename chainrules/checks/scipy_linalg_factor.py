@@ -124,8 +124,9 @@ if linalg is not None:
         "scipy_linalg_factor",
         linalg.qr,
         ("subnormal",),
-        "not handled: at subnormal magnitudes the qr rules' solves with R (of entries 1e-310) find it singular, "
-        "and with pivoting give NaN; Q's derivative, of size 1 / |A|, exceeds float64 there anyway",
+        "at subnormal magnitudes the pullback's entries, of size |Q_bar| / |A|, exceed float64 (inf) and its products "
+        "with R lose the digits subnormal numbers do not have; the pushforward holds there (solves with R scaled to 1)",
+        modes=("rrule",),
     )
     refuse_edges(
         "scipy_linalg_factor",

@@ -94,9 +94,18 @@ def _qr_omega(c: np.ndarray) -> np.ndarray:
     return low - adjoint(low) + 1j * diag_embed(diagonal(c).imag) if np.iscomplexobj(c) else low - adjoint(low)
 
 
+def _unit_scaled(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(R / c, c)`` with ``c`` each matrix's largest magnitude: solves with ``R / c`` do not see a tiny diagonal as
+    singular (at subnormal entries) nor overflow (at huge ones), and ``x R^-1 = (x (R / c)^-1) / c``."""
+    scale = np.max(np.abs(r), axis=(-2, -1), keepdims=True, initial=0.0)
+    scale = np.where(scale > 0, scale, 1.0)
+    return r / scale, scale
+
+
 def _qr_square_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(Q_dot, R_dot)`` for an ``m >= n`` input (R square and invertible)."""
-    a_dot_rinv = solve_right(a_dot, r)
+    r_unit, scale = _unit_scaled(r)
+    a_dot_rinv = solve_right(a_dot, r_unit) / scale
     c = adjoint(q) @ a_dot_rinv
     upper_part = c - _qr_omega(c)  # R_dot R^-1
     return a_dot_rinv - q @ upper_part, upper_part @ r
@@ -112,7 +121,8 @@ def _qr_square_pullback(q: np.ndarray, r: np.ndarray, q_bar: Any, r_bar: Any) ->
     upper = np.triu(m, 1)
     sym = upper + adjoint(upper) + diag_embed(diagonal(m).real.astype(m.dtype))
     lhs = q @ sym if isinstance(q_bar, AbstractZero) else q_bar + q @ sym
-    return solve_right(lhs, adjoint(r))
+    r_unit, scale = _unit_scaled(r)
+    return solve_right(lhs, adjoint(r_unit)) / scale
 
 
 def _qr_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
