@@ -357,7 +357,7 @@ def _frexp_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
     return x_dot * np.ldexp(1.0, -out[1]), NoTangent()
 
 
-def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
+def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
     """Rules for a ufunc of one argument and two outputs, from ``pullback(x, out, seeds)`` (the two seeds'
     zeros made explicit) and ``pushforward(x, out, x_dot)`` (the two output tangents)."""
 
@@ -384,5 +384,7 @@ def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callabl
     frule.register(f)(named_after(f, _frule_pair))
 
 
-_two_outputs_rule(np.modf, _modf_pullback, _modf_pushforward)
-_two_outputs_rule(np.frexp, _frexp_pullback, _frexp_pushforward)
+TWO_OUTPUTS = {np.modf: (_modf_pullback, _modf_pushforward), np.frexp: (_frexp_pullback, _frexp_pushforward)}
+"""The pullback and pushforward of each ufunc of one argument and two outputs, for ``two_outputs_rule``."""
+for _f, (_pullback, _pushforward) in TWO_OUTPUTS.items():
+    two_outputs_rule(_f, _pullback, _pushforward)

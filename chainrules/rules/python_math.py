@@ -7,8 +7,10 @@ Where ``math`` raises (``ValueError`` outside a domain, ``OverflowError``)
 the rule raises the same, as it calls the function; where ``math`` returns a
 value but the derivative is infinite or undefined (``sqrt`` at 0), the
 partial is numpy's ``inf`` or ``nan``. ``int`` arguments get
-``NoTangent()``. ``floor``, ``ceil`` and ``trunc`` return ints: see
-``nondifferentiable``; ``fsum`` and ``prod``: see ``python_sequences``.
+``NoTangent()`` (``ldexp``'s exponent, ``frexp``'s). ``modf`` and ``frexp``
+return pairs and share numpy's two-output rules. ``floor``, ``ceil`` and
+``trunc`` return ints: see ``nondifferentiable``; ``fsum`` and ``prod``: see
+``python_sequences``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, un
 
 from ._makers import constant_partials, output_tangent, python_partials, python_rule
 from .arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
-from .elementwise import LINEAR_UNARY, UNARY
+from .elementwise import LINEAR_UNARY, TWO_OUTPUTS, UNARY, two_outputs_rule
 
 MATH_UNARY = {
     math.sin: np.sin,
@@ -52,13 +54,26 @@ for _name, _ufunc in (("exp2", np.exp2), ("cbrt", np.cbrt)):  # Python 3.11
     if hasattr(math, _name):
         MATH_UNARY[getattr(math, _name)] = _ufunc
 
-MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod}
+MATH_BINARY = {math.atan2: np.arctan2, math.fmod: np.fmod, math.copysign: np.copysign, math.ldexp: np.ldexp}
+"""Each ``math`` function of two arguments and the numpy function whose table entry it shares."""
 
 
-def fabs_partial(m: Any, out: Any, x: Any) -> Any:
-    """``sign(x)`` for ``math.fabs``, whose argument may be any real: numpy's sign for a 0-d array or a numpy
-    scalar (whose comparisons are numpy bools, which do not subtract as ``PY.sign`` does)."""
-    return np.sign(x) if isinstance(x, (np.ndarray, np.generic)) else m.sign(x)
+def numpy_for_numpy_values(partials: Any) -> Any:
+    """The table entry ``partials`` evaluated with numpy when an argument is a 0-d array or a numpy scalar.
+
+    ``math.fabs`` and ``math.copysign`` take any real; the comparisons in
+    ``PY.sign`` give numpy bools for numpy values, which do not subtract.
+    """
+
+    def on_reals(m: Any, out: Any, *args: Any) -> Any:
+        numpy_values = any(isinstance(a, (np.ndarray, np.generic)) for a in args)
+        return partials(np if numpy_values else m, out, *args)
+
+    return on_reals
+
+
+fabs_partial = numpy_for_numpy_values(UNARY[np.fabs])
+"""``sign(x)`` for ``math.fabs``: numpy's sign for a 0-d array or a numpy scalar."""
 
 
 def unary_partials(f: Any, ufunc: Any) -> Any:
@@ -70,10 +85,44 @@ def unary_partials(f: Any, ufunc: Any) -> Any:
 
 for _f, _ufunc in MATH_UNARY.items():
     python_rule(_f, unary_partials(_f, _ufunc))
-for _f, _ufunc in MATH_BINARY.items():
-    python_rule(_f, BINARY[_ufunc])
+
+
+def ldexp_partials(m: Any, out: Any, x: Any, n: Any) -> Any:
+    """``ldexp``'s table entry with the exponent an int, as numpy's ``ldexp`` needs where ``math.ldexp(1.0, n)``
+    overflows (``x`` tiny) and the partials are numpy's: ``inf``."""
+    return BINARY[np.ldexp](m, out, x, int(n))
+
+
+MATH_BINARY_PARTIALS = {
+    **{f: BINARY[ufunc] for f, ufunc in MATH_BINARY.items()},
+    math.copysign: numpy_for_numpy_values(BINARY[np.copysign]),
+    math.ldexp: ldexp_partials,
+}
+for _f, _partials in MATH_BINARY_PARTIALS.items():
+    python_rule(_f, _partials)
 python_rule(math.pow, POWER, lazy=(1,))
 python_rule(math.nextafter, constant_partials(LINEAR_BINARY[np.nextafter]))
+
+
+def remainder_partials(m: Any, out: Any, x: Any, y: Any) -> Any:
+    """The partials of ``math.remainder(x, y) = x - n y``, ``n`` the integer nearest ``x / y`` (ties to even).
+
+    ``n`` is read back from the exact output, ``(x - out) / y``, an integer
+    up to rounding, rather than from ``x / y``, whose rounding can move a
+    tie. The remainder jumps where ``x / y`` is halfway between integers;
+    there the rule keeps the one-sided values 1 and ``-n`` of the ``n``
+    chosen (IEEE 754's even one), as numpy's ``remainder`` does at its jumps.
+    """
+    return 1.0, -m.floor((x - out) / y + 0.5)
+
+
+python_rule(math.remainder, remainder_partials)
+
+MATH_TWO_OUTPUTS = {math.modf: np.modf, math.frexp: np.frexp}
+"""The ``math`` functions of two outputs and the numpy function whose rule they share (``frexp``'s exponent is an
+int, without a tangent)."""
+for _f, _ufunc in MATH_TWO_OUTPUTS.items():
+    two_outputs_rule(_f, *TWO_OUTPUTS[_ufunc])
 
 
 def log_base(m: Any, out: Any, x: Any, base: Any) -> Any:
