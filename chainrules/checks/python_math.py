@@ -18,6 +18,7 @@ from chainrules_core.testing.cases import (
     Arg,
     At,
     Case,
+    Domain,
     Generated,
     register_cases,
 )
@@ -25,6 +26,9 @@ from chainrules_core.testing.edges import refuse_edges
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)
 """``math.log(x, base)``: both arguments differentiable."""
+
+GAMMA_DOMAINS = (Domain(0.0, 30.0, complex=False), Domain(-1.0, 0.0, complex=False), Domain(-3.0, -2.0, complex=False))
+"""Where ``math.gamma`` and ``math.lgamma`` are smooth: between their poles at 0, -1, -2 ..."""
 
 
 def away_from_halves(divisor: float) -> Generated:
@@ -64,7 +68,15 @@ def _cases() -> list[Case]:
         ),
         *(Case(f, (Arg(REAL_ONLY, None),), dtypes=real) for f in MATH_TWO_OUTPUTS),
         *(Case(f, (At(x),), dtypes=real) for f in MATH_TWO_OUTPUTS for x in (-1.7, 0.3, 5.6)),
+        *(Case(f, (Arg(REAL_ONLY, None),), dtypes=real) for f in (math.erf, math.erfc)),
+        *(Case(f, (At(x),), dtypes=real) for f in (math.erf, math.erfc) for x in (0.0, -2.5, 4.0)),
     ]
+    # gamma and lgamma: on (0, 30), between the poles at negative integers, near them, far out (lgamma past
+    # gamma's overflow at 171.6)
+    gammas = (math.gamma, math.lgamma)
+    cases += [Case(f, (Arg(domain, None),), dtypes=real) for f in gammas for domain in GAMMA_DOMAINS]
+    cases += [Case(f, (At(x),), dtypes=real) for f in gammas for x in (1e-3, 150.25, -3.999)]
+    cases += [Case(math.lgamma, (At(x),), dtypes=real) for x in (1e5, -100.3, 1.4616321449683623)]  # ψ's zero
     return cases
 
 

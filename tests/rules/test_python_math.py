@@ -12,7 +12,7 @@ from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules.rules._makers import PY
 from chainrules.rules.arithmetic import BINARY
 from chainrules.rules.elementwise import UNARY
-from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY
+from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY, digamma
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
@@ -191,3 +191,53 @@ def test_modf_at_integers_keeps_slope_one_in_the_fraction(x):
     assert pullback((ZeroTangent(), 5.0)) == (NoTangent(), 0.0)
     _, (frac_dot, int_dot) = frule((NoTangent(), 2.0), math.modf, x)
     assert (frac_dot, int_dot) == (2.0, 0.0)
+
+
+# ----- erf, erfc, gamma, lgamma -----
+
+
+DIGAMMA_POINTS = [1e-300, 1e-8, 0.1, 0.5, 1.0, 1.4616321449683623, 2.0, 9.99, 10.0, 33.3, 1e5, 1e300]
+DIGAMMA_POINTS += [-1e-3, -0.5, -1.5, -2.999, -123.456, -999999.7]
+
+
+@pytest.mark.parametrize("x", DIGAMMA_POINTS)
+def test_digamma_agrees_with_scipy(x):
+    """ψ from its recurrence, asymptotic series and reflection, against scipy's (the harness checks it against
+    finite differences through gamma and lgamma)."""
+    special = pytest.importorskip("scipy.special")
+    assert digamma(x) == pytest.approx(special.digamma(x), rel=1e-13, abs=1e-15)
+
+
+def test_digamma_at_the_ends_of_the_line():
+    assert digamma(math.inf) == math.inf
+    assert math.isnan(digamma(-math.inf)) and math.isnan(digamma(math.nan))
+
+
+@pytest.mark.parametrize("f", [math.gamma, math.lgamma])
+@pytest.mark.parametrize("x", [0.0, -2.0, -1e300])
+def test_gamma_poles_raise_as_math_does(f, x):
+    for rule in (lambda: rrule(f, x), lambda: frule((NoTangent(), 1.0), f, x)):
+        with pytest.raises(ValueError):
+            rule()
+
+
+def test_gamma_overflow_raises_as_math_does():
+    with pytest.raises(OverflowError):
+        rrule(math.gamma, 172.0)
+    assert rrule(math.lgamma, 172.0)[1](1.0)[1] == pytest.approx(digamma(172.0))
+
+
+@pytest.mark.parametrize("x", [-2.5, -0.5, 0.5, 3.5])
+def test_lgamma_has_the_digamma_for_derivative_on_both_signs_of_gamma(x):
+    """log|Γ| where Γ < 0 too (on (-1, 0), (-3, -2)): ψ(x), and Γ' = Γ ψ."""
+    assert rrule(math.lgamma, x)[1](1.0)[1] == digamma(x)
+    assert frule((NoTangent(), 2.0), math.gamma, x)[1] == pytest.approx(2.0 * math.gamma(x) * digamma(x))
+
+
+@pytest.mark.parametrize("x", [0.0, 1.5, -30.0])
+def test_erf_and_erfc_slopes(x):
+    slope = 2 / math.sqrt(math.pi) * math.exp(-x * x)
+    assert rrule(math.erf, x)[1](1.0)[1] == pytest.approx(slope, abs=0)
+    assert frule((NoTangent(), 1.0), math.erfc, x)[1] == pytest.approx(-slope, abs=0)
+    _, x_bar = rrule(math.erf, np.float32(x))[1](1.0)
+    assert type(x_bar) is np.float32

@@ -29,6 +29,8 @@ def _entries() -> list[tuple[Any, int, Any, Any, Any]]:
                 entries.append((f, arity, partials, rrule.find(ufunc, *ones), frule.find(ufunc, *ones)))
     for f, ufunc in python_math.MATH_UNARY.items():
         entries.append((f, 1, python_math.unary_partials(f, ufunc), None, None))
+    for f, partials in python_math.MATH_SPECIAL.items():
+        entries.append((f, 1, partials, None, None))
     for f, partials in python_math.MATH_BINARY_PARTIALS.items():
         entries.append((f, 2, partials, None, None))
     entries.append((math.remainder, 2, python_math.remainder_partials, None, None))
