@@ -139,8 +139,10 @@ _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1
 def digamma(x: float) -> float:
     """ψ(x) = Γ'(x) / Γ(x) of a real ``x``, not a pole (0, -1, -2 ...: ``ZeroDivisionError``).
 
-    >>> round(digamma(1.0), 15)  # -γ, the Euler-Mascheroni constant
-    -0.577215664901533
+    >>> round(digamma(1.0), 12)  # -γ, the Euler-Mascheroni constant
+    -0.577215664902
+    >>> round(digamma(-0.5), 12)  # ψ(1/2) + 2 = 2 - γ - 2 ln 2 (DLMF 5.4.13, 5.5.2)
+    0.036489973979
     """
     if not math.isfinite(x):
         return x if x > 0 else math.nan  # ψ(x) ~ log x at +inf; no limit at -inf
