@@ -9,7 +9,7 @@ import numpy as np
 from chainrules.checks._tables import away_from_multiples, binary, table_cases
 from chainrules.checks.arithmetic import BINARY_CHECKS
 from chainrules.checks.elementwise import FLOATS_ARE_INTEGERS, UNARY_CHECKS
-from chainrules.rules.python_math import MATH_BINARY, MATH_TWO_OUTPUTS, MATH_UNARY
+from chainrules.rules.python_math import MATH_BINARY, MATH_TWO_OUTPUTS, MATH_UNARY, digamma
 from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -77,6 +77,9 @@ def _cases() -> list[Case]:
     cases += [Case(f, (Arg(domain, None),), dtypes=real) for f in gammas for domain in GAMMA_DOMAINS]
     cases += [Case(f, (At(x),), dtypes=real) for f in gammas for x in (1e-3, 150.25, -3.999)]
     cases += [Case(math.lgamma, (At(x),), dtypes=real) for x in (1e5, -100.3, 1.4616321449683623)]  # ψ's zero
+    # digamma, whose rules (trigamma) make gamma's and lgamma's pullbacks differentiable
+    cases += [Case(digamma, (Arg(domain, None),), dtypes=real) for domain in GAMMA_DOMAINS]
+    cases += [Case(digamma, (At(x),), dtypes=real) for x in (1e-3, 1e5, -3.999, -100.3)]
     return cases
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
 
 from ._makers import constant_partials, output_tangent, python_partials, python_rule
+from ._nested import follow
 from .arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
 from .elementwise import LINEAR_UNARY, TWO_OUTPUTS, UNARY, two_outputs_rule
 
@@ -129,11 +130,28 @@ for _f, _ufunc in MATH_TWO_OUTPUTS.items():
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
-_DIGAMMA_ASYMPTOTIC = 10.0
-"""From here the asymptotic series of ψ, to B_14, is within 4e-17 of ψ (the next term's size)."""
+_ASYMPTOTIC = 10.0
+"""From here the asymptotic series of ψ and ψ', to B_14, are within 1e-16 of them (the next term's size)."""
 
 _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 """``B_2k / (2k)`` for k = 1..7, the coefficients of ``x**(-2k)`` in ψ's asymptotic series (DLMF 5.11.2, 24.2.1)."""
+
+_TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+"""``B_2k`` for k = 1..7, the coefficients of ``x**(-2k - 1)`` in ψ'’s asymptotic series (DLMF 5.15.8)."""
+
+
+def _reduced(x: float) -> float:
+    """``x`` less its nearest integer, exactly: sin(πx)² and tan(πx) from it keep their precision far from 0."""
+    return x - round(x)
+
+
+def _even_series(x: float, coefficients: tuple[float, ...]) -> float:
+    """``sum(c_k / x**(2k))``, k = 1, 2 ..., by Horner's rule in 1/x²."""
+    u = 1.0 / (x * x)
+    total = 0.0
+    for c in reversed(coefficients):
+        total = (total + c) * u
+    return total
 
 
 def digamma(x: float) -> float:
@@ -146,27 +164,43 @@ def digamma(x: float) -> float:
     """
     if not math.isfinite(x):
         return x if x > 0 else math.nan  # ψ(x) ~ log x at +inf; no limit at -inf
-    if x < 0.5:
-        # reflection ψ(1 - x) - ψ(x) = π cot(πx) (DLMF 5.5.4); πx less its nearest multiple of π, exactly, so the
-        # cotangent keeps its precision far from 0
-        return digamma(1.0 - x) - math.pi / math.tan(math.pi * (x - round(x)))
+    if x < 0.5:  # reflection: ψ(1 - x) - ψ(x) = π cot(πx) (DLMF 5.5.4)
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * _reduced(x))
     shift = 0.0
-    while x < _DIGAMMA_ASYMPTOTIC:  # ψ(x) = ψ(x + 1) - 1/x (DLMF 5.5.2)
+    while x < _ASYMPTOTIC:  # ψ(x) = ψ(x + 1) - 1/x (DLMF 5.5.2)
         shift -= 1.0 / x
         x += 1.0
-    # ψ(x) ~ ln x - 1/(2x) - Σ B_2k / (2k x^2k) (DLMF 5.11.2), by Horner's rule in 1/x²
-    u = 1.0 / (x * x)
-    series = 0.0
-    for c in reversed(_DIGAMMA_SERIES):
-        series = (series + c) * u
-    return shift + math.log(x) - 0.5 / x - series
+    # ψ(x) ~ ln x - 1/(2x) - Σ B_2k / (2k x^2k) (DLMF 5.11.2)
+    return shift + math.log(x) - 0.5 / x - _even_series(x, _DIGAMMA_SERIES)
+
+
+def trigamma(x: float) -> float:
+    """ψ'(x) of a real ``x``, not a pole: the derivative of ``digamma``, for its rules.
+
+    >>> round(trigamma(1.0), 12)  # π²/6 (DLMF 5.15.2)
+    1.644934066848
+    """
+    if not math.isfinite(x):
+        return 0.0 if x > 0 else math.nan
+    if x < 0.5:  # reflection: ψ'(1 - x) + ψ'(x) = π² / sin²(πx) (DLMF 5.15.6)
+        cosecant = math.pi / math.sin(math.pi * _reduced(x))
+        return cosecant * cosecant - trigamma(1.0 - x)  # inf near a pole, where ** would raise
+    shift = 0.0
+    while x < _ASYMPTOTIC:  # ψ'(x) = ψ'(x + 1) + 1/x² (DLMF 5.15.5)
+        shift += 1.0 / (x * x)
+        x += 1.0
+    # ψ'(x) ~ 1/x + 1/(2x²) + Σ B_2k / x^(2k+1) (DLMF 5.15.8)
+    return shift + (1.0 + 0.5 / x + _even_series(x, _TRIGAMMA_SERIES)) / x
+
+
+python_rule(digamma, lambda m, out, x: trigamma(x))
 
 
 MATH_SPECIAL: dict[Any, Any] = {
     math.erf: lambda m, out, x: _TWO_OVER_SQRT_PI * m.exp(-x * x),  # DLMF 7.2.1
     math.erfc: lambda m, out, x: -_TWO_OVER_SQRT_PI * m.exp(-x * x),  # erfc = 1 - erf (DLMF 7.2.2)
-    math.gamma: lambda m, out, x: out * digamma(x),  # Γ' = Γ ψ (DLMF 5.2.2)
-    math.lgamma: lambda m, out, x: digamma(x),  # log|Γ| has ψ for derivative on either sign of Γ
+    math.gamma: lambda m, out, x: out * follow(digamma, x),  # Γ' = Γ ψ (DLMF 5.2.2)
+    math.lgamma: lambda m, out, x: follow(digamma, x),  # log|Γ| has ψ for derivative on either sign of Γ
 }
 """The ``math`` functions numpy has no ufunc for, and their derivatives: Python arithmetic on reals."""
 for _f, _partials in MATH_SPECIAL.items():

@@ -12,7 +12,7 @@ from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules.rules._makers import PY
 from chainrules.rules.arithmetic import BINARY
 from chainrules.rules.elementwise import UNARY
-from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY, digamma
+from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY, digamma, trigamma
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
@@ -208,9 +208,16 @@ def test_digamma_agrees_with_scipy(x):
     assert digamma(x) == pytest.approx(special.digamma(x), rel=1e-13, abs=1e-15)
 
 
-def test_digamma_at_the_ends_of_the_line():
-    assert digamma(math.inf) == math.inf
-    assert math.isnan(digamma(-math.inf)) and math.isnan(digamma(math.nan))
+@pytest.mark.parametrize("x", DIGAMMA_POINTS)
+def test_trigamma_agrees_with_scipy(x):
+    special = pytest.importorskip("scipy.special")
+    assert trigamma(x) == pytest.approx(special.polygamma(1, x), rel=1e-13)
+
+
+def test_digamma_and_trigamma_at_the_ends_of_the_line():
+    assert digamma(math.inf) == math.inf and trigamma(math.inf) == 0.0
+    for f in (digamma, trigamma):
+        assert math.isnan(f(-math.inf)) and math.isnan(f(math.nan))
 
 
 @pytest.mark.parametrize("f", [math.gamma, math.lgamma])
