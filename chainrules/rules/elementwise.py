@@ -37,6 +37,7 @@ from ._makers import (
     rule_in_first,
     zero_derivative_rule,
 )
+from ._nested import follow
 from ._special import bessel_i1, sinc_slope
 
 DEGREE = math.pi / 180
@@ -364,7 +365,7 @@ def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable
     def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(1, args, kwargs):
             return None
-        out = f(x, **kwargs)
+        out = follow(f, x, **kwargs)
         project_x = ProjectTo(x)
 
         def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -376,7 +377,7 @@ def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable
     def _frule_pair(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(1, args, kwargs):
             return None
-        out = f(x, **kwargs)
+        out = follow(f, x, **kwargs)
         x_dot = instantiate_zeros(tangents[1], x)
         return out, ProjectTo(out)(Tangent(tuple, *pushforward(x, out, x_dot)))
 
