@@ -8,8 +8,11 @@ the rule raises the same, as it calls the function; where ``math`` returns a
 value but the derivative is infinite or undefined (``sqrt`` at 0), the
 partial is numpy's ``inf`` or ``nan``. ``int`` arguments get
 ``NoTangent()`` (``ldexp``'s exponent, ``frexp``'s). ``modf`` and ``frexp``
-return pairs and share numpy's two-output rules. ``floor``, ``ceil`` and
-``trunc`` return ints: see ``nondifferentiable``; ``fsum`` and ``prod``: see
+return pairs and share numpy's two-output rules. ``erf``, ``erfc``,
+``gamma`` and ``lgamma``, which numpy lacks, have their own entries, the last
+two from ``digamma`` (computed here, without scipy, and with rules of its own
+from ``trigamma``). ``floor``, ``ceil`` and ``trunc`` return ints: see
+``nondifferentiable``; ``fsum``, ``prod`` and ``dist``: see
 ``python_sequences``.
 """
 
@@ -137,7 +140,7 @@ _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1
 """``B_2k / (2k)`` for k = 1..7, the coefficients of ``x**(-2k)`` in ψ's asymptotic series (DLMF 5.11.2, 24.2.1)."""
 
 _TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-"""``B_2k`` for k = 1..7, the coefficients of ``x**(-2k - 1)`` in ψ'’s asymptotic series (DLMF 5.15.8)."""
+"""``B_2k`` for k = 1..7, the coefficients of ``x**(-2k - 1)`` in the asymptotic series of ψ' (DLMF 5.15.8)."""
 
 
 def _reduced(x: float) -> float:
