@@ -61,6 +61,8 @@ class PY:
     isnan = staticmethod(math.isnan)
     isinf = staticmethod(math.isinf)
     trunc = staticmethod(math.trunc)
+    copysign = staticmethod(math.copysign)
+    ldexp = staticmethod(math.ldexp)
     greater = staticmethod(operator.gt)
     less = staticmethod(operator.lt)
     equal = staticmethod(operator.eq)
@@ -72,6 +74,10 @@ class PY:
     @staticmethod
     def sign(x: Any) -> Any:
         return x if x != x else float(x > 0) - float(x < 0)  # numpy bools do not subtract
+
+    @staticmethod
+    def zeros_like(x: Any) -> float:
+        return 0.0
 
     @staticmethod
     def real(x: Any) -> Any:

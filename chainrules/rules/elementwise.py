@@ -37,6 +37,7 @@ from ._makers import (
     rule_in_first,
     zero_derivative_rule,
 )
+from ._nested import follow
 from ._special import bessel_i1, sinc_slope
 
 DEGREE = math.pi / 180
@@ -357,14 +358,14 @@ def _frexp_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
     return x_dot * np.ldexp(1.0, -out[1]), NoTangent()
 
 
-def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
+def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
     """Rules for a ufunc of one argument and two outputs, from ``pullback(x, out, seeds)`` (the two seeds'
     zeros made explicit) and ``pushforward(x, out, x_dot)`` (the two output tangents)."""
 
     def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(1, args, kwargs):
             return None
-        out = f(x, **kwargs)
+        out = follow(f, x, **kwargs)
         project_x = ProjectTo(x)
 
         def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -376,7 +377,7 @@ def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callabl
     def _frule_pair(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(1, args, kwargs):
             return None
-        out = f(x, **kwargs)
+        out = follow(f, x, **kwargs)
         x_dot = instantiate_zeros(tangents[1], x)
         return out, ProjectTo(out)(Tangent(tuple, *pushforward(x, out, x_dot)))
 
@@ -384,5 +385,7 @@ def _two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callabl
     frule.register(f)(named_after(f, _frule_pair))
 
 
-_two_outputs_rule(np.modf, _modf_pullback, _modf_pushforward)
-_two_outputs_rule(np.frexp, _frexp_pullback, _frexp_pushforward)
+TWO_OUTPUTS = {np.modf: (_modf_pullback, _modf_pushforward), np.frexp: (_frexp_pullback, _frexp_pushforward)}
+"""The pullback and pushforward of each ufunc of one argument and two outputs, for ``two_outputs_rule``."""
+for _f, (_pullback, _pushforward) in TWO_OUTPUTS.items():
+    two_outputs_rule(_f, _pullback, _pushforward)

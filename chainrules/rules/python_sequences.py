@@ -1,4 +1,5 @@
-"""Rules for Python functions of a sequence of numbers: ``sum``, ``math.fsum``, ``math.prod``, ``max``, ``min``.
+"""Rules for Python functions of sequences of numbers: ``sum``, ``math.fsum``, ``math.prod``, ``math.dist``, ``max``,
+``min``.
 
 The sequence is a list, a tuple or a numpy array (iterated along its first
 axis); its cotangent has the same structure: a list, a ``Tangent(tuple,
@@ -19,7 +20,8 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, rrule, unthunk
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
-from ._makers import output_tangent, readonly_if_given
+from ._makers import output_tangent, python_partials, readonly_if_given
+from .arithmetic import hypot_partial
 
 
 def sequence_items(xs: Any) -> list[Any] | None:
@@ -213,4 +215,45 @@ def _frule_extreme(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any)
     weights = _weights(items, kwargs.get("key"), f)
     item_dots = _item_tangents(args[0], tangents[1]) if len(args) == 1 else list(tangents[1:])
     terms = [weights[i] * unthunk(item_dots[i]) for i in _active(item_dots, items) if weights[i]]
+    return out, output_tangent(out, terms)
+
+
+# ----- math.dist: the Euclidean distance of two points, hypot of their differences -----
+
+
+def _dist_units(p: list[Any], q: list[Any], out: Any) -> list[Any]:
+    """``(p_i - q_i) / dist(p, q)``, the partials in ``p`` (those in ``q`` are their negatives); 0 where the points
+    coincide, as ``hypot`` at the origin and the norms at zero."""
+    return [python_partials(hypot_partial, out, (x - y,)) for x, y in zip(p, q)]
+
+
+@rrule.register(math.dist)
+def _rrule_dist(f: Any, p: Any, q: Any) -> Any:
+    p_items, q_items = sequence_items(p), sequence_items(q)
+    if p_items is None or q_items is None:
+        return None
+    out = f(p, q)
+    project_p, project_q = ProjectTo(p), ProjectTo(q)
+
+    def dist_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        out_bar = unthunk(out_bar)
+        bars = [u * out_bar for u in _dist_units(p_items, q_items, out)]
+        return NoTangent(), _sequence_bar(p, project_p, bars), _sequence_bar(q, project_q, [-b for b in bars])
+
+    return out, dist_pullback
+
+
+@frule.register(math.dist)
+def _frule_dist(tangents: tuple[Any, ...], f: Any, p: Any, q: Any) -> Any:
+    p_items, q_items = sequence_items(p), sequence_items(q)
+    if p_items is None or q_items is None:
+        return None
+    out = f(p, q)
+    units = _dist_units(p_items, q_items, out)
+    terms = []
+    for items, dots, sign in (
+        (p_items, _item_tangents(p, tangents[1]), 1),
+        (q_items, _item_tangents(q, tangents[2]), -1),
+    ):
+        terms += [sign * units[i] * unthunk(dots[i]) for i in _active(dots, items)]
     return out, output_tangent(out, terms)

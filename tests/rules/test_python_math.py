@@ -12,8 +12,8 @@ from chainrules.checks.elementwise import UNARY_CHECKS
 from chainrules.rules._makers import PY
 from chainrules.rules.arithmetic import BINARY
 from chainrules.rules.elementwise import UNARY
-from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY
-from chainrules_core import NoTangent, Thunk, frule, rrule, unthunk
+from chainrules.rules.python_math import MATH_BINARY, MATH_UNARY, digamma, trigamma
+from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
@@ -32,8 +32,9 @@ ENTRIES = [(f, *TABLED[f]) for f in TABLED]
 """Each math function whose partials come from a table: the entry, and where its inputs live."""
 
 
-def _point(check, rng):
-    return tuple(float(d.sample(rng, ())) for d in check.domains)
+def _point(f, check, rng):
+    point = tuple(float(d.sample(rng, ())) for d in check.domains)
+    return (point[0], round(4 * point[1])) if f is math.ldexp else point  # ldexp's exponent is an int
 
 
 @pytest.mark.parametrize("f, partials, check", ENTRIES, ids=[f.__name__ for f, _, _ in ENTRIES])
@@ -41,20 +42,20 @@ def test_python_arithmetic_agrees_with_numpy(f, partials, check):
     """The tables hold one formula for both namespaces: math on floats and numpy on arrays agree."""
     rng = np.random.default_rng(1)
     for _ in range(5):
-        args = _point(check, rng)
+        args = _point(f, check, rng)
         out = f(*args)
         in_python = partials(PY, out, *args)
-        in_numpy = partials(np, np.float64(out), *map(np.float64, args))
+        in_numpy = partials(np, np.float64(out), *(a if type(a) is int else np.float64(a) for a in args))
         np.testing.assert_allclose(in_python, in_numpy, rtol=1e-13)
 
 
 @pytest.mark.parametrize("f, partials, check", ENTRIES, ids=[f.__name__ for f, _, _ in ENTRIES])
 def test_python_floats_in_python_floats_out(f, partials, check):
-    args = _point(check, np.random.default_rng(2))
+    args = _point(f, check, np.random.default_rng(2))
     out, pullback = rrule(f, *args)
     assert type(out) is float and out == f(*args)
     bars = [unthunk(b) for b in pullback(1.0)[1:]]
-    assert all(type(b) is float for b in bars), bars
+    assert all(type(b) is float if type(a) is float else b == NoTangent() for a, b in zip(args, bars)), bars
     _, out_dot = frule((NoTangent(), *[1.0] * len(args)), f, *args)
     assert type(out_dot) is float
 
@@ -68,6 +69,10 @@ def test_python_floats_in_python_floats_out(f, partials, check):
         (math.exp, (1000.0,), OverflowError),
         (math.pow, (0.0, -1.0), ValueError),
         (math.sin, (1j,), TypeError),
+        (math.remainder, (1.0, 0.0), ValueError),
+        (math.remainder, (math.inf, 1.0), ValueError),
+        (math.ldexp, (1.0, 2000), OverflowError),
+        (math.ldexp, (1.0, 1.5), TypeError),
     ],
 )
 def test_rules_raise_as_math_does(f, args, error):
@@ -146,3 +151,100 @@ def test_fabs_of_a_numpy_real(x):
     assert out == math.fabs(x)
     assert float(pullback(1.0)[1]) == np.sign(x)
     assert frule((NoTangent(), 2.0), math.fabs, x)[1] == 2.0 * np.sign(x)
+
+
+@pytest.mark.parametrize("x, y", [(np.float32(-2.5), 1.0), (np.array(0.0), -1.0), (2.0, np.float64(-0.0))])
+def test_copysign_of_numpy_reals(x, y):
+    """math.copysign takes any reals: sign(x) sign(y) in x (0 at x == 0), 0 in y."""
+    expected = float(np.sign(x)) * math.copysign(1.0, y)
+    _, x_bar, y_bar = rrule(math.copysign, x, y)[1](1.0)
+    assert float(x_bar) == expected and float(y_bar) == 0.0
+    assert frule((NoTangent(), 2.0, 3.0), math.copysign, x, y)[1] == 2.0 * expected
+
+
+@pytest.mark.parametrize(
+    "x, y, n",
+    [(3.0, 2.0, 2), (5.0, 2.0, 2), (-3.0, 2.0, -2), (1.5, -1.0, -2), (2.5, 1.0, 2), (7.3, -2.0, -4)],
+)
+def test_remainder_partials_are_one_and_minus_the_nearest_quotient(x, y, n):
+    """x - n y with n nearest x / y; at a tie (all but the last) the even n IEEE 754 picks, one-sided values."""
+    out = math.remainder(x, y)
+    assert out == x - n * y
+    assert rrule(math.remainder, x, y)[1](1.0) == (NoTangent(), 1.0, -n)
+    assert frule((NoTangent(), 1.0, 1.0), math.remainder, x, y)[1] == 1.0 - n
+
+
+def test_ldexp_and_frexp_scale_by_powers_of_two():
+    assert rrule(math.ldexp, 1.5, -3)[1](1.0) == (NoTangent(), 0.125, NoTangent())
+    with pytest.warns(RuntimeWarning, match="overflow"):  # 2**1100 is beyond the floats, x 2**1100 is not
+        assert rrule(math.ldexp, 1e-300, 1100)[1](1.0) == (NoTangent(), math.inf, NoTangent())
+    (m, e), pullback = rrule(math.frexp, 12.0)
+    assert (m, e) == (0.75, 4) and pullback((1.0, ZeroTangent())) == (NoTangent(), 1 / 16)
+    _, (m_dot, e_dot) = frule((NoTangent(), 2.0), math.frexp, 12.0)
+    assert m_dot == 2 / 16 and e_dot == NoTangent()
+
+
+@pytest.mark.parametrize("x", [2.0, -3.0, 0.0])
+def test_modf_at_integers_keeps_slope_one_in_the_fraction(x):
+    _, pullback = rrule(math.modf, x)
+    assert pullback((1.0, 1.0)) == (NoTangent(), 1.0)
+    assert pullback((ZeroTangent(), 5.0)) == (NoTangent(), 0.0)
+    _, (frac_dot, int_dot) = frule((NoTangent(), 2.0), math.modf, x)
+    assert (frac_dot, int_dot) == (2.0, 0.0)
+
+
+# ----- erf, erfc, gamma, lgamma -----
+
+
+DIGAMMA_POINTS = [1e-300, 1e-8, 0.1, 0.5, 1.0, 1.4616321449683623, 2.0, 9.99, 10.0, 33.3, 1e5, 1e300]
+DIGAMMA_POINTS += [-1e-3, -0.5, -1.5, -2.999, -123.456, -999999.7]
+
+
+@pytest.mark.parametrize("x", DIGAMMA_POINTS)
+def test_digamma_agrees_with_scipy(x):
+    """ψ from its recurrence, asymptotic series and reflection, against scipy's (the harness checks it against
+    finite differences through gamma and lgamma)."""
+    special = pytest.importorskip("scipy.special")
+    assert digamma(x) == pytest.approx(special.digamma(x), rel=1e-13, abs=1e-15)
+
+
+@pytest.mark.parametrize("x", DIGAMMA_POINTS)
+def test_trigamma_agrees_with_scipy(x):
+    special = pytest.importorskip("scipy.special")
+    assert trigamma(x) == pytest.approx(special.polygamma(1, x), rel=1e-13)
+
+
+def test_digamma_and_trigamma_at_the_ends_of_the_line():
+    assert digamma(math.inf) == math.inf and trigamma(math.inf) == 0.0
+    for f in (digamma, trigamma):
+        assert math.isnan(f(-math.inf)) and math.isnan(f(math.nan))
+
+
+@pytest.mark.parametrize("f", [math.gamma, math.lgamma])
+@pytest.mark.parametrize("x", [0.0, -2.0, -1e300])
+def test_gamma_poles_raise_as_math_does(f, x):
+    for rule in (lambda: rrule(f, x), lambda: frule((NoTangent(), 1.0), f, x)):
+        with pytest.raises(ValueError):
+            rule()
+
+
+def test_gamma_overflow_raises_as_math_does():
+    with pytest.raises(OverflowError):
+        rrule(math.gamma, 172.0)
+    assert rrule(math.lgamma, 172.0)[1](1.0)[1] == pytest.approx(digamma(172.0))
+
+
+@pytest.mark.parametrize("x", [-2.5, -0.5, 0.5, 3.5])
+def test_lgamma_has_the_digamma_for_derivative_on_both_signs_of_gamma(x):
+    """log|Γ| where Γ < 0 too (on (-1, 0), (-3, -2)): ψ(x), and Γ' = Γ ψ."""
+    assert rrule(math.lgamma, x)[1](1.0)[1] == digamma(x)
+    assert frule((NoTangent(), 2.0), math.gamma, x)[1] == pytest.approx(2.0 * math.gamma(x) * digamma(x))
+
+
+@pytest.mark.parametrize("x", [0.0, 1.5, -30.0])
+def test_erf_and_erfc_slopes(x):
+    slope = 2 / math.sqrt(math.pi) * math.exp(-x * x)
+    assert rrule(math.erf, x)[1](1.0)[1] == pytest.approx(slope, abs=0)
+    assert frule((NoTangent(), 1.0), math.erfc, x)[1] == pytest.approx(-slope, abs=0)
+    _, x_bar = rrule(math.erf, np.float32(x))[1](1.0)
+    assert type(x_bar) is np.float32

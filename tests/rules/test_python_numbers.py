@@ -14,7 +14,6 @@ import pytest
 import chainrules  # noqa: F401 - registers the rules
 from chainrules.rules import python_math, python_operators
 from chainrules.rules._python_numbers import general_python_rules
-from chainrules.rules.arithmetic import BINARY
 from chainrules.rules.elementwise import UNARY
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 
@@ -30,8 +29,11 @@ def _entries() -> list[tuple[Any, int, Any, Any, Any]]:
                 entries.append((f, arity, partials, rrule.find(ufunc, *ones), frule.find(ufunc, *ones)))
     for f, ufunc in python_math.MATH_UNARY.items():
         entries.append((f, 1, python_math.unary_partials(f, ufunc), None, None))
-    for f, ufunc in python_math.MATH_BINARY.items():
-        entries.append((f, 2, BINARY[ufunc], None, None))
+    for f, partials in python_math.MATH_SPECIAL.items():
+        entries.append((f, 1, partials, None, None))
+    for f, partials in python_math.MATH_BINARY_PARTIALS.items():
+        entries.append((f, 2, partials, None, None))
+    entries.append((math.remainder, 2, python_math.remainder_partials, None, None))
     entries.append((math.log, 1, UNARY[np.log], None, None))
     entries.append((math.log, 2, python_math.log_base, None, None))
     return entries

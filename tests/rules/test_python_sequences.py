@@ -1,4 +1,4 @@
-"""Rules for Python functions of a sequence: sum, math.fsum, math.prod, max, min."""
+"""Rules for Python functions of sequences: sum, math.fsum, math.prod, math.dist, max, min."""
 
 import builtins
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, Tangent, ZeroTangent, rrule
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
@@ -56,3 +56,26 @@ def test_max_with_a_0d_array_among_floats():
     bars = pullback(1.0)
     assert bars[2] == 1.0 and np.ndim(bars[2]) == 0
     assert bars[1] == 0.0 or isinstance(bars[1], ZeroTangent)
+
+
+def test_dist_moves_the_points_apart_along_their_difference():
+    _, pullback = rrule(math.dist, (1.0, 2.0), [4.0, 6.0])
+    assert pullback(2.0) == (NoTangent(), Tangent(tuple, -1.2, -1.6), Tangent(list, 1.2, 1.6))
+    tangents = (NoTangent(), Tangent(tuple, 1.0, ZeroTangent()), ZeroTangent())
+    assert frule(tangents, math.dist, (1.0, 2.0), [4.0, 6.0]) == (5.0, -0.6)
+
+
+def test_dist_between_coincident_points_is_zero():
+    """The norm of the difference at zero: 0 in every direction (the central difference), never nan."""
+    _, pullback = rrule(math.dist, [1.5, -2.0], [1.5, -2.0])
+    assert pullback(1.0) == (NoTangent(), Tangent(list, 0.0, 0.0), Tangent(list, 0.0, 0.0))
+    tangents = (NoTangent(), Tangent(list, 1.0, 2.0), Tangent(list, -1.0, 0.5))
+    assert frule(tangents, math.dist, [1.5, -2.0], [1.5, -2.0])[1] == 0.0
+
+
+def test_dist_raises_as_math_does_and_refuses_iterators():
+    with pytest.raises(ValueError):
+        rrule(math.dist, [1.0], [1.0, 2.0])
+    with pytest.raises(TypeError):
+        rrule(math.dist, [1.0, "a"], [1.0, 2.0])
+    assert rrule(math.dist, iter([1.0]), [1.0]) is None
