@@ -201,6 +201,8 @@ class Tape(Trace):
         return self.record(f, result[1], (None, a.slot), 1, result[0])  # type: ignore[attr-defined]
 
     def binary(self, token: Any, a: Any, b: Any) -> Any:
+        # ``fast`` for two operands, unrolled: each operand's slot is read inline, with no loop or helper
+        # call, on the path every arithmetic operator of a program takes.
         if not self.active:
             return MISS
         if isinstance(a, Box):
