@@ -1,8 +1,8 @@
 """Sorting: sort, partition, sort_complex, the unique family, and the index-valued functions as non-differentiable.
 
 ``sort`` moves each entry to its place: the pushforward gathers the tangent
-through the stable ``argsort`` permutation and the pullback scatters the
-seed back through it. Ties are the one place where sorting is not smooth;
+through the stable ``argsort`` permutation and the pullback gathers the
+seed through its inverse. Ties are the one place where sorting is not smooth;
 the stable permutation is the consistent choice rule_coverage.md suggests
 (autograd and PyTorch do the same).
 
@@ -37,9 +37,10 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._arrays import bind_options, cast_to, real_dtype_of
+from ._arrays import bind_options, cast_to, real_dtype_of, scatter_add
 from ._entries import entries_rule
 from ._makers import rule_in_first
+from ._nested import is_followed, primal_of
 
 # ----- sort -----
 
@@ -51,13 +52,13 @@ def _sort_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, An
 
 
 def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
-    values = np.asarray(x)
-    return values.reshape(-1)[perm] if axis is None else np.take_along_axis(values, perm, axis)
+    values = x if is_followed(x) else np.asarray(x)  # an engine's followed values stay as they are
+    return np.reshape(values, -1)[perm] if axis is None else np.take_along_axis(values, perm, axis)
 
 
 def _sorted(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> Any:
     """The sorted array, gathered through the stable permutation (which the rules keep)."""
-    options["perm"] = np.argsort(np.asarray(x), axis=options["axis"], kind="stable")
+    options["perm"] = np.argsort(np.asarray(primal_of(x)), axis=options["axis"], kind="stable")
     return _gather(x, options["perm"], options["axis"])
 
 
@@ -70,12 +71,17 @@ def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
     dtype = real_dtype_of(x)
     assert dtype is not None
     seed = cast_to(out_bar, dtype)
-    x_bar = np.empty(np.shape(x), dtype=dtype)
+    # The seed gathered through the inverse permutation rather than scattered into a buffer: an engine can
+    # follow a gather (nested differentiation).
+    inverse = np.empty_like(perm)
+    positions = np.arange(perm.shape[-1 if axis is None else axis])
     if axis is None:
-        x_bar.reshape(-1)[perm] = seed
-    else:
-        np.put_along_axis(x_bar, perm, seed, axis)
-    return x_bar
+        inverse[perm] = positions
+        return np.reshape(np.reshape(seed, -1)[inverse], np.shape(x))
+    shape = [1] * perm.ndim
+    shape[axis] = -1
+    np.put_along_axis(inverse, perm, positions.reshape(shape), axis)
+    return np.take_along_axis(seed, inverse, axis)
 
 
 def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
@@ -112,14 +118,14 @@ def _matching_order(x: Any, out: Any, axis: int) -> np.ndarray[Any, Any]:
 
 def _partition_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
     axis = bind_options(("a", "kth", "axis"), args, kwargs, axis=-1)["axis"]
-    x, labels = np.asarray(args[0]), np.asarray(label_args[0])
+    x, labels, out = np.asarray(primal_of(args[0])), np.asarray(label_args[0]), np.asarray(primal_of(out))
     if axis is None:
         x, labels, axis = x.reshape(-1), labels.reshape(-1), -1
     return np.take_along_axis(labels, _matching_order(x, out, int(axis)), int(axis))
 
 
 def _sort_complex_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
-    order = np.argsort(np.asarray(args[0]), axis=-1, kind="stable")
+    order = np.argsort(np.asarray(primal_of(args[0])), axis=-1, kind="stable")
     return np.take_along_axis(np.asarray(label_args[0]), order, -1)
 
 
@@ -174,8 +180,8 @@ def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, 
 
 
 def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
-    flat = np.asarray(x).reshape(-1)
-    return x, _first_occurrence(flat, _values_of(out)), out
+    flat = np.asarray(primal_of(x)).reshape(-1)
+    return x, _first_occurrence(flat, _values_of(primal_of(out))), out
 
 
 def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
@@ -184,14 +190,12 @@ def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
     dtype = real_dtype_of(x)
     if isinstance(seed, AbstractZero) or dtype is None:
         return seed
-    x_bar = np.zeros(np.size(x), dtype=dtype)
-    x_bar[first] = cast_to(seed, dtype)
-    return x_bar.reshape(np.shape(x))
+    return np.reshape(scatter_add(np.size(x), first, cast_to(seed, dtype), dtype), np.shape(x))
 
 
 def _unique_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
     _, first, out = state
-    return _values_tangent(out, np.asarray(x_dot).reshape(-1)[first])
+    return _values_tangent(out, np.reshape(x_dot if is_followed(x_dot) else np.asarray(x_dot), -1)[first])
 
 
 _UNIQUE = [np.unique] + [

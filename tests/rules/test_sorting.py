@@ -76,3 +76,18 @@ def test_sort_complex_of_real_input_gets_a_real_cotangent():
     assert out.dtype == np.complex128
     x_bar = pullback(np.array([1.0 + 5j, 2.0, 3.0]))[1]
     assert x_bar.dtype == np.float64 and np.array_equal(x_bar, [3.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("mode", ["forward-over-reverse", "reverse-over-reverse"])
+def test_hessian_through_sort_and_unique_is_diagonal_in_the_sorted_weights(mode):
+    """d²/dx² sum(w * sort(x)³) is diag(6 x_i w_rank(i)): the order is the primal's, the seed gathered back."""
+    import chainrules.engines as ad
+
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 3.0, -2.0]])
+    w = np.array([1.0, 2.0, 3.0])
+    ranks = np.argsort(np.argsort(x, axis=-1, kind="stable"), axis=-1)
+    expected = np.diag((6 * x * w[ranks]).ravel()).reshape(2, 3, 2, 3)
+    np.testing.assert_allclose(ad.hessian(lambda v: np.sum(w * np.sort(v, axis=-1) ** 3), x, mode=mode), expected)
+    flat = np.array([2.0, -1.0, 2.0, 0.5])  # unique reads each value from its first occurrence
+    expected_unique = np.diag(6 * flat * np.array([1.0, 1.0, 0.0, 1.0]))
+    np.testing.assert_allclose(ad.hessian(lambda v: np.sum(np.unique(v) ** 3), flat, mode=mode), expected_unique)
