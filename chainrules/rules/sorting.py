@@ -71,17 +71,27 @@ def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
     dtype = real_dtype_of(x)
     assert dtype is not None
     seed = cast_to(out_bar, dtype)
-    # The seed gathered through the inverse permutation rather than scattered into a buffer: an engine can
-    # follow a gather (nested differentiation).
+    if is_followed(seed):  # nested differentiation: a gather through the inverse permutation, which an engine follows
+        return np.reshape(_gather(seed, _inverse(perm, axis), axis), np.shape(x))
+    x_bar = np.empty(np.shape(x), dtype=dtype)
+    if axis is None:
+        x_bar.reshape(-1)[perm] = seed
+    else:
+        np.put_along_axis(x_bar, perm, seed, axis)
+    return x_bar
+
+
+def _inverse(perm: np.ndarray[Any, Any], axis: Any) -> np.ndarray[Any, Any]:
+    """The permutation undoing ``perm`` along ``axis`` (of the flat array for ``None``)."""
     inverse = np.empty_like(perm)
     positions = np.arange(perm.shape[-1 if axis is None else axis])
     if axis is None:
         inverse[perm] = positions
-        return np.reshape(np.reshape(seed, -1)[inverse], np.shape(x))
+        return inverse
     shape = [1] * perm.ndim
     shape[axis] = -1
     np.put_along_axis(inverse, perm, positions.reshape(shape), axis)
-    return np.take_along_axis(seed, inverse, axis)
+    return inverse
 
 
 def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
