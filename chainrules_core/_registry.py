@@ -33,6 +33,7 @@ from typing import Any, Literal, cast
 from multipledispatch import Dispatcher
 
 from ._callables import Unwrapped, unwrap
+from ._registration import check_registration
 from .config import RuleConfig
 from .debug import check_frule_tangents, checked_frule_result, checked_rrule_result, follow_debug_mode
 from .naming import function_name
@@ -185,49 +186,6 @@ def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule 
     return None
 
 
-def _check_registration(
-    caller: str, primal: Any, arg_types: tuple[Any, ...], config: bool, requires: Sequence[type]
-) -> None:
-    """Raise ``TypeError`` naming what is wrong with a registration, before anything is registered."""
-    is_constructor = isinstance(primal, types.GenericAlias) and primal.__origin__ is type
-    if not (callable(primal) or is_constructor):
-        raise TypeError(
-            f"{caller}({primal!r}): the primal must be a function, a class or type[C], got a {type(primal).__name__}"
-        )
-    where = f"{caller}({function_name(primal)})"
-    owner = getattr(primal, "__self__", None)
-    if isinstance(primal, types.MethodType) or (
-        isinstance(primal, types.BuiltinMethodType) and owner is not None and not isinstance(owner, types.ModuleType)
-    ):
-        cls = owner if isinstance(owner, type) else type(owner)
-        func = getattr(primal, "__func__", None) or getattr(cls, primal.__name__, None)
-        name = function_name(func) + (".__func__" if isinstance(owner, type) else "")  # a class method
-        raise TypeError(
-            f"{where}: a bound method is a new object at each attribute access, so a call would never find a "
-            f"rule registered for this one; register the function {name} (a bound method resolves to it, "
-            f"with its object first), or the class {cls.__name__} for its callable instances"
-        )
-    for position, t in enumerate(arg_types, start=1):
-        members = t if isinstance(t, tuple) else (t,)
-        if not members or not all(isinstance(m, type) for m in members):
-            raise TypeError(
-                f"{where}: argument type {position} is {t!r}, not a class; give a class (float, np.ndarray, "
-                "numbers.Real) or a tuple of classes for a union"
-            )
-    if isinstance(requires, type) or not isinstance(requires, Sequence):
-        raise TypeError(
-            f"{where}: requires= takes a tuple of capability classes, e.g. (HasReverseMode,), not {requires!r}"
-        )
-    for capability in requires:
-        if not isinstance(capability, type):
-            raise TypeError(
-                f"{where}: requires= holds {capability!r} (a {type(capability).__name__}), not a class; give "
-                "capability classes such as HasReverseMode, which the engine's RuleConfig subclasses"
-            )
-    if requires and not config:
-        raise TypeError(f"{where}: requires= applies to config-aware rules; pass config=True too")
-
-
 class RuleRegistry:
     """The rules of one mode, keyed by primal; ``RRuleRegistry`` and ``FRuleRegistry`` add the calling convention."""
 
@@ -298,7 +256,7 @@ class RuleRegistry:
         >>> rrule(halve, 3) is None  # an int is not a float: no rule for it
         True
         """
-        _check_registration(f"{self.mode}.register", primal, arg_types, config, requires)
+        check_registration(f"{self.mode}.register", primal, arg_types, config, requires)
         module = _registering_module()
 
         def decorator(rule: Rule) -> Rule:
@@ -318,7 +276,7 @@ class RuleRegistry:
         """
         if not arg_types:
             raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
-        _check_registration(f"{self.mode}.opt_out", primal, arg_types, False, ())
+        check_registration(f"{self.mode}.opt_out", primal, arg_types, False, ())
         module = _registering_module()
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
