@@ -30,7 +30,8 @@ np.float64(1.0)
 from chainrules_core import HasForwardMode, HasReverseMode
 
 from . import _rules  # noqa: F401 - registers the rules of the engines' own operations
-from ._boxes import NoRuleError, is_tracked, lift, lifted, value
+from ._box import is_tracked, lift, lifted, value
+from ._boxes import NoRuleError
 from .dual import Dual, DualArray, DualNumbers, DualObject, DualScalar, jacobian, jvp
 from .second_order import hessian, hvp
 from .tracker import (

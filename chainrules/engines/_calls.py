@@ -9,7 +9,8 @@ import numpy as np
 
 from chainrules_core.naming import function_name
 
-from ._boxes import ObjectBox, has_object_array, lift
+from ._box import ObjectBox, lift
+from ._boxes import has_object_array
 from ._structure import primal
 
 

@@ -31,20 +31,8 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._boxes import (
-    GENERAL,
-    MISS,
-    ArrayBox,
-    Box,
-    Engine,
-    Leaf,
-    ObjectBox,
-    ScalarBox,
-    Trace,
-    holds_boxes,
-    objects_lost,
-    pack,
-)
+from ._box import ArrayBox, Box, ObjectBox, ScalarBox
+from ._boxes import GENERAL, MISS, Engine, Leaf, Trace, holds_boxes, objects_lost, pack
 from ._calls import top_level_call
 from ._structure import (
     constant_tangent,

@@ -45,15 +45,12 @@ from chainrules_core import (
 from chainrules_core.naming import function_name
 from chainrules_core.projection import no_tangent_space, project_onto
 
+from ._box import ArrayBox, Box, ObjectBox, ScalarBox
 from ._boxes import (
     GENERAL,
     MISS,
-    ArrayBox,
-    Box,
     Engine,
     Leaf,
-    ObjectBox,
-    ScalarBox,
     Trace,
     collector_paused,
     holds_boxes,
