@@ -62,17 +62,18 @@ def _sech2(m: Any, out: Any, x: Any) -> Any:
 def _sech2_of_array(out: np.ndarray, x: np.ndarray, cap: float) -> np.ndarray:
     """``_sech2`` of a real array, in one buffer: 1 - tanh², then 1/cosh² at the entries beyond |x| = 2.
 
-    A few such entries are recomputed where they are; when more than a
-    quarter are (in a sample of about a thousand entries, then counted), the
-    whole buffer is, which costs less than gathering them.
+    A few such entries of a large array are recomputed where they are; when
+    more than a quarter are (in a sample of about a thousand entries, then
+    counted), or the array has fewer than 2048 entries, the whole buffer is,
+    which then costs less than finding and gathering them.
     """
     s = out * out
     np.subtract(1, s, out=s)
     if not s.size or np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
-    flat = s.reshape(-1) if s.flags.c_contiguous else None  # a view of s
-    sample = None if flat is None or s.size < 2048 else flat[:: s.size // 1024]
-    if flat is not None and (sample is None or 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size):
+    flat = s.reshape(-1) if s.flags.c_contiguous and s.size >= 2048 else None  # a view of s
+    sample = None if flat is None else flat[:: s.size // 1024]
+    if sample is not None and 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size:
         far = np.flatnonzero(flat < _SECH2_AT_2)  # NaN entries stay NaN
         if 4 * far.size <= s.size:
             flat[far] = _inverse_cosh_squared(np.abs(x.reshape(-1)[far]), cap)

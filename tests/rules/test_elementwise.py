@@ -155,6 +155,20 @@ def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
     assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-14, abs=0)
 
 
+@pytest.mark.parametrize(
+    "size, far",
+    [(64, 3), (1024, 80), (1024, 1024), (10_000, 30), (10_000, 6000)],
+    ids=["small", "small, some beyond 2", "small, all beyond 2", "large, few beyond 2", "large, most beyond 2"],
+)
+def test_tanh_slope_is_sech_squared_on_every_path_of_an_array(size, far):
+    """Arrays take 1 - tanh² where |x| <= 2 and 1/cosh² elsewhere, recomputed in place or as a whole buffer."""
+    x = np.random.default_rng(size + far).uniform(-1.9, 1.9, size)
+    x[:far] = np.linspace(-450.0, 450.0, far)
+    x_bar = rrule(np.tanh, x)[1](np.ones(size))[1]
+    expected = [(1 / math.cosh(v)) ** 2 if abs(v) < 700 else 0.0 for v in x]
+    np.testing.assert_allclose(x_bar, expected, rtol=1e-13, atol=0)
+
+
 # ----- the long tail: sinc, i0, nan_to_num, real_if_close, modf, frexp -----
 
 
