@@ -467,15 +467,25 @@ def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
     dx_shape = getattr(dx, "shape", None)
     if dx_shape == shape or dx_shape is None or isinstance(dx, AbstractTangent):
         return dx
-    lead = len(dx_shape) - len(shape)
-    axes = _broadcast_axes(shape, dx_shape, lead) if lead >= 0 else None
+    key = (shape, dx_shape)
+    axes = _AXES.get(key, _UNSEEN)
+    if axes is _UNSEEN:
+        if len(_AXES) >= 4096:
+            _AXES.clear()
+        lead = len(dx_shape) - len(shape)
+        axes = _AXES[key] = _broadcast_axes(shape, dx_shape, lead) if lead >= 0 else None
     if axes is None:
         if math.prod(dx_shape) == math.prod(shape) and _squeezed(dx_shape) == _squeezed(shape):
             return dx  # only trivial dimensions differ: ProjectTo reshapes
         raise ValueError(f"sum_to_shape: a cotangent of shape {dx_shape} cannot come from broadcasting shape {shape}")
     # add.reduce is np.sum without its Python wrapper; a subclass keeps its own sum
     summed = (np.add.reduce if type(dx) is np.ndarray else np.sum)(dx, axis=axes, keepdims=True)
-    return summed.reshape(shape) if lead else summed
+    return summed.reshape(shape) if len(dx_shape) != len(shape) else summed
+
+
+_AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...] | None] = {}
+"""``sum_to_shape``'s axes per (shape, shape of the cotangent); cleared when it grows past 4096 entries."""
+_UNSEEN: Any = object()
 
 
 def _broadcast_axes(shape: tuple[int, ...], dx_shape: tuple[int, ...], lead: int) -> tuple[int, ...] | None:

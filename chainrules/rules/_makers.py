@@ -136,6 +136,45 @@ def _linear_bar(x: Any, bar: Any) -> Any:
     return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 
+def _linear_cotangents(constants: tuple[float, ...], projects: list[Any], held: list[Any], out_bar: Any) -> tuple[Any, ...]:
+    """The cotangents of an elementwise linear function: ``out_bar`` scaled by each constant, summed back to each
+    argument's shape and projected (by its projector, or onto the argument ``held`` when it has none)."""
+    if type(out_bar) not in _PLAIN:
+        out_bar = unthunk(out_bar)
+    bars: list[Any] = [_NO_TANGENT]
+    for c, project, x in zip(constants, projects, held):
+        bar = _scaled(c, out_bar)
+        if project is None:
+            bar = _linear_bar(x, bar)
+        elif type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
+            bar = project(sum_to_shape(bar, project.shape))
+        bars.append(readonly(bar) if bar is out_bar else bar)
+    return tuple(bars)
+
+
+def _pair_pullback(constants: tuple[float, float], project_a: Any, project_b: Any) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``): an array seed
+    takes the path ``_linear_cotangents`` takes, unrolled for two arguments; anything else takes that function."""
+    ca, cb = constants
+
+    def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is not np.ndarray:
+            return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
+        a_bar = out_bar if ca == 1 else _scaled(ca, out_bar)
+        if a_bar.shape != project_a.shape or a_bar.dtype != project_a.dtype:
+            a_bar = project_a(sum_to_shape(a_bar, project_a.shape))
+        b_bar = out_bar if cb == 1 else _scaled(cb, out_bar)
+        if b_bar.shape != project_b.shape or b_bar.dtype != project_b.dtype:
+            b_bar = project_b(sum_to_shape(b_bar, project_b.shape))
+        return (
+            _NO_TANGENT,
+            readonly(a_bar) if a_bar is out_bar else a_bar,
+            readonly(b_bar) if b_bar is out_bar else b_bar,
+        )
+
+    return linear_pullback
+
+
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
     """Register the rules of an elementwise function whose partials are ``constants``, one per argument.
 
@@ -144,27 +183,23 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     than a copy.
     """
     most = len(constants) if nin is None else nin
+    pair = constants[:2] if len(constants) >= 2 else None
+    pair_pullback = named_after(f, _pair_pullback)
 
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
         out = f(*args, **kwargs) if kwargs else f(*args)
         # A float or complex array is kept by its projector (its dtype and shape), so that the array can be freed.
+        if pair is not None and len(args) == 2:
+            a, b = args
+            if type(a) is np.ndarray is type(b) and a.dtype.kind in "fc" and b.dtype.kind in "fc":
+                return out, pair_pullback(pair, ProjectTo(a), ProjectTo(b))
         projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
         held = [None if p is not None else x for p, x in zip(projects, args)]
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) not in _PLAIN:
-                out_bar = unthunk(out_bar)
-            bars: list[Any] = [_NO_TANGENT]
-            for c, project, x in zip(constants, projects, held):
-                bar = _scaled(c, out_bar)
-                if project is None:
-                    bar = _linear_bar(x, bar)
-                elif type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
-                    bar = project(sum_to_shape(bar, project.shape))
-                bars.append(readonly(bar) if bar is out_bar else bar)
-            return tuple(bars)
+            return _linear_cotangents(constants, projects, held, out_bar)
 
         return out, linear_pullback
 
