@@ -47,53 +47,55 @@ LN10 = math.log(10.0)
 
 def _sech2(m: Any, out: Any, x: Any) -> Any:
     """tanh' = sech²(x). 1 - tanh² (ChainRules.jl) loses every digit where tanh rounds to ±1 (|x| > 19) and
-    1/cosh² overflows (autograd). A real array gets 1 - tanh² where |x| ≤ 2 (sech² ≥ sech²(2)), where that is
-    within 14 ulp, and (1/cosh(min(|x|, cap)))² at the other entries, with a cap below cosh's overflow and above
-    where sech² underflows to 0; anything else 4e/(1 + e)², e = exp(-2|x|)."""
-    cap = _COSH_CAP.get(x.dtype) if type(x) is np.ndarray and x.ndim else None
-    if cap is not None:
-        return _sech2_of_array(out, x, cap)
+    1/cosh² overflows (autograd). A real array gets (1/cosh(x))², with cosh's overflow beyond |x| ≈ 710 (float64)
+    giving 0, where sech² has underflowed; a large one gets 1 - tanh² where |x| ≤ 2 (sech² ≥ sech²(2)), within
+    14 ulp there and cheaper than cosh, and (1/cosh(x))² at the other entries. Anything else 4e/(1 + e)²,
+    e = exp(-2|x|)."""
+    if type(x) is np.ndarray and x.ndim and x.dtype in _ONE:
+        return _sech2_of_array(out, x)
     if m.iscomplexobj(x):
         return 1 - out * out
     e = m.exp(-2 * abs(x))
     return 4 * e / ((1 + e) * (1 + e))
 
 
-def _sech2_of_array(out: np.ndarray, x: np.ndarray, cap: float) -> np.ndarray:
-    """``_sech2`` of a real array, in one buffer: 1 - tanh², then 1/cosh² at the entries beyond |x| = 2.
+def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``_sech2`` of a real array, in one buffer.
 
-    A few such entries of a large array are recomputed where they are; when
-    more than a quarter are (in a sample of about a thousand entries, then
-    counted), or the array has fewer than 2048 entries, the whole buffer is,
-    which then costs less than finding and gathering them.
+    Fewer than 2048 entries: (1/cosh(x))² at every entry, which costs less
+    than 1 - tanh² and a look for the entries beyond |x| = 2. More: 1 - tanh²,
+    then those entries are recomputed where they are; when more than a
+    quarter are (in a sample of about a thousand entries, then counted), the
+    whole buffer is, which then costs less than gathering them.
     """
+    if x.size < 2048:
+        return _inverse_cosh_squared(x, np.empty_like(out))
     s = out * out
-    np.subtract(1, s, out=s)
-    if not s.size or np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
+    np.subtract(_ONE[s.dtype], s, out=s)
+    if np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
-    flat = s.reshape(-1) if s.flags.c_contiguous and s.size >= 2048 else None  # a view of s
+    flat = s.reshape(-1) if s.flags.c_contiguous else None  # a view of s
     sample = None if flat is None else flat[:: s.size // 1024]
-    if sample is not None and 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size:
+    if flat is not None and sample is not None and 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size:
         far = np.flatnonzero(flat < _SECH2_AT_2)  # NaN entries stay NaN
         if 4 * far.size <= s.size:
-            flat[far] = _inverse_cosh_squared(np.abs(x.reshape(-1)[far]), cap)
+            flat[far] = _inverse_cosh_squared(x.reshape(-1)[far])
             return s
-    np.abs(x, out=s)
-    return _inverse_cosh_squared(s, cap)
+    return _inverse_cosh_squared(x, s)
 
 
-def _inverse_cosh_squared(v: np.ndarray, cap: float) -> np.ndarray:
-    """(1/cosh(min(v, cap)))² for v ≥ 0, in v's buffer."""
-    np.minimum(v, cap, out=v)
-    np.cosh(v, out=v)
+def _inverse_cosh_squared(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(1/cosh(x))², in ``out`` (a new array if none); 0 where cosh overflows (sech² has underflowed there)."""
+    with np.errstate(over="ignore"):
+        v = np.cosh(x, out=out)
     np.reciprocal(v, out=v)
     v *= v
     return v
 
 
 _SECH2_AT_2 = 1 / math.cosh(2.0) ** 2
-_COSH_CAP = {np.dtype(t): cap for t, cap in ((np.float64, 400.0), (np.float32, 60.0), (np.float16, 10.5))}
-"""Where cosh is still finite and sech² has underflowed to 0, per dtype."""
+_ONE = {np.dtype(t): t(1) for t in (np.float64, np.float32, np.float16)}
+"""1 in each real dtype whose arrays ``_sech2_of_array`` takes (numpy converts it faster than a Python int)."""
 
 
 # ----- d(out)/dx given the output `out` and the input `x`; `m` is numpy, or the math kernels for Python floats -----
