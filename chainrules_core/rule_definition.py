@@ -223,9 +223,9 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
         return out, scalar_pullback
 
     def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if _declined(nin, args, kwargs):
+        if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = f(*args, **kwargs) if kwargs else f(*args)
         if len(args) == 1:
             (x,), x_dot = args, tangents[1]
             if type(x_dot) not in _PLAIN:
@@ -234,6 +234,8 @@ def scalar_rule(f: Callable[..., Any], partials: Partials) -> None:
                 x_dot = unthunk(x_dot)
             if type(x) is float:
                 out_dot = partials(out, np.float64(x)) * x_dot
+                if type(out_dot) is np.float64 and type(out) is np.float64:
+                    return out, out_dot  # what fits(out, out_dot) passes on as it is
             elif no_tangent_space(x):
                 return out, ProjectTo(out)(ZeroTangent())
             else:
