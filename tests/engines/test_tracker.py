@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import chainrules.engines as ad
-from chainrules.engines import NoRuleError, lift, tracker
+from chainrules.engines import NoRuleError, _tape, lift, tracker
 from chainrules_core import (
     InplaceableThunk,
     NoTangent,
@@ -372,8 +372,9 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, ...]]]:
     spy_rrule.records = lambda: iter(())  # type: ignore[attr-defined]
     spy_rrule.resolve = lambda f, arg_types: None  # type: ignore[attr-defined]  # every call takes the general path
     spy_rrule.has_rules = lambda f: True  # type: ignore[attr-defined]
-    monkeypatch.setattr(tracker._REVERSE, "rules", {})  # the rules the engine found in the registry
-    monkeypatch.setattr(tracker, "rrule", spy_rrule)
+    monkeypatch.setattr(_tape._REVERSE, "rules", {})  # the rules the engine found in the registry
+    monkeypatch.setattr(_tape, "rrule", spy_rrule)  # what the engine asks for a call's rule
+    monkeypatch.setattr(tracker, "rrule", spy_rrule)  # what the pass asks for the function it runs
     return calls
 
 
