@@ -114,7 +114,11 @@ class Tape(Trace):
             shapes.append(x.shape)
             return TrackedArray(x, self, len(shapes) - 1)
         if (type(x) is list or type(x) is tuple) and x and all(_is_inexact_array(v) for v in x):
-            return rebuild(x, [self.track(v) for v in x])  # a list of parameters
+            shapes = self.shapes  # a list of parameters: a box per array, in one pass
+            first = len(shapes)
+            shapes.extend([v.shape for v in x])
+            boxes = [TrackedArray(v, self, slot) for slot, v in enumerate(x, first)]
+            return boxes if type(x) is list else tuple(boxes)
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
