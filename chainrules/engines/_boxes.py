@@ -204,10 +204,17 @@ class Engine:
                 result = self.apply(context, rule, f, values, kwargs)
         return result
 
-    def no_rule(self, f: Any, values: tuple[Any, ...]) -> NoRuleError:
-        types_ = ", ".join(type_name(v) for v in values)
+    def no_rule(self, f: Any, values: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> NoRuleError:
+        types_ = ", ".join([type_name(v) for v in values] + [f"{k}=..." for k in kwargs or ()])
+        buffers = [f"{k}=" for k in ("out", "where") if k in (kwargs or ())]
+        why = (
+            f" (a call with {' or '.join(buffers)} writes into or masks a buffer, which the rules do not: "
+            "compute the result without it)"
+            if buffers
+            else ""
+        )
         return NoRuleError(
-            f"{self.name}: no {self.rule_name} for {function_name(f)}({types_}); register one with "
+            f"{self.name}: no {self.rule_name} for {function_name(f)}({types_}){why}; register one with "
             f"@{self.rule_name}.register({function_name(f)}), or compute this step outside the "
             "differentiated program"
         )
@@ -289,7 +296,7 @@ def call(
         through = opted_out_implementation(engine.registry(), f, values)
     if through is not None:
         return through(*args, **kwargs)
-    raise engine.no_rule(f, values)
+    raise engine.no_rule(f, values, kwargs)
 
 
 def opted_out_implementation(registry: Any, f: Any, values: tuple[Any, ...]) -> Callable[..., Any] | None:

@@ -99,20 +99,42 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     det's derivative finite there the same way). A matrix with an infinite or
     NaN entry keeps ``det * inv``, NaN: it has no derivative, and LAPACK's
     SVD does not return for an infinite entry.
+
+    In a stack, each matrix takes its own way, and the two are joined by
+    ``np.where`` (not by assignment), so that an engine differentiating the
+    adjugate follows each matrix through its own way only: a matrix on the
+    other way is replaced by one whose inverse and SVD are harmless there
+    (``_DISTINCT``), never fed to the SVD with repeated singular values.
     """
+    singular = None
     try:
         inv = np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        return adjugate_svd(a)
+        if a.ndim == 2:
+            return adjugate_svd(a)
+        singular = np.asarray(det == 0)  # an exact zero pivot of the LU that both det and inv compute
+        try:
+            inv = np.linalg.inv(np.where(singular[..., None, None], _distinct(a), a))
+        except np.linalg.LinAlgError:
+            return adjugate_svd(a)
     cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
     good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
+    if singular is not None:
+        good = good & ~singular
     adj = np.asarray(det)[..., None, None] * inv
     bad = ~good & np.all(np.isfinite(a), axis=(-2, -1))
     if np.any(bad):
         if adj.ndim == 2:
             return adjugate_svd(a)
-        adj[bad] = adjugate_svd(a[bad])
+        chosen = bad[..., None, None]
+        adj = np.where(chosen, adjugate_svd(np.where(chosen, a, _distinct(a))), adj)
     return adj
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """diag(1, ..., n) in ``a``'s dtype: invertible, well conditioned, with distinct singular values."""
+    n = a.shape[-1]
+    return np.diag(np.arange(1, n + 1)).astype(a.dtype)
 
 
 @rrule.register(np.linalg.det)

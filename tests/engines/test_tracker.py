@@ -47,6 +47,22 @@ def test_operation_without_rule_on_tracked_values_raises() -> None:
         ad.gradient(lambda x: LOCAL.sum(opaque(x)), np.ones(3))
 
 
+def test_call_with_an_output_buffer_says_why_it_has_no_rule() -> None:
+    """A ufunc given out= has no rule (rules never write into buffers): the message names the keyword and why."""
+
+    def into_buffer(x: Any) -> Any:
+        buffer = np.empty(3)
+        np.divide(x, np.array([1, 2, 3]), out=buffer)
+        return LOCAL.sum(buffer)
+
+    with pytest.raises(
+        NoRuleError,
+        match=r"np\.divide\(ndarray\[float64, \(3,\)\], ndarray\[int64, \(3,\)\], out=\.\.\.\) "
+        r"\(a call with out= writes into or masks a buffer",
+    ):
+        ad.gradient(into_buffer, np.ones(3))
+
+
 def test_rule_registered_later_is_picked_up_at_once() -> None:
     """A rule registered between two passes is used by the second; re-registering replaces it."""
     opaque = _opaque_ufunc()

@@ -42,6 +42,27 @@ def test_det_of_a_stack_mixes_both_methods():
     np.testing.assert_allclose(a_bar[1], [[4.0, -2.0, 0.0], [-2.0, 1.0, 0.0], [0.0, 0.0, 0.0]], atol=1e-12)
 
 
+def test_det_second_derivative_of_a_stack_with_a_singular_matrix():
+    """Each matrix of the stack is differentiated through its own route: the invertible identity's Hessian along
+    ones is not the SVD's (whose derivative at repeated singular values is undefined), nor is the singular one's."""
+    import chainrules.engines as ad
+
+    a = np.stack([np.array([[2.0, 1.0, 3.0], [1.0, 0.5, 1.5], [0.0, 1.0, 1.0]]), np.eye(3)])
+    direction = np.ones((2, 3, 3))
+
+    def along(m):  # <adj(m)^T, direction>, the derivative of det along the direction
+        return np.sum(rrule(np.linalg.det, m)[1](np.ones(2))[1] * direction)
+
+    (hessian_along,) = ad.gradient(along, a)
+    step, expected = 1e-6, np.empty_like(a)
+    for index in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[index] = step
+        expected[index] = (along(a + e) - along(a - e)) / (2 * step)
+    np.testing.assert_allclose(hessian_along, expected, atol=1e-8)
+    np.testing.assert_allclose(hessian_along[1], [[2.0, -1.0, -1.0], [-1.0, 2.0, -1.0], [-1.0, -1.0, 2.0]])
+
+
 def test_slogdet_sign_of_a_singular_matrix():
     """A rank-deficient matrix has sign 0 and logabsdet -inf; a seed on the sign alone gives a zero."""
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
