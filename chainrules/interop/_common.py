@@ -129,8 +129,14 @@ def tangent_entries(f: Any, kind: Kind, count: int, out_dot: Any) -> list[Any]:
             raise NotImplementedTangentError(
                 f"{function_name(f)}: the pushforward to {where} is not implemented: {t.info}"
             )
-        result.append(None if isinstance(t, AbstractZero) else np.asarray(t))
+        result.append(None if isinstance(t, AbstractZero) else _as_array(t))
     return result
+
+
+def _as_array(t: Any) -> Any:
+    """``t`` as a numpy array; a value an engine follows (its class names its ``__chainrules_primal__``) as it is,
+    so that an engine differentiating the pushforward keeps following it."""
+    return t if hasattr(type(t), "__chainrules_primal__") else np.asarray(t)
 
 
 def static_tangent(x: Any) -> Any:

@@ -2,7 +2,10 @@
 
 ``wrap(f)`` gives an autograd primitive with a VJP through ``rrule`` and a
 JVP through ``frule``: ``grad``, ``elementwise_grad``, ``jacobian``,
-``value_and_grad`` and ``make_jvp`` work on it. Second derivatives raise.
+``value_and_grad`` and ``make_jvp`` work on it, and so do their compositions
+for second derivatives (``hessian``, ``grad(grad)``, ``make_jvp(grad)``),
+which the engines of ``chainrules.engines`` compute from the rule's pullback
+and pushforward; third derivatives raise.
 
 In reverse mode the primal runs once: the forward pass calls ``rrule`` and
 the VJP uses its pullback. In forward mode the primal runs twice (the
@@ -24,9 +27,8 @@ from autograd.builtins import SequenceBox
 from autograd.extend import defjvp_argnums, defvjp_argnums, primitive, vspace
 from autograd.tracer import isbox
 
-from chainrules_core import function_name
-
 from ._common import Call, named_after, unflatten_output
+from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
 
 __all__ = ["wrap"]
 
@@ -70,14 +72,16 @@ def wrap(f: Any) -> Callable[..., Any]:
 
     def vjp_maker(argnums: Sequence[int], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         call, *values = args
-        _refuse_boxes(f, values)
-        pullback = evaluation(ans, call, values)
         wanted = [i + 1 in argnums for i in range(len(values))]
+        again = any(isbox(v) for v in values)  # an outer derivative follows the operands: a second derivative
+        pullback = None if again else evaluation(ans, call, values)
 
         def vjp(out_bar: Any) -> tuple[Any, ...]:
             seeds = [out_bar] if call.kind is None else list(out_bar)
-            _refuse_boxes(f, seeds)
-            cotangents = call.pullback(pullback, values, seeds, wanted, conjugate=True)
+            if again or any(isbox(s) for s in seeds):
+                cotangents = list(_pullback_primitive(call, tuple(wanted), len(values), *values, *seeds))
+            else:
+                cotangents = call.pullback(pullback, values, seeds, wanted, conjugate=True)
             return tuple(vspace(args[i]).zeros() if cotangents[i - 1] is None else cotangents[i - 1] for i in argnums)
 
         return vjp
@@ -86,13 +90,15 @@ def wrap(f: Any) -> Callable[..., Any]:
         argnums: Sequence[int], dots: Sequence[Any], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]
     ) -> Any:
         call, *values = args
-        _refuse_boxes(f, [*values, *dots])
-        evaluation(ans, call, values)
         all_dots: list[Any] = [None] * len(values)
         for i, dot in zip(argnums, dots):
             all_dots[i - 1] = dot
         outputs = [ans] if call.kind is None else list(ans)
-        tangents = call.pushforward(values, all_dots) or [None] * len(outputs)
+        if any(isbox(v) for v in [*values, *dots]):  # a second derivative
+            tangents = list(_pushforward_primitive(call, len(values), *values, *all_dots))
+        else:
+            evaluation(ans, call, values)
+            tangents = call.pushforward(values, all_dots) or [None] * len(outputs)
         return unflatten_output([vspace(o).zeros() if t is None else t for t, o in zip(tangents, outputs)], call.kind)
 
     traced.__name__ = getattr(f, "__name__", type(f).__name__)
@@ -131,10 +137,82 @@ def _known_to_autograd(out: Any, kind: Any) -> Any:
     return unflatten_output([known(o) for o in out], kind)
 
 
-def _refuse_boxes(f: Any, values: Sequence[Any]) -> None:
-    """Raise when a rule's inputs are themselves being differentiated: a second derivative."""
+# ----- second derivatives: the pullback and the pushforward as primitives, differentiated by the engines -----
+
+
+def _filled(found: Sequence[Any], like: Sequence[Any]) -> tuple[Any, ...]:
+    """``found`` with each ``None`` (a zero) as zeros of the shape of the matching entry of ``like``."""
+    return tuple(np.zeros(np.shape(x), dtype=np.result_type(x, 1.0)) if t is None else t for t, x in zip(found, like))
+
+
+@primitive
+def _pullback_primitive(call: Call, wanted: tuple[bool, ...], n: int, *arrays: Any) -> tuple[Any, ...]:
+    """The pullback of ``call`` (autograd's conjugate convention) at the operands ``arrays[:n]`` for the seeds
+    ``arrays[n:]``: one cotangent per operand."""
+    cotangents = pullback_function(call, wanted, conjugate=True)(*arrays)
+    return _filled(cotangents, arrays[:n])
+
+
+@primitive
+def _pushforward_primitive(call: Call, n: int, *arrays: Any) -> tuple[Any, ...]:
+    """The pushforward of ``call`` at the operands ``arrays[:n]`` along the tangents ``arrays[n:]``: one tangent
+    per output entry."""
+    tangents = pushforward_function(call)(*arrays)
+    return _filled(tangents, call.primal(list(arrays[:n])) if any(t is None for t in tangents) else tangents)
+
+
+def _second_vjp(g_of: Callable[..., Any], head: int, conjugate: bool) -> Callable[..., Any]:
+    """The VJP maker of a derivative primitive: the engines' reverse pass over its numpy function."""
+
+    def vjp_maker(argnums: Sequence[int], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        call, arrays = args[0], list(args[head:])
+        _refuse_boxes(call, arrays)
+
+        def vjp(seeds: Any) -> tuple[Any, ...]:
+            _refuse_boxes(call, list(seeds))
+            bars = vjp_of(call, g_of(args), arrays, list(seeds), conjugate)
+            return tuple(vspace(args[i]).zeros() if bars[i - head] is None else bars[i - head] for i in argnums)
+
+        return vjp
+
+    return vjp_maker
+
+
+def _second_jvp(g_of: Callable[..., Any], head: int) -> Callable[..., Any]:
+    """The JVP maker of a derivative primitive: the engines' forward pass over its numpy function."""
+
+    def jvp_maker(
+        argnums: Sequence[int], dots: Sequence[Any], ans: Any, args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> Any:
+        call, arrays = args[0], list(args[head:])
+        _refuse_boxes(call, [*arrays, *dots])
+        all_dots: list[Any] = [None] * len(arrays)
+        for i, dot in zip(argnums, dots):
+            all_dots[i - head] = dot
+        tangents = jvp_of(call, g_of(args), arrays, all_dots)
+        return tuple(vspace(o).zeros() if t is None else t for t, o in zip(tangents, ans))
+
+    return jvp_maker
+
+
+def _pullback_of(args: Sequence[Any]) -> Any:
+    return pullback_function(args[0], args[1], conjugate=True)
+
+
+def _pushforward_of(args: Sequence[Any]) -> Any:
+    return pushforward_function(args[0])
+
+
+defvjp_argnums(_pullback_primitive, _second_vjp(_pullback_of, 3, conjugate=True))
+defjvp_argnums(_pullback_primitive, _second_jvp(_pullback_of, 3))
+defvjp_argnums(_pushforward_primitive, _second_vjp(_pushforward_of, 2, conjugate=True))
+defjvp_argnums(_pushforward_primitive, _second_jvp(_pushforward_of, 2))
+
+
+def _refuse_boxes(call: Call, values: Sequence[Any]) -> None:
+    """Raise when a second derivative's inputs are themselves being differentiated: a third derivative."""
     if any(isbox(v) for v in values):
         raise NotImplementedError(
-            f"{function_name(f)}: second derivatives through chainrules.interop.autograd are not available "
-            f"(its pullback and pushforward run in numpy)"
+            f"{call.name}: third derivatives through chainrules.interop.autograd are not available (second "
+            f"derivatives come from the engines differentiating its pullback or pushforward once)"
         )

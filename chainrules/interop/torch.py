@@ -5,8 +5,10 @@ whose parameters are the float array fields of a callable object. Both run
 ``f`` in numpy on the CPU (tensors cross without a copy) and work with
 ``Tensor.backward``, ``torch.autograd.grad``, forward-mode AD
 (``torch.autograd.forward_ad``) and the transforms of ``torch.func``:
-``grad``, ``vjp``, ``jvp``, ``vmap``, ``jacrev`` and ``jacfwd``. Second
-derivatives raise. Under ``torch.compile`` the wrapped call runs eagerly,
+``grad``, ``vjp``, ``jvp``, ``vmap``, ``jacrev`` and ``jacfwd``, and their
+compositions for second derivatives, which the engines of
+``chainrules.engines`` compute from the rule's own pullback and pushforward
+(third derivatives raise). Under ``torch.compile`` the wrapped call runs eagerly,
 with a graph break. Under ``vmap`` the rules run once per batch entry, in a
 Python loop.
 """
@@ -22,6 +24,7 @@ import torch
 from chainrules_core import construct, field_names
 
 from ._common import Call, has_tangent_space, named_after, unflatten_output
+from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
 
 __all__ = ["RuleModule", "module", "wrap"]
 
@@ -203,10 +206,10 @@ def _stack(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], tuple[Any, .
     return columns, tuple(None if c is None else 0 for c in columns)
 
 
-def _second_order(call: Call) -> NotImplementedError:
+def _third_order(call: Call) -> NotImplementedError:
     return NotImplementedError(
-        f"{call.name}: second derivatives through chainrules.interop.torch are not available "
-        f"(its pullback and pushforward run in numpy)"
+        f"{call.name}: third derivatives through chainrules.interop.torch are not available (second derivatives "
+        f"come from the engines differentiating its pullback or pushforward once)"
     )
 
 
@@ -264,26 +267,41 @@ class _Rule(torch.autograd.Function):
 class _Derivative(torch.autograd.Function):
     """A pullback or pushforward of one ``_Rule`` evaluation, as a function of its own.
 
-    ``vmap`` (``jacrev``, ``jacfwd``) can then loop over it; the operands are
-    inputs too, so that differentiating it again reaches ``backward`` or
-    ``jvp`` below and raises rather than returning zeros.
+    ``vmap`` (``jacrev``, ``jacfwd``) can then loop over it. Its inputs after
+    the ``HEAD`` non-tensor ones are the arrays of a numpy function
+    (``function``: the operands, then the seeds or the tangents), which the
+    engines differentiate when torch differentiates this again:
+    ``backward`` is that function's vector-Jacobian product (``_Vjp``),
+    ``jvp`` its Jacobian-vector product (``_Jvp``).
     """
 
-    @staticmethod
-    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-        ctx.call = inputs[0]
+    HEAD = 0
 
     @staticmethod
-    def backward(ctx: Any, *_: Any) -> Any:
-        raise _second_order(ctx.call)
+    def function(inputs: Any) -> Any:
+        raise NotImplementedError
 
-    @staticmethod
-    def jvp(ctx: Any, *_: Any) -> Any:
-        raise _second_order(ctx.call)
+    @classmethod
+    def setup_context(cls, ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.call, ctx.g = inputs[0], cls.function(inputs)
+        arrays = inputs[cls.HEAD :]
+        ctx.n = len(arrays)
+        ctx.save_for_backward(*arrays)
+        ctx.save_for_forward(*arrays)
+
+    @classmethod
+    def backward(cls, ctx: Any, *seeds: Any) -> Any:
+        return (None,) * cls.HEAD + _Vjp.apply(ctx.call, ctx.g, ctx.n, *ctx.saved_tensors, *seeds)
+
+    @classmethod
+    def jvp(cls, ctx: Any, *dots: Any) -> Any:
+        return _Jvp.apply(ctx.call, ctx.g, ctx.n, *ctx.saved_tensors, *dots[cls.HEAD :])
 
 
 class _Pullback(_Derivative):
     """The pullback: seeds in, one gradient per operand out."""
+
+    HEAD = 4  # call, entries, wanted, index
 
     @staticmethod
     def forward(call: Call, entries: list[_Entry], wanted: Sequence[bool], index: Any, *rest: Any) -> Any:
@@ -294,6 +312,10 @@ class _Pullback(_Derivative):
         return tuple(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values))
 
     @staticmethod
+    def function(inputs: Any) -> Any:
+        return pullback_function(inputs[0], inputs[2])
+
+    @staticmethod
     def vmap(info: Any, in_dims: Any, call: Call, entries: Any, wanted: Any, *rest: Any) -> Any:
         rows = [_Pullback.apply(call, entries, wanted, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)]
         return _stack(rows)
@@ -301,6 +323,8 @@ class _Pullback(_Derivative):
 
 class _Pushforward(_Derivative):
     """The pushforward through ``frule``: operand tangents in, output tangents out."""
+
+    HEAD = 3  # call, entries, index
 
     @staticmethod
     def forward(call: Call, entries: list[_Entry], index: Any, *rest: Any) -> Any:
@@ -317,9 +341,60 @@ class _Pushforward(_Derivative):
         )
 
     @staticmethod
+    def function(inputs: Any) -> Any:
+        return pushforward_function(inputs[0])
+
+    @staticmethod
     def vmap(info: Any, in_dims: Any, call: Call, entries: Any, *rest: Any) -> Any:
         rows = [_Pushforward.apply(call, entries, *_select(rest, in_dims[2:], i)) for i in range(info.batch_size)]
         return _stack(rows)
+
+
+class _Again(torch.autograd.Function):
+    """A derivative of a ``_Derivative``'s numpy function ``g`` of ``n`` arrays, from the engines; differentiating
+    it once more raises."""
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.call = inputs[0]
+
+    @staticmethod
+    def backward(ctx: Any, *_: Any) -> Any:
+        raise _third_order(ctx.call)
+
+    @staticmethod
+    def jvp(ctx: Any, *_: Any) -> Any:
+        raise _third_order(ctx.call)
+
+
+class _Vjp(_Again):
+    """``g``'s vector-Jacobian product: its ``n`` inputs, then one seed per output, in; one gradient per input out."""
+
+    @staticmethod
+    def forward(call: Call, g: Any, n: int, *rest: Any) -> Any:
+        xs = [None if t is None else _numpy(t) for t in rest[:n]]
+        seeds = [None if t is None else _numpy(t) for t in rest[n:]]
+        bars = vjp_of(call, g, xs, seeds)
+        return tuple(None if b is None else _tensor(b, x.dtype, [*xs, *seeds]) for b, x in zip(bars, xs))
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, call: Call, g: Any, n: int, *rest: Any) -> Any:
+        return _stack([_Vjp.apply(call, g, n, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)])
+
+
+class _Jvp(_Again):
+    """``g``'s Jacobian-vector product: its ``n`` inputs, then one tangent per input, in; one per output out."""
+
+    @staticmethod
+    def forward(call: Call, g: Any, n: int, *rest: Any) -> Any:
+        xs = [None if t is None else _numpy(t) for t in rest[:n]]
+        dots = [None if t is None else _numpy(t) for t in rest[n:]]
+        tangents = jvp_of(call, g, xs, dots)
+        return tuple(None if t is None else _tensor(t, avoid=[*xs, *dots]) for t in tangents)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, call: Call, g: Any, n: int, *rest: Any) -> Any:
+        return _stack([_Jvp.apply(call, g, n, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)])
 
 
 def _torch_dtype(dtype: np.dtype) -> torch.dtype:

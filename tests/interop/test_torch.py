@@ -9,10 +9,22 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is optional: pip install 'chainrules[torch]'")
 
+from chainrules.engines import NoRuleError  # noqa: E402
 from chainrules.interop import torch as interop  # noqa: E402
 from chainrules_core import NotImplementedTangentError, function_name  # noqa: E402
+from chainrules_core.testing import PrimalAndTangent  # noqa: E402
+from chainrules_core.testing.cases import At  # noqa: E402
 from tests.interop import rules  # noqa: E402
-from tests.interop.checking import FAMILIES, Framework, case_params, check_case, declared_cases, entries  # noqa: E402
+from tests.interop.checking import (  # noqa: E402
+    FAMILIES,
+    Framework,
+    _at,
+    case_params,
+    check_case,
+    declared_cases,
+    entries,
+    operand_slots,
+)
 from tests.interop.torch_ops import COUNTERPARTS, counterpart  # noqa: E402
 
 F64 = torch.float64
@@ -278,20 +290,97 @@ def test_forward_mode_dual_tensors() -> None:
         pytest.param(lambda g, x: torch.func.jacrev(torch.func.jacrev(g))(x), id="jacrev-jacrev"),
         pytest.param(lambda g, x: torch.func.jacfwd(torch.func.jacfwd(g))(x), id="jacfwd-jacfwd"),
         pytest.param(lambda g, x: torch.func.jacrev(torch.func.jacfwd(g))(x), id="jacrev-jacfwd"),
+        pytest.param(lambda g, x: torch.func.jacfwd(torch.func.jacrev(g))(x), id="jacfwd-jacrev"),
     ],
 )
-def test_second_derivatives_raise(second: Any) -> None:
-    """Never a silent zero: the pullback and pushforward are numpy code."""
-    with pytest.raises(NotImplementedError, match=r"np\.sin: second derivatives"):
-        second(interop.wrap(np.sin), torch.tensor([0.1, 0.2], dtype=F64))
+def test_second_derivatives_equal_pytorchs(second: Any) -> None:
+    """Every torch.func composition of two derivatives: the engines differentiate the pullback or pushforward."""
+    x = torch.tensor([[0.1, 0.2], [-0.7, 1.3]], dtype=F64)
+    tanh, logaddexp = interop.wrap(np.tanh), interop.wrap(np.logaddexp)
+    pairs = ((tanh, torch.tanh), (lambda v: logaddexp(v, v * v), lambda v: torch.logaddexp(v, v * v)))
+    for wrapped, native in pairs:
+        torch.testing.assert_close(second(wrapped, x), second(native, x), rtol=1e-10, atol=1e-12)
 
 
-def test_double_backward_raises() -> None:
-    x = torch.tensor([0.1, 0.2], dtype=F64, requires_grad=True)
-    (g,) = torch.autograd.grad(interop.wrap(np.sin)(x).sum(), x, create_graph=True)
-    torch.testing.assert_close(g, torch.cos(x).detach())
-    with pytest.raises(NotImplementedError, match="second derivatives"):
-        g.sum().backward()
+def test_double_backward_through_a_gradient_taken_with_create_graph() -> None:
+    """torch.autograd.grad(..., create_graph=True), then backward: the Hessian-vector product of solve."""
+    a, b = (t.requires_grad_() for t in _solve_problem())
+    a2, b2 = a.detach().clone().requires_grad_(), b.detach().clone().requires_grad_()
+    u = torch.tensor([0.3, -1.0, 2.0], dtype=F64)
+    for fn, (p, q) in ((solve, (a, b)), (torch.linalg.solve, (a2, b2))):
+        ga, gb = torch.autograd.grad((fn(p, q) ** 2).sum(), (p, q), create_graph=True)
+        (ga.sum() + gb @ u).backward()
+    torch.testing.assert_close(a.grad, a2.grad, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(b.grad, b2.grad, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [F64, torch.complex128])
+def test_second_derivatives_pass_gradgradcheck(dtype: Any) -> None:
+    """Second derivatives by finite differences of the first, real and complex (PyTorch's conventions)."""
+    a, b = (t.detach().to(dtype).requires_grad_() for t in _solve_problem())
+    assert torch.autograd.gradgradcheck(solve, (a, b))
+    assert torch.autograd.gradgradcheck(interop.wrap(np.sin), (b,))
+
+
+def test_third_derivatives_raise() -> None:
+    """Never a silent zero: past the second derivative the engines are not asked again."""
+    x = torch.tensor([0.1, 0.2], dtype=F64)
+    with pytest.raises(NotImplementedError, match=r"np\.sin: third derivatives"):
+        torch.func.jacrev(torch.func.jacrev(torch.func.jacrev(interop.wrap(np.sin))))(x)
+    with pytest.raises(NotImplementedError, match=r"np\.sin: third derivatives"):
+        torch.func.jacfwd(torch.func.jacfwd(torch.func.jacfwd(interop.wrap(np.sin))))(x)
+
+
+_NOT_SMOOTH = (At,)
+"""Declared arguments at fixed points (kinks, ties, singular matrices): finite differences of the first
+derivative mean nothing there, so the second-order sweep leaves them to the first-order checks."""
+
+_SECOND_ORDER_LIMITS = {
+    "np.mean": "where=: numpy's mean divides into its output buffer",
+    "np.nanmean": "numpy's nanmean divides into its output buffer",
+}
+"""Functions whose pullback the engines cannot differentiate on some declared cases, and why; each such case must
+raise NoRuleError naming the buffer, never give a number."""
+
+
+def _second_order_params() -> list[Any]:
+    return [
+        pytest.param(case, id=case.label)
+        for family in FAMILIES
+        for case in declared_cases(family)
+        if "rrule" in case.modes
+        and "float64" in case.valid_dtypes()
+        and not any(isinstance(arg, _NOT_SMOOTH) for arg in case.args)
+    ]
+
+
+@pytest.mark.parametrize("case", _second_order_params())
+def test_declared_case_second_order(case: Any) -> None:
+    """gradgradcheck of wrap(f) at each smooth declared case (float64): the engines' derivative of the rule's pullback
+    against finite differences of the pullback, or a NoRuleError for a listed limit."""
+    rng = np.random.default_rng(0)
+    given = case.make_args(rng, "float64")
+    args = [a.primal if isinstance(a, PrimalAndTangent) else a for a in given]
+    slots = operand_slots(given)
+    wrapped = interop.wrap(case.f)
+
+    def fn(*operands: Any) -> Any:
+        full = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
+        for (i, j), o in zip(slots, operands):
+            if j is None:
+                full[i] = o
+            else:
+                full[i][j] = o
+        full = [type(a)(f) if isinstance(a, (list, tuple)) else f for a, f in zip(args, full)]
+        return wrapped(*full, **case.kwargs)
+
+    operands = tuple(torch.from_numpy(np.array(_at(args, s), dtype=np.float64)).requires_grad_() for s in slots)
+    name = function_name(case.f)
+    if name in _SECOND_ORDER_LIMITS and ("where" in case.kwargs or name == "np.nanmean"):
+        with pytest.raises(NoRuleError, match=r"(out|where)="):
+            torch.autograd.gradgradcheck(fn, operands)
+        return
+    assert torch.autograd.gradgradcheck(fn, operands)
 
 
 # ----- module -----
