@@ -32,23 +32,10 @@ from chainrules_core import HasForwardMode, HasReverseMode
 from . import _rules  # noqa: F401 - registers the rules of the engines' own operations
 from ._box import is_tracked, lift, lifted, value
 from ._boxes import NoRuleError
+from ._tape import Param, ParamArray, ParamScalar, Tape, Tracked, TrackedArray, TrackedObject, TrackedScalar
 from .dual import Dual, DualArray, DualNumbers, DualObject, DualScalar, jacobian, jvp
 from .second_order import hessian, hvp
-from .tracker import (
-    Param,
-    ParamArray,
-    ParamScalar,
-    Tape,
-    Tracked,
-    TrackedArray,
-    TrackedObject,
-    TrackedScalar,
-    Tracker,
-    forward,
-    gradient,
-    param,
-    value_and_gradient,
-)
+from .tracker import Tracker, forward, gradient, param, value_and_gradient
 
 
 class EngineConfig(Tracker, DualNumbers):

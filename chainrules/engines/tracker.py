@@ -53,22 +53,6 @@ from ._tape import (
     _leaf_cotangent,
 )
 
-__all__ = [
-    "Param",
-    "ParamArray",
-    "ParamScalar",
-    "Tape",
-    "Tracked",
-    "TrackedArray",
-    "TrackedObject",
-    "TrackedScalar",
-    "Tracker",
-    "forward",
-    "gradient",
-    "param",
-    "value_and_gradient",
-]
-
 _CURRENT: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("chainrules_tape", default=None)
 
 

@@ -136,7 +136,9 @@ def _linear_bar(x: Any, bar: Any) -> Any:
     return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
 
 
-def _linear_cotangents(constants: tuple[float, ...], projects: list[Any], held: list[Any], out_bar: Any) -> tuple[Any, ...]:
+def _linear_cotangents(
+    constants: tuple[float, ...], projects: list[Any], held: list[Any], out_bar: Any
+) -> tuple[Any, ...]:
     """The cotangents of an elementwise linear function: ``out_bar`` scaled by each constant, summed back to each
     argument's shape and projected (by its projector, or onto the argument ``held`` when it has none)."""
     if type(out_bar) not in _PLAIN:

@@ -159,17 +159,7 @@ def check_case(fw: Framework, case: Case, dtype: str, seed: int = 0) -> dict[str
     expected_out = case.f(*args, **case.kwargs)
 
     def on(g: Callable[..., Any]) -> Callable[..., Any]:
-        def fn(*operands: Any) -> Any:
-            full = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
-            for (i, j), o in zip(slots, operands):
-                if j is None:
-                    full[i] = o
-                else:
-                    full[i][j] = o
-            full = [type(a)(f) if isinstance(a, (list, tuple)) else f for a, f in zip(args, full)]
-            return g(*full, **case.kwargs)
-
-        return fn
+        return on_operands(g, args, slots, case.kwargs)
 
     def operands() -> list[Any]:
         return [fw.array(_at(args, s)) for s in slots]
@@ -203,6 +193,22 @@ def check_case(fw: Framework, case: Case, dtype: str, seed: int = 0) -> dict[str
         against["frule"] = _record(fw, case, reference)
         assert_close(got, expected, rtol, [f"tangent of {label}" for label in labels])
     return against
+
+
+def on_operands(g: Callable[..., Any], args: Sequence[Any], slots: Sequence[Slot], kwargs: dict[str, Any]) -> Any:
+    """``g`` as a function of the operands at ``slots`` of ``args`` (entries of list arguments too)."""
+
+    def fn(*operands: Any) -> Any:
+        full = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
+        for (i, j), o in zip(slots, operands):
+            if j is None:
+                full[i] = o
+            else:
+                full[i][j] = o
+        full = [type(a)(f) if isinstance(a, (list, tuple)) else f for a, f in zip(args, full)]
+        return g(*full, **kwargs)
+
+    return fn
 
 
 def _direction(spec: Any, x: Any, rng: np.random.Generator) -> Any:

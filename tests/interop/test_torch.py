@@ -23,6 +23,7 @@ from tests.interop.checking import (  # noqa: E402
     check_case,
     declared_cases,
     entries,
+    on_operands,
     operand_slots,
 )
 from tests.interop.torch_ops import COUNTERPARTS, counterpart  # noqa: E402
@@ -362,18 +363,7 @@ def test_declared_case_second_order(case: Any) -> None:
     given = case.make_args(rng, "float64")
     args = [a.primal if isinstance(a, PrimalAndTangent) else a for a in given]
     slots = operand_slots(given)
-    wrapped = interop.wrap(case.f)
-
-    def fn(*operands: Any) -> Any:
-        full = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
-        for (i, j), o in zip(slots, operands):
-            if j is None:
-                full[i] = o
-            else:
-                full[i][j] = o
-        full = [type(a)(f) if isinstance(a, (list, tuple)) else f for a, f in zip(args, full)]
-        return wrapped(*full, **case.kwargs)
-
+    fn = on_operands(interop.wrap(case.f), args, slots, case.kwargs)
     operands = tuple(torch.from_numpy(np.array(_at(args, s), dtype=np.float64)).requires_grad_() for s in slots)
     name = function_name(case.f)
     if name in _SECOND_ORDER_LIMITS and ("where" in case.kwargs or name == "np.nanmean"):
