@@ -62,14 +62,18 @@ def _sech2(m: Any, out: Any, x: Any) -> Any:
 def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``_sech2`` of a real array, in one buffer.
 
-    Fewer than 2048 entries: (1/cosh(x))² at every entry, which costs less
-    than 1 - tanh² and a look for the entries beyond |x| = 2. More: 1 - tanh²,
-    then those entries are recomputed where they are; when more than a
-    quarter are (in a sample of about a thousand entries, then counted), the
-    whole buffer is, which then costs less than gathering them.
+    Fewer than 2048 entries: 1 - tanh² if every |x| ≤ 2 (tanh² ≤ tanh²(2)),
+    else (1/cosh(x))² at every entry, which then costs less than finding the
+    entries beyond. More: 1 - tanh², then the entries beyond |x| = 2 are
+    recomputed where they are; when more than a quarter are (in a sample of
+    about a thousand entries, then counted), the whole buffer is, which then
+    costs less than gathering them.
     """
     if x.size < 2048:
-        return _inverse_cosh_squared(x, np.empty_like(out))
+        s = out * out
+        if not s.size or np.maximum.reduce(s, axis=None) <= _TANH2_AT_2:  # NaN compares false
+            return np.subtract(_ONE[s.dtype], s, out=s)
+        return _inverse_cosh_squared(x, s)
     s = out * out
     np.subtract(_ONE[s.dtype], s, out=s)
     if np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
@@ -94,6 +98,7 @@ def _inverse_cosh_squared(x: np.ndarray, out: np.ndarray | None = None) -> np.nd
 
 
 _SECH2_AT_2 = 1 / math.cosh(2.0) ** 2
+_TANH2_AT_2 = 1 - _SECH2_AT_2
 _ONE = {np.dtype(t): t(1) for t in (np.float64, np.float32, np.float16)}
 """1 in each real dtype whose arrays ``_sech2_of_array`` takes (numpy converts it faster than a Python int)."""
 
