@@ -157,8 +157,15 @@ def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
 
 @pytest.mark.parametrize(
     "size, far",
-    [(64, 3), (1024, 80), (1024, 1024), (10_000, 30), (10_000, 6000)],
-    ids=["small", "small, some beyond 2", "small, all beyond 2", "large, few beyond 2", "large, most beyond 2"],
+    [(64, 0), (64, 3), (1024, 80), (1024, 1024), (10_000, 30), (10_000, 6000)],
+    ids=[
+        "small, none beyond 2",
+        "small",
+        "small, some beyond 2",
+        "small, all beyond 2",
+        "large, few beyond 2",
+        "large, most beyond 2",
+    ],
 )
 def test_tanh_slope_is_sech_squared_on_every_path_of_an_array(size, far):
     """Arrays take 1 - tanh² where |x| <= 2 and 1/cosh² elsewhere, recomputed in place or as a whole buffer."""
