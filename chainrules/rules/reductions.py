@@ -21,12 +21,13 @@ numpy's object arithmetic, as numpy computes their primal.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import non_differentiable, shape_of
+from chainrules_core import NoTangent, non_differentiable, shape_of
 
 from ._arrays import bind_options, broadcast_view, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
 from ._makers import linear_in_first_rule, rule_in_first
@@ -104,12 +105,92 @@ def _options(names: tuple[str, ...]) -> Any:
 
 
 def _register(
-    functions: tuple[Any, ...], names: tuple[str, ...], prepare: Any, pullback: Any, pushforward: Any
+    functions: tuple[Any, ...],
+    names: tuple[str, ...],
+    prepare: Any,
+    pullback: Any,
+    pushforward: Any,
+    fast: Any = None,
 ) -> None:
     for f in functions:
         rule_in_first(
-            f, parse=_options(names), prepare=prepare, pullback=unless_integer_output(pullback), pushforward=pushforward
+            f,
+            parse=_options(names),
+            prepare=prepare,
+            pullback=unless_integer_output(pullback),
+            pushforward=pushforward,
+            fast=fast,
         )
+
+
+# ----- the common call: a float array reduced over all axes or one, nothing else given -----
+
+
+class _Plain:
+    """The layout of a reduction of a float array of one shape and dtype over ``axis`` (None or an int).
+
+    A seed of the output's shape and dtype, C-contiguous (``seed_strides``),
+    is broadcast against the input by a view with the strides ``strides``
+    (0 along the reduced axes); ``kept`` is the keepdims shape and ``size``
+    how many entries each output reduces.
+    """
+
+    __slots__ = ("axis", "dtype", "kept", "out_shape", "seed_strides", "shape", "size", "strides")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], axis: int | None) -> None:
+        axes = reduced_axes(axis, len(shape))
+        self.shape, self.dtype, self.axis = shape, dtype, axis
+        self.kept = kept_shape(shape, axes)
+        self.size = math.prod(shape[a] for a in axes)
+        self.out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        self.seed_strides = np.empty(self.out_shape, dtype).strides
+        seed_axis = iter(self.seed_strides)
+        self.strides = tuple(0 if i in axes else next(seed_axis) for i in range(len(shape)))
+
+    def seed(self, out_bar: Any) -> np.ndarray[Any, Any] | None:
+        """A C-contiguous seed of the output's shape and dtype, or ``None`` for any other (the general path)."""
+        if type(out_bar) is np.ndarray:
+            if out_bar.shape == self.out_shape and out_bar.dtype == self.dtype and out_bar.strides == self.seed_strides:
+                return out_bar
+            return None
+        if type(out_bar) in _FLOATS and not self.out_shape:
+            return np.array(out_bar, self.dtype)
+        return None
+
+    def broadcast(self, seed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """``seed`` as a read-only view of the input's shape (what ``np.broadcast_to`` gives, for less)."""
+        view = np.ndarray(self.shape, self.dtype, seed, 0, self.strides)
+        view.flags.writeable = False
+        return view
+
+
+_FLOATS = frozenset({float, np.float64, np.float32})
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_layout(shape: tuple[int, ...], dtype: np.dtype[Any], axis: int | None) -> _Plain | None:
+    if 0 in shape or (axis is not None and not -len(shape) <= axis < len(shape)):
+        return None
+    return _Plain(shape, dtype, axis)
+
+
+def _plain(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Plain | None:
+    """The layout of a call ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` of a non-empty float array, else ``None``."""
+    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not x.dtype.isnative:
+        return None
+    if kwargs:
+        if args or len(kwargs) != 1 or "axis" not in kwargs:
+            return None
+        axis = kwargs["axis"]
+    elif args:
+        if len(args) != 1:
+            return None
+        axis = args[0]
+    else:
+        axis = None
+    if axis is not None and type(axis) is not int:
+        return None
+    return _plain_layout(x.shape, x.dtype, axis)
 
 
 # ----- sum and mean: linear -----
@@ -148,8 +229,43 @@ def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(mean)
 
 
-_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward)
-_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward)
+def _rrule_fast_sum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+    plain = _plain(x, args, kwargs)
+    if plain is None:
+        return None
+    out = f(x, *args, **kwargs)
+
+    def sum_pullback(out_bar: Any) -> tuple[Any, ...]:
+        seed = plain.seed(out_bar)
+        if seed is None:
+            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+        return (_NO_TANGENT, plain.broadcast(seed), *(_NO_TANGENT,) * len(args))
+
+    return out, sum_pullback
+
+
+def _rrule_fast_mean(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+    plain = _plain(x, args, kwargs)
+    if plain is None:
+        return None
+    out = f(x, *args, **kwargs)
+
+    def mean_pullback(out_bar: Any) -> tuple[Any, ...]:
+        seed = plain.seed(out_bar)
+        if seed is None:
+            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+        scaled = seed / plain.size
+        if type(scaled) is not np.ndarray:  # a 0-d array divided gives a scalar
+            scaled = np.array(scaled)
+        return (_NO_TANGENT, plain.broadcast(scaled), *(_NO_TANGENT,) * len(args))
+
+    return out, mean_pullback
+
+
+_NO_TANGENT = NoTangent()
+
+_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward, _rrule_fast_sum)
+_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward, _rrule_fast_mean)
 _register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_pushforward)
 _register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_pushforward)
 
@@ -241,8 +357,28 @@ def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
 
 
+def _rrule_fast_extremum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+    plain = _plain(x, args, kwargs)
+    if plain is None:
+        return None
+    out = f(x, *args, **kwargs)
+
+    def extremum_pullback(out_bar: Any) -> tuple[Any, ...]:
+        seed = plain.seed(out_bar)
+        if seed is None:
+            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+        hit = x == (out if plain.axis is None else out.reshape(plain.kept))
+        count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
+        if not count.all():  # a NaN extremum, which no entry equals: the general path finds the NaNs
+            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+        scale = (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
+        return (_NO_TANGENT, hit * scale, *(_NO_TANGENT,) * len(args))
+
+    return out, extremum_pullback
+
+
 _MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
-_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward)
+_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward, _rrule_fast_extremum)
 _register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_pushforward)
 
 
