@@ -288,11 +288,13 @@ def linear_in_first_rule(
             return None
         out = f(x, *args, **kwargs) if type(x) is np.ndarray or not is_followed(x) else follow(f, x, *args, **kwargs)
         constant = no_tangent_space(out) or no_tangent_space(x)
+        others = (_NO_TANGENT,) * len(args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is np.ndarray and not constant and not out_bar.dtype.hasobject:  # the common seed
+                return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
-            others = (_NO_TANGENT,) * len(args)
             if constant or isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, _NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
             if (type(out_bar) is np.ndarray and not out_bar.dtype.hasobject) or not is_followed(out_bar):

@@ -29,7 +29,18 @@ import numpy as np
 
 from chainrules_core import NoTangent, non_differentiable, shape_of
 
-from ._arrays import bind_options, broadcast_view, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
+from ._arrays import (
+    OTHER_OPTIONS,
+    bind_options,
+    broadcast_view,
+    cast_to,
+    diagonal_adjoint,
+    is_given,
+    is_plain_float_array,
+    kept_shape,
+    plain_axis,
+    reduced_axes,
+)
 from ._makers import linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
@@ -169,26 +180,15 @@ _FLOATS = frozenset({float, np.float64, np.float32})
 
 @functools.lru_cache(maxsize=256)
 def _plain_layout(shape: tuple[int, ...], dtype: np.dtype[Any], axis: int | None) -> _Plain | None:
-    if 0 in shape or (axis is not None and not -len(shape) <= axis < len(shape)):
+    if axis is not None and not -len(shape) <= axis < len(shape):
         return None
     return _Plain(shape, dtype, axis)
 
 
 def _plain(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Plain | None:
-    """The layout of a call ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` of a non-empty float array, else ``None``."""
-    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not x.dtype.isnative:
-        return None
-    if kwargs:
-        if args or len(kwargs) != 1 or "axis" not in kwargs:
-            return None
-        axis = kwargs["axis"]
-    elif args:
-        if len(args) != 1:
-            return None
-        axis = args[0]
-    else:
-        axis = None
-    if axis is not None and type(axis) is not int:
+    """The layout of ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` of a non-empty float array; ``None`` otherwise."""
+    axis = plain_axis(args, kwargs)
+    if axis is OTHER_OPTIONS or not is_plain_float_array(x):
         return None
     return _plain_layout(x.shape, x.dtype, axis)
 
