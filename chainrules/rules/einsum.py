@@ -100,7 +100,7 @@ def _parse_term(term: Any) -> list[Any]:
 def _key(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """What the plan of a call depends on: its subscripts (hashable) and its operands' shapes."""
     if isinstance(args[0], str):
-        return (args[0], tuple(_shape(x) for x in args[1:]))
+        return (args[0], tuple([x.shape if type(x) is np.ndarray else np.shape(x) for x in args[1:]]))
     n = len(args) // 2
     terms = tuple(tuple(args[2 * i + 1]) for i in range(n))
     output = tuple(args[-1]) if len(args) % 2 else None
@@ -242,16 +242,10 @@ def _letters(labels: tuple[int, ...]) -> str:
 
 def _operand_cotangent(plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> np.ndarray:
     """The cotangent of one operand from the output cotangent ``g``."""
-    others = [operands[j].conj() if operands[j].dtype.kind == "c" else operands[j] for j in plan.others]
-    if (
-        plan.product is not None
-        and not optimize
-        and type(g) is np.ndarray
-        and type(others[0]) is np.ndarray
-        and g.dtype.kind == "f" == others[0].dtype.kind
-    ):
-        r = _lined_up(g, plan.product[0]) * _lined_up(others[0], plan.product[1])
-    else:
+    others = [operands[j] for j in plan.others]
+    r = _product(plan.product, g, others[0]) if plan.product is not None and not optimize else None
+    if r is None:
+        others = [x.conj() if x.dtype.kind == "c" else x for x in others]
         r = np.einsum(plan.subscripts, g, *others, optimize=optimize)
     if r.shape != plan.kept:
         r = r.reshape(plan.kept)
@@ -264,15 +258,26 @@ def _operand_cotangent(plan: _OperandPlan, operands: list[np.ndarray], g: np.nda
     return x_bar
 
 
+def _product(product: tuple[Alignment, Alignment], g: Any, other: Any) -> np.ndarray | None:
+    """``einsum(subscripts, g, other)`` where nothing is summed, of real arrays: their broadcast product.
+
+    ``None`` for complex or followed values, which take einsum.
+    """
+    if type(g) is not np.ndarray or type(other) is not np.ndarray or not g.dtype.kind == "f" == other.dtype.kind:
+        return None
+    return _lined_up(g, product[0]) * _lined_up(other, product[1])  # type: ignore[no-any-return]
+
+
 @rrule.register(np.einsum)
 def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
-    if not kwargs.keys() <= _ALLOWED_KWARGS:
+    if kwargs and not kwargs.keys() <= _ALLOWED_KWARGS:
         return None
     optimize = kwargs.get("optimize", False)
     out = f(*args, **kwargs)
     plan = _plan(args)
     # a float array needs no projector unless its cotangent does not fit it (project_onto)
     projects = [None if _is_float_array(args[i]) else ProjectTo(args[i]) for i in plan.positions]
+    slots = list(zip(plan.positions, projects, plan.cotangents))
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
         if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype.kind not in "fc":
@@ -281,12 +286,12 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
                 out_bar = checked_seed(f, out_bar, out)
         cotangents: list[Any] = [_NO_TANGENT] * (len(args) + 1)
         g = as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
-        operands = [as_array(args[i]) for i in plan.positions]
-        for k, (i, project) in enumerate(zip(plan.positions, projects)):
+        operands = [args[i] if type(args[i]) is np.ndarray else as_array(args[i]) for i in plan.positions]
+        for i, project, operand_plan in slots:
             if project is not None and project.is_no_tangent:
                 cotangents[i + 1] = project(ZeroTangent())
             else:
-                cotangents[i + 1] = Thunk(_thunk_body(project, args[i], plan.cotangents[k], operands, g, optimize))
+                cotangents[i + 1] = Thunk(_thunk_body(project, args[i], operand_plan, operands, g, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback

@@ -142,23 +142,24 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
     """
 
     def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        if not applies(args, kwargs):
+        if (args or kwargs) and not applies(args, kwargs):
             return None
         out = f(arrays, *args, **kwargs)
         others = (_NO_TANGENT,) * len(args)
         shapes = []
         differentiable = False
+        dtype = out.dtype
         plain = type(arrays) is list or type(arrays) is tuple  # of arrays of the output's dtype: views of the seed
         for a in arrays:
             if type(a) is np.ndarray:
                 shapes.append(a.shape)
                 differentiable = differentiable or a.dtype.kind in _ARRAY_KINDS
-                plain = plain and a.dtype == out.dtype
+                plain = plain and a.dtype == dtype
             else:
                 shapes.append(np.shape(a))
                 differentiable = differentiable or not ProjectTo(a).is_no_tangent
                 plain = False
-        if not differentiable or out.dtype.kind not in _ARRAY_KINDS:
+        if not differentiable or dtype.kind not in _ARRAY_KINDS:
 
             def constant_join_pullback(out_bar: Any) -> tuple[Any, ...]:
                 return (_NO_TANGENT, _NO_TANGENT, *others)
@@ -171,7 +172,7 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
         container = type(arrays)
 
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == out.dtype:
+            if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == dtype:
                 return (_NO_TANGENT, Tangent(container, *[out_bar[where] for where in pieces]), *others)
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero):
