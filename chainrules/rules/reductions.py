@@ -48,6 +48,7 @@ _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
 _EXTREMUM_ARGS = ("axis", "out", "keepdims", "initial", "where")
 _PTP_ARGS = ("axis", "out", "keepdims")
+_NO_TANGENT = NoTangent()
 _DEFAULTS = {"axis": None, "dtype": None, "out": None, "keepdims": False, "initial": None, "where": True}
 
 
@@ -229,43 +230,43 @@ def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(mean)
 
 
-def _rrule_fast_sum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
-    plain = _plain(x, args, kwargs)
-    if plain is None:
-        return None
-    out = f(x, *args, **kwargs)
+def _fast(cotangent: Any) -> Any:
+    """The fast path of a reduction's ``rrule`` (``rule_in_first``'s ``fast``), from its cotangent on that path.
 
-    def sum_pullback(out_bar: Any) -> tuple[Any, ...]:
-        seed = plain.seed(out_bar)
-        if seed is None:
-            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
-        return (_NO_TANGENT, plain.broadcast(seed), *(_NO_TANGENT,) * len(args))
+    ``cotangent(plain, x, out, seed)`` gets the layout, the input, the output and a seed of the output's layout;
+    it returns ``None`` where the general path must answer (a NaN maximum).
+    """
 
-    return out, sum_pullback
+    def _rrule_fast(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+        plain = _plain(x, args, kwargs)
+        if plain is None:
+            return None
+        out = f(x, *args, **kwargs)
+        others = (_NO_TANGENT,) * len(args)
 
+        def reduction_pullback(out_bar: Any) -> tuple[Any, ...]:
+            seed = plain.seed(out_bar)
+            x_bar = None if seed is None else cotangent(plain, x, out, seed)
+            if x_bar is None:
+                return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+            return (_NO_TANGENT, x_bar, *others)
 
-def _rrule_fast_mean(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
-    plain = _plain(x, args, kwargs)
-    if plain is None:
-        return None
-    out = f(x, *args, **kwargs)
+        return out, reduction_pullback
 
-    def mean_pullback(out_bar: Any) -> tuple[Any, ...]:
-        seed = plain.seed(out_bar)
-        if seed is None:
-            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
-        scaled = seed / plain.size
-        if type(scaled) is not np.ndarray:  # a 0-d array divided gives a scalar
-            scaled = np.array(scaled)
-        return (_NO_TANGENT, plain.broadcast(scaled), *(_NO_TANGENT,) * len(args))
-
-    return out, mean_pullback
+    return _rrule_fast
 
 
-_NO_TANGENT = NoTangent()
+def _plain_sum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    return plain.broadcast(seed)
 
-_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward, _rrule_fast_sum)
-_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward, _rrule_fast_mean)
+
+def _plain_mean(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    scaled = seed / plain.size
+    return plain.broadcast(scaled if type(scaled) is np.ndarray else np.array(scaled))  # 0-d divided: a scalar
+
+
+_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward, _fast(_plain_sum))
+_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward, _fast(_plain_mean))
 _register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_pushforward)
 _register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_pushforward)
 
@@ -357,28 +358,16 @@ def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
 
 
-def _rrule_fast_extremum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
-    plain = _plain(x, args, kwargs)
-    if plain is None:
+def _plain_extremum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    hit = x == (out if plain.axis is None else out.reshape(plain.kept))
+    count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
+    if not count.all():  # a NaN extremum, which no entry equals: the general path finds the NaNs
         return None
-    out = f(x, *args, **kwargs)
-
-    def extremum_pullback(out_bar: Any) -> tuple[Any, ...]:
-        seed = plain.seed(out_bar)
-        if seed is None:
-            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
-        hit = x == (out if plain.axis is None else out.reshape(plain.kept))
-        count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
-        if not count.all():  # a NaN extremum, which no entry equals: the general path finds the NaNs
-            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
-        scale = (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
-        return (_NO_TANGENT, hit * scale, *(_NO_TANGENT,) * len(args))
-
-    return out, extremum_pullback
+    return hit * (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
 
 
 _MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
-_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward, _rrule_fast_extremum)
+_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward, _fast(_plain_extremum))
 _register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_pushforward)
 
 
