@@ -154,7 +154,8 @@ def test_cumprod_of_an_empty_array(f, shape, axis):
 def test_plain_cumsum_agrees_with_the_general_path(shape, axis, dtype):
     """``cumsum(x)`` and ``cumsum(x, axis)`` of a float array take a shorter path: the same cotangents and dtypes.
 
-    Passing ``dtype=None`` as well takes the general path; a seed of another dtype takes it from the short one, a strided seed does not.
+    Passing ``dtype=None`` as well takes the general path; a seed of another dtype takes it from the short one,
+    a strided seed does not.
     """
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape).astype(dtype)
