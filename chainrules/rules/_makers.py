@@ -262,6 +262,11 @@ def zero_derivative_rule(
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
 
 
+def _float_arrays(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are both float or complex arrays (so both have a tangent space)."""
+    return type(a) is np.ndarray and type(b) is np.ndarray and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+
+
 def linear_in_first_rule(
     f: Callable[..., Any],
     adjoint: Callable[..., Any],
@@ -287,7 +292,7 @@ def linear_in_first_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs) if type(x) is np.ndarray or not is_followed(x) else follow(f, x, *args, **kwargs)
-        constant = no_tangent_space(out) or no_tangent_space(x)
+        constant = not _float_arrays(out, x) and (no_tangent_space(out) or no_tangent_space(x))
         others = (_NO_TANGENT,) * len(args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:

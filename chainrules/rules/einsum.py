@@ -276,8 +276,10 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(*args, **kwargs)
     plan = _plan(args)
     # a float array needs no projector unless its cotangent does not fit it (project_onto)
-    projects = [None if _is_float_array(args[i]) else ProjectTo(args[i]) for i in plan.positions]
-    slots = list(zip(plan.positions, projects, plan.cotangents))
+    slots = [
+        (i, None if _is_float_array(args[i]) else ProjectTo(args[i]), operand_plan)
+        for i, operand_plan in zip(plan.positions, plan.cotangents)
+    ]
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
         if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype.kind not in "fc":

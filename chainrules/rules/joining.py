@@ -173,7 +173,7 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
 
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
             if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == dtype:
-                return (_NO_TANGENT, Tangent(container, *[out_bar[where] for where in pieces]), *others)
+                return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)), *others)
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)

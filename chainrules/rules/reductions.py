@@ -17,6 +17,12 @@ The seed of a reduction is reshaped so that it broadcasts against the input,
 and the cotangent of ``sum`` and ``mean`` is a read-only broadcast view of it:
 no full-size array is allocated. Object arrays are differentiated with
 numpy's object arithmetic, as numpy computes their primal.
+
+The common call of ``sum``, ``mean``, ``max`` and ``min``, a float array
+reduced over all axes or one with nothing else given, and a seed of the
+output's layout, takes a shorter path (its layout cached by shape, dtype
+and axis) that gives the same cotangents; every other call and seed takes
+the general one.
 """
 
 from __future__ import annotations
