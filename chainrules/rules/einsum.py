@@ -20,7 +20,10 @@ keywords (``out=``, ``dtype=``, ``casting=``, ``order=``) get no rule (``None``)
 
 Reading the subscripts and planning each operand's contraction depend only
 on the subscripts and the operands' shapes: the plan is cached by those
-(the last 256 kinds of call), so a call in a loop pays for it once.
+(the last 256 kinds of call), so a call in a loop pays for it once. Where
+a cotangent of two real operands sums nothing (``'ij,ij->i'``), each entry
+is one product, and the plan computes it as a broadcast product, which
+numpy does faster than ``einsum`` and to the same numbers.
 """
 
 from __future__ import annotations
