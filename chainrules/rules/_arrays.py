@@ -32,6 +32,29 @@ def bind_options(
     return options
 
 
+OTHER_OPTIONS: Any = object()
+"""What ``plain_axis`` answers for a call that gives more than an axis."""
+
+
+def plain_axis(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The ``axis`` of ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` (``None`` or an int); else ``OTHER_OPTIONS``.
+
+    For the fast paths of the common calls, which take nothing but an axis.
+    """
+    if kwargs:
+        axis = kwargs.get("axis", OTHER_OPTIONS) if len(kwargs) == 1 and not args else OTHER_OPTIONS
+    elif args:
+        axis = args[0] if len(args) == 1 else OTHER_OPTIONS
+    else:
+        return None
+    return axis if axis is None or type(axis) is int else OTHER_OPTIONS
+
+
+def is_plain_float_array(x: Any) -> bool:
+    """Whether ``x`` is a non-empty float or complex ``np.ndarray`` (not a subclass) in native byte order."""
+    return type(x) is np.ndarray and x.dtype.kind in "fc" and x.dtype.isnative and x.size > 0
+
+
 def is_given(value: Any) -> bool:
     """Whether an optional argument was passed: not ``None`` nor numpy's "no value"."""
     return value is not None and value is not NOVALUE

@@ -262,6 +262,11 @@ def zero_derivative_rule(
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
 
 
+def _float_arrays(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are both float or complex arrays (so both have a tangent space)."""
+    return type(a) is np.ndarray and type(b) is np.ndarray and a.dtype.kind in "fc" and b.dtype.kind in "fc"
+
+
 def linear_in_first_rule(
     f: Callable[..., Any],
     adjoint: Callable[..., Any],
@@ -287,12 +292,14 @@ def linear_in_first_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         out = f(x, *args, **kwargs) if type(x) is np.ndarray or not is_followed(x) else follow(f, x, *args, **kwargs)
-        constant = no_tangent_space(out) or no_tangent_space(x)
+        constant = not _float_arrays(out, x) and (no_tangent_space(out) or no_tangent_space(x))
+        others = (_NO_TANGENT,) * len(args)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is np.ndarray and not constant and not out_bar.dtype.hasobject:  # the common seed
+                return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
-            others = (_NO_TANGENT,) * len(args)
             if constant or isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, _NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
             if (type(out_bar) is np.ndarray and not out_bar.dtype.hasobject) or not is_followed(out_bar):
@@ -353,6 +360,7 @@ def rule_in_first(
     pushforward: Callable[[Any, Any], Any],
     prepare: Callable[[Any, Any, Any], Any] = Call,
     primal: Callable[..., Any] | None = None,
+    fast: Callable[..., Any] | None = None,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
 
@@ -364,14 +372,16 @@ def rule_in_first(
     ``primal(f, x, args, kwargs, options)`` computes the output when the rule
     has a better way than calling ``f`` (a sort that keeps its permutation).
     The other arguments get ``NoTangent()``.
+
+    ``fast(f, x, args, kwargs, general)`` is tried first by the ``rrule``: it
+    answers the common calls (a plain float array, few options) with less
+    bookkeeping, as ``(out, pullback)``, and ``None`` for every other call,
+    which then takes the general path. Its pullback hands a seed it does not
+    expect to ``general(x, args, kwargs, out)``, the general pullback of the
+    same call. Its closures are named after ``f`` as the others are.
     """
 
-    def _rrule_in_first(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        options = parse(args, kwargs)
-        if options is None:
-            return None
-        out = _in_first_primal(f, x, args, kwargs, options, primal)
-        state = prepare(x, options, out)
+    def _rrule_prepared(x: Any, args: tuple[Any, ...], state: Any) -> Any:
         constant = no_tangent_space(x)
 
         def in_first_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -383,7 +393,23 @@ def rule_in_first(
             x_bar = project_onto(x, pullback(state, out_bar))
             return (_NO_TANGENT, readonly(x_bar) if x_bar is out_bar else x_bar, *others)
 
-        return out, in_first_pullback
+        return in_first_pullback
+
+    pullback_of = named_after(f, _rrule_prepared)
+
+    def general(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> Any:
+        return pullback_of(x, args, prepare(x, parse(args, kwargs), out))
+
+    quick = None if fast is None else named_after(f, fast)
+
+    def _rrule_in_first(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if quick is not None and (result := quick(f, x, args, kwargs, general)) is not None:
+            return result
+        options = parse(args, kwargs)
+        if options is None:
+            return None
+        out = _in_first_primal(f, x, args, kwargs, options, primal)
+        return out, pullback_of(x, args, prepare(x, options, out))
 
     def _frule_in_first(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)

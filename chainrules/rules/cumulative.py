@@ -9,18 +9,20 @@ back to the input's dtype; ``out=`` gets no rule (``None``).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
 
-from ._arrays import NOVALUE, bind_options, instantiate_zeros, is_given
+from ._arrays import NOVALUE, OTHER_OPTIONS, bind_options, instantiate_zeros, is_given, is_plain_float_array, plain_axis
 from ._linalg_common import as_array
 from ._makers import rule_in_first
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 
 _ARGS = ("axis", "dtype", "out")
+_NO_TANGENT = NoTangent()
 
 
 def _along_last(x: Any, axis: Any) -> np.ndarray[Any, Any]:
@@ -106,6 +108,36 @@ def _cumsum_pushforward(c: _Cumulative, x_dot: Any) -> Any:
     return c.tangent_out(np.cumsum(c.tangent_in(x_dot), axis=-1))
 
 
+@functools.lru_cache(maxsize=64)
+def _reversing(ndim: int, axis: int | None) -> tuple[slice, ...] | None:
+    """The index that reverses the scanned axis of an ``ndim``-d array, or ``None`` for an axis numpy refuses."""
+    if axis is None:
+        return (slice(None, None, -1),)
+    if not -ndim <= axis < ndim:
+        return None
+    return (slice(None),) * (axis % ndim) + (slice(None, None, -1),)
+
+
+def _rrule_fast_cumsum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+    """``cumsum(x)`` or ``cumsum(x, axis)`` of a float array of at least one entry; ``None`` for other calls."""
+    axis = plain_axis(args, kwargs)
+    if axis is OTHER_OPTIONS or not is_plain_float_array(x) or not x.ndim:
+        return None
+    reverse = _reversing(x.ndim, axis)
+    if reverse is None:
+        return None
+    out = f(x, *args, **kwargs)
+    flat = axis is None and x.ndim > 1
+
+    def cumsum_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype != x.dtype:
+            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+        x_bar = out_bar[reverse].cumsum(axis)[reverse]
+        return (_NO_TANGENT, x_bar.reshape(x.shape) if flat else x_bar, *(_NO_TANGENT,) * len(args))
+
+    return out, cumsum_pullback
+
+
 # ----- cumprod -----
 
 
@@ -167,7 +199,12 @@ if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
 for _fs, _prepare, _pullback, _pushforward in _SCANS:
     for _f in _fs:
         rule_in_first(
-            _f, parse=_options, prepare=_prepare, pullback=unless_integer_output(_pullback), pushforward=_pushforward
+            _f,
+            parse=_options,
+            prepare=_prepare,
+            pullback=unless_integer_output(_pullback),
+            pushforward=_pushforward,
+            fast=_rrule_fast_cumsum if _f in (np.cumsum, np.ndarray.cumsum) else None,
         )
 
 

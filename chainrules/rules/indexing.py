@@ -101,6 +101,20 @@ def _reads_once(index: Any) -> bool:
 
 
 def _getitem_adjoint(out_bar: Any, x: Any, index: Any) -> Any:
+    if (
+        type(index) is np.ndarray
+        and type(out_bar) is np.ndarray
+        and type(x) is np.ndarray
+        and index.ndim == 1
+        and x.ndim == 1
+        and index.dtype.kind == "i"
+        and out_bar.dtype == np.float64
+        and x.dtype == np.float64
+    ):  # the common call, a float vector read at integers: one bincount
+        try:
+            return np.bincount(index, out_bar, x.shape[0])
+        except ValueError:  # a negative index (or a seed of another shape): the general path
+            pass
     dtype = real_dtype_of(x)
     assert dtype is not None
     shape = np.shape(x)

@@ -15,6 +15,7 @@ the copies up. ``out=`` gets no rule (``None``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -113,6 +114,26 @@ def _joined_cotangent(arrays: Any, bars: list[Any]) -> Any:
     return Tangent(list if isinstance(arrays, list) else tuple, *bars)
 
 
+def _pieces(
+    layout: Layout, shapes: tuple[tuple[int, ...], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[tuple[slice, ...], ...], bool]:
+    """Where each input lies in the output, and whether any is laid out in another shape than its own."""
+    axis, laid = layout(list(shapes), args, kwargs)
+    lead = (slice(None),) * axis
+    pieces = []
+    start = 0
+    for s in laid:
+        pieces.append((*lead, slice(start, start + s[axis])))
+        start += s[axis]
+    return tuple(pieces), any(s != shape for s, shape in zip(laid, shapes))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_pieces(layout: Layout, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[slice, ...], ...], bool]:
+    """``_pieces`` of a call without options, kept for the next call with these shapes."""
+    return _pieces(layout, shapes, (), {})
+
+
 def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool]) -> None:
     """The rules of a join ``f(arrays, *args, **kwargs)``: the inputs laid side by side along one axis.
 
@@ -121,34 +142,38 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
     """
 
     def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        if not applies(args, kwargs):
+        if (args or kwargs) and not applies(args, kwargs):
             return None
         out = f(arrays, *args, **kwargs)
         others = (_NO_TANGENT,) * len(args)
         shapes = []
         differentiable = False
+        dtype = out.dtype
+        plain = type(arrays) is list or type(arrays) is tuple  # of arrays of the output's dtype: views of the seed
         for a in arrays:
             if type(a) is np.ndarray:
                 shapes.append(a.shape)
                 differentiable = differentiable or a.dtype.kind in _ARRAY_KINDS
+                plain = plain and a.dtype == dtype
             else:
                 shapes.append(np.shape(a))
                 differentiable = differentiable or not ProjectTo(a).is_no_tangent
-        if not differentiable or out.dtype.kind not in _ARRAY_KINDS:
+                plain = False
+        if not differentiable or dtype.kind not in _ARRAY_KINDS:
 
             def constant_join_pullback(out_bar: Any) -> tuple[Any, ...]:
                 return (_NO_TANGENT, _NO_TANGENT, *others)
 
             return out, constant_join_pullback
-        axis, laid = layout(shapes, args, kwargs)
-        lead = (slice(None),) * axis
-        pieces = []
-        start = 0
-        for s in laid:
-            pieces.append((*lead, slice(start, start + s[axis])))
-            start += s[axis]
+        pieces, reshaped = (
+            _pieces(layout, tuple(shapes), args, kwargs) if args or kwargs else _cached_pieces(layout, tuple(shapes))
+        )
+        plain = plain and not reshaped
+        container = type(arrays)
 
         def join_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == dtype:
+                return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)), *others)
             out_bar = unthunk(out_bar)
             if isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)

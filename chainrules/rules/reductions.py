@@ -17,18 +17,36 @@ The seed of a reduction is reshaped so that it broadcasts against the input,
 and the cotangent of ``sum`` and ``mean`` is a read-only broadcast view of it:
 no full-size array is allocated. Object arrays are differentiated with
 numpy's object arithmetic, as numpy computes their primal.
+
+The common call of ``sum``, ``mean``, ``max`` and ``min``, a float array
+reduced over all axes or one with nothing else given, and a seed of the
+output's layout, takes a shorter path (its layout cached by shape, dtype
+and axis) that gives the same cotangents; every other call and seed takes
+the general one.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
-from chainrules_core import non_differentiable, shape_of
+from chainrules_core import NoTangent, non_differentiable, shape_of
 
-from ._arrays import bind_options, broadcast_view, cast_to, diagonal_adjoint, is_given, kept_shape, reduced_axes
+from ._arrays import (
+    OTHER_OPTIONS,
+    bind_options,
+    broadcast_view,
+    cast_to,
+    diagonal_adjoint,
+    is_given,
+    is_plain_float_array,
+    kept_shape,
+    plain_axis,
+    reduced_axes,
+)
 from ._makers import linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
@@ -36,6 +54,7 @@ _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
 _MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
 _EXTREMUM_ARGS = ("axis", "out", "keepdims", "initial", "where")
 _PTP_ARGS = ("axis", "out", "keepdims")
+_NO_TANGENT = NoTangent()
 _DEFAULTS = {"axis": None, "dtype": None, "out": None, "keepdims": False, "initial": None, "where": True}
 
 
@@ -104,12 +123,81 @@ def _options(names: tuple[str, ...]) -> Any:
 
 
 def _register(
-    functions: tuple[Any, ...], names: tuple[str, ...], prepare: Any, pullback: Any, pushforward: Any
+    functions: tuple[Any, ...],
+    names: tuple[str, ...],
+    prepare: Any,
+    pullback: Any,
+    pushforward: Any,
+    fast: Any = None,
 ) -> None:
     for f in functions:
         rule_in_first(
-            f, parse=_options(names), prepare=prepare, pullback=unless_integer_output(pullback), pushforward=pushforward
+            f,
+            parse=_options(names),
+            prepare=prepare,
+            pullback=unless_integer_output(pullback),
+            pushforward=pushforward,
+            fast=fast,
         )
+
+
+# ----- the common call: a float array reduced over all axes or one, nothing else given -----
+
+
+class _Plain:
+    """The layout of a reduction of a float array of one shape and dtype over ``axis`` (None or an int).
+
+    A seed of the output's shape and dtype, C-contiguous (``seed_strides``),
+    is broadcast against the input by a view with the strides ``strides``
+    (0 along the reduced axes); ``kept`` is the keepdims shape and ``size``
+    how many entries each output reduces.
+    """
+
+    __slots__ = ("axis", "dtype", "kept", "out_shape", "seed_strides", "shape", "size", "strides")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any], axis: int | None) -> None:
+        axes = reduced_axes(axis, len(shape))
+        self.shape, self.dtype, self.axis = shape, dtype, axis
+        self.kept = kept_shape(shape, axes)
+        self.size = math.prod(shape[a] for a in axes)
+        self.out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        self.seed_strides = np.empty(self.out_shape, dtype).strides
+        seed_axis = iter(self.seed_strides)
+        self.strides = tuple(0 if i in axes else next(seed_axis) for i in range(len(shape)))
+
+    def seed(self, out_bar: Any) -> np.ndarray[Any, Any] | None:
+        """A C-contiguous seed of the output's shape and dtype, or ``None`` for any other (the general path)."""
+        if type(out_bar) is np.ndarray:
+            if out_bar.shape == self.out_shape and out_bar.dtype == self.dtype and out_bar.strides == self.seed_strides:
+                return out_bar
+            return None
+        if type(out_bar) in _FLOATS and not self.out_shape:
+            return np.array(out_bar, self.dtype)
+        return None
+
+    def broadcast(self, seed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """``seed`` as a read-only view of the input's shape (what ``np.broadcast_to`` gives, for less)."""
+        view = np.ndarray(self.shape, self.dtype, seed, 0, self.strides)
+        view.flags.writeable = False
+        return view
+
+
+_FLOATS = frozenset({float, np.float64, np.float32})
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_layout(shape: tuple[int, ...], dtype: np.dtype[Any], axis: int | None) -> _Plain | None:
+    if axis is not None and not -len(shape) <= axis < len(shape):
+        return None
+    return _Plain(shape, dtype, axis)
+
+
+def _plain(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Plain | None:
+    """The layout of ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` of a non-empty float array; ``None`` otherwise."""
+    axis = plain_axis(args, kwargs)
+    if axis is OTHER_OPTIONS or not is_plain_float_array(x):
+        return None
+    return _plain_layout(x.shape, x.dtype, axis)
 
 
 # ----- sum and mean: linear -----
@@ -148,8 +236,43 @@ def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(mean)
 
 
-_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward)
-_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward)
+def _fast(cotangent: Any) -> Any:
+    """The fast path of a reduction's ``rrule`` (``rule_in_first``'s ``fast``), from its cotangent on that path.
+
+    ``cotangent(plain, x, out, seed)`` gets the layout, the input, the output and a seed of the output's layout;
+    it returns ``None`` where the general path must answer (a NaN maximum).
+    """
+
+    def _rrule_fast(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+        plain = _plain(x, args, kwargs)
+        if plain is None:
+            return None
+        out = f(x, *args, **kwargs)
+        others = (_NO_TANGENT,) * len(args)
+
+        def reduction_pullback(out_bar: Any) -> tuple[Any, ...]:
+            seed = plain.seed(out_bar)
+            x_bar = None if seed is None else cotangent(plain, x, out, seed)
+            if x_bar is None:
+                return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+            return (_NO_TANGENT, x_bar, *others)
+
+        return out, reduction_pullback
+
+    return _rrule_fast
+
+
+def _plain_sum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    return plain.broadcast(seed)
+
+
+def _plain_mean(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    scaled = seed / plain.size
+    return plain.broadcast(scaled if type(scaled) is np.ndarray else np.array(scaled))  # 0-d divided: a scalar
+
+
+_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward, _fast(_plain_sum))
+_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward, _fast(_plain_mean))
 _register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_pushforward)
 _register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_pushforward)
 
@@ -241,8 +364,16 @@ def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
     return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
 
 
+def _plain_extremum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
+    hit = x == (out if plain.axis is None else out.reshape(plain.kept))
+    count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
+    if not count.all():  # a NaN extremum, which no entry equals: the general path finds the NaNs
+        return None
+    return hit * (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
+
+
 _MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
-_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward)
+_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward, _fast(_plain_extremum))
 _register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_pushforward)
 
 

@@ -147,3 +147,28 @@ def test_cumprod_of_an_empty_array(f, shape, axis):
     assert x_bar.shape == shape and x_bar.dtype == np.float32
     y_dot = frule((NoTangent(), x), f, x, **kwargs)[1]
     assert y_dot.shape == out.shape and y_dot.dtype == np.float32
+
+
+@pytest.mark.parametrize("shape, axis", [((5,), None), ((5,), 0), ((5,), -1), ((3, 4), None), ((3, 4), 0), ((3, 4), 1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_plain_cumsum_agrees_with_the_general_path(shape, axis, dtype):
+    """``cumsum(x)`` and ``cumsum(x, axis)`` of a float array take a shorter path: the same cotangents and dtypes.
+
+    Passing ``dtype=None`` as well takes the general path; a seed of another dtype takes it from the short one,
+    a strided seed does not.
+    """
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(dtype)
+    args = () if axis is None else (axis,)
+    out, pullback = rrule(np.cumsum, x, *args)
+    general_out, general_pullback = rrule(np.cumsum, x, *args, dtype=None)
+    assert np.array_equal(out, general_out)
+    seed = rng.standard_normal(out.shape).astype(dtype)
+    for s in (
+        seed,
+        seed.astype(np.complex64 if dtype == "complex128" else np.float16),
+        np.repeat(seed, 2, axis=-1)[..., ::2],
+    ):
+        got, want = pullback(s), general_pullback(s)
+        assert got[1].dtype == want[1].dtype == x.dtype and got[1].shape == want[1].shape == x.shape
+        assert np.array_equal(got[1], want[1])

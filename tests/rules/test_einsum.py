@@ -52,3 +52,32 @@ def test_unsupported_keywords_get_no_rule():
     assert rrule(np.einsum, "ij->i", a, out=np.empty(2)) is None
     assert frule((NoTangent(), NoTangent(), a), np.einsum, "ij->i", a, dtype=np.float32) is None
     assert rrule(np.einsum, "ij->i", a, optimize=True) is not None
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [
+        ("ij,ij->i", [(3, 4), (3, 4)]),
+        ("ij,ji->j", [(3, 4), (4, 3)]),
+        ("ij,ij->ij", [(3, 4), (3, 4)]),
+        ("...i,...i->...", [(2, 5, 3), (2, 5, 3)]),
+        ("ijk,kji->ki", [(2, 3, 4), (4, 3, 2)]),
+    ],
+)
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float64"), ("float32", "float32")])
+def test_products_without_sums_match_einsum(subscripts, shapes, dtypes):
+    """Where nothing is summed, a cotangent is the product of the seed and the other operand, broadcast: the same
+    numbers, dtypes and shapes as einsum gives."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes))
+    out, pullback = rrule(np.einsum, subscripts, a, b)
+    g = rng.standard_normal(out.shape).astype(out.dtype)
+    _, _, a_bar, b_bar = (unthunk(t) for t in pullback(g))
+    inputs, output = subscripts.split("->")
+    ta, tb = inputs.split(",")
+    for x, x_bar, want in (
+        (a, a_bar, np.einsum(f"{output},{tb}->{ta}", g, b)),
+        (b, b_bar, np.einsum(f"{output},{ta}->{tb}", g, a)),
+    ):
+        assert x_bar.dtype == x.dtype and x_bar.shape == x.shape
+        assert np.array_equal(x_bar, want.astype(x.dtype))

@@ -99,3 +99,25 @@ def test_thunked_and_zero_seeds():
     out, pullback = rrule(operator.getitem, x, [0, 0])
     assert np.array_equal(pullback(Thunk(lambda: np.ones(2)))[1], [2.0, 0.0, 0.0])
     assert pullback(ZeroTangent())[1] == ZeroTangent()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_reads_at_integer_arrays_agree_with_np_add_at(dtype):
+    """``x[index]`` for an integer array scatters the seed back, repeats and negative indices included, on every
+    path: a float64 vector with a float64 seed takes one ``bincount``."""
+    rng = np.random.default_rng(2)
+    for shape, index in (
+        ((6,), np.array([0, 5, 5, 2, 0, 0])),
+        ((6,), np.array([-1, 5, 0, -6])),
+        ((6,), np.array([[1, 2], [2, 3]])),
+        ((6,), np.array([1, 1, 4], dtype=np.int32)),
+        ((4, 3), np.array([3, 0, 3])),
+    ):
+        x = rng.standard_normal(shape).astype(dtype)
+        out = x[index]
+        for seed in (rng.standard_normal(out.shape), rng.standard_normal(out.shape).astype(np.float32)):
+            want = np.zeros(shape, dtype=dtype)
+            np.add.at(want, index, seed.astype(dtype))
+            got = getitem_bar(x, index, seed)
+            assert got.dtype == x.dtype and got.shape == x.shape
+            assert np.allclose(got, want, rtol=1e-6 if dtype == "float32" or seed.dtype == np.float32 else 1e-14)
