@@ -267,16 +267,22 @@ def _seeds(out):
     return seeds
 
 
-@pytest.mark.parametrize("f", [np.sum, np.ndarray.sum, np.mean, np.max, np.min, np.ndarray.max])
-@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+_PLAIN_CALLS = [
+    (f, dtype)
+    for f in (np.sum, np.ndarray.sum, np.mean, np.max, np.min, np.ndarray.max)
+    for dtype in ("float64", "float32", "complex128")
+    if dtype != "complex128" or f in (np.sum, np.ndarray.sum, np.mean)  # numpy orders complex numbers by parts
+]
+
+
+@pytest.mark.parametrize("f, dtype", _PLAIN_CALLS)
 @pytest.mark.parametrize("axis", [None, 0, -1, 1])
 def test_plain_calls_agree_with_the_general_path(f, dtype, axis):
     """``f(x)`` and ``f(x, axis=...)`` on a float array take a shorter path: the same cotangents, dtypes and views.
 
     Passing ``keepdims=False`` as well takes the general path. The input holds ties, so max and min split them.
+    Complex max and min are left out: numpy orders complex numbers lexicographically.
     """
-    if dtype == "complex128" and f in (np.max, np.min, np.ndarray.max):
-        pytest.skip("numpy orders complex numbers lexicographically; checked on reals")
     x = np.array([[0.5, -1.0, 2.0, 2.0], [0.5, 3.0, -1.0, 0.25], [0.1, 3.0, 2.0, -4.0]], dtype=dtype)
     kwargs = {} if axis is None else {"axis": axis}
     out, fast_pullback = rrule(f, x, **kwargs)
