@@ -64,23 +64,26 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
 
     Fewer than 2048 entries: 1 - tanh² if every |x| ≤ 2 (tanh² ≤ tanh²(2)),
     else (1/cosh(x))² at every entry, which then costs less than finding the
-    entries beyond. More: 1 - tanh², then the entries beyond |x| = 2 are
-    recomputed where they are; when more than a quarter are (in a sample of
-    about a thousand entries, then counted), the whole buffer is, which then
-    costs less than gathering them.
+    entries beyond. More: when more than a quarter of a sample of about a
+    thousand entries of x are beyond |x| = 2, (1/cosh(x))² at every entry;
+    else 1 - tanh², with the entries beyond recomputed where they are, or the
+    whole buffer if more than a quarter of them are after all.
     """
     if x.size < 2048:
         s = out * out
         if not s.size or np.maximum.reduce(s, axis=None) <= _TANH2_AT_2:  # NaN compares false
             return np.subtract(_ONE[s.dtype], s, out=s)
         return _inverse_cosh_squared(x, s)
+    if x.flags.c_contiguous:
+        sample = x.reshape(-1)[:: x.size // 1024]
+        if 4 * np.count_nonzero(np.abs(sample) > 2) > sample.size:
+            return _inverse_cosh_squared(x, np.empty_like(out))
     s = out * out
     np.subtract(_ONE[s.dtype], s, out=s)
     if np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
         return s
-    flat = s.reshape(-1) if s.flags.c_contiguous else None  # a view of s
-    sample = None if flat is None else flat[:: s.size // 1024]
-    if flat is not None and sample is not None and 4 * np.count_nonzero(sample < _SECH2_AT_2) <= sample.size:
+    if s.flags.c_contiguous and x.flags.c_contiguous:
+        flat = s.reshape(-1)  # a view of s
         far = np.flatnonzero(flat < _SECH2_AT_2)  # NaN entries stay NaN
         if 4 * far.size <= s.size:
             flat[far] = _inverse_cosh_squared(x.reshape(-1)[far])
