@@ -108,6 +108,11 @@ class Tangent(AbstractTangent):
     _precedence: ClassVar[int] = 1
 
     def __init__(self, primal_type: type, *elems: Any, **fields: Any) -> None:
+        if (primal_type is list or primal_type is tuple) and not fields:  # the common case, without the checks
+            object.__setattr__(self, "_Tangent__primal", primal_type)
+            object.__setattr__(self, "_Tangent__kind", _POSITIONAL)
+            object.__setattr__(self, "_Tangent__backing", elems)
+            return
         if not isinstance(primal_type, type):
             raise TypeError(f"Tangent: the first argument must be the primal type, got {primal_type!r}")
         P = primal_type
