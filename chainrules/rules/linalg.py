@@ -104,19 +104,24 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     ``np.where`` (not by assignment), so that an engine differentiating the
     adjugate follows each matrix through its own way only: a matrix on the
     other way is replaced by one whose inverse and SVD are harmless there
-    (``_DISTINCT``), never fed to the SVD with repeated singular values.
+    (``_distinct``), never fed to the SVD with repeated singular values.
+
+    An engine differentiating the adjugate of a complex matrix on the SVD
+    route gets an error rather than a number: the complex SVD's phase terms
+    grow like 1/s near a zero singular value, and that second derivative of
+    det came out NaN or wrong against finite differences.
     """
     singular = None
     try:
         inv = np.linalg.inv(a)
     except np.linalg.LinAlgError:
         if a.ndim == 2:
-            return adjugate_svd(a)
+            return _adjugate_svd(a)
         singular = np.asarray(det == 0)  # an exact zero pivot of the LU that both det and inv compute
         try:
             inv = np.linalg.inv(np.where(singular[..., None, None], _distinct(a), a))
         except np.linalg.LinAlgError:
-            return adjugate_svd(a)
+            return _adjugate_svd(a)
     cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
     good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
     if singular is not None:
@@ -125,10 +130,20 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     bad = ~good & np.all(np.isfinite(a), axis=(-2, -1))
     if np.any(bad):
         if adj.ndim == 2:
-            return adjugate_svd(a)
+            return _adjugate_svd(a)
         chosen = bad[..., None, None]
-        adj = np.where(chosen, adjugate_svd(np.where(chosen, a, _distinct(a))), adj)
+        adj = np.where(chosen, _adjugate_svd(np.where(chosen, a, _distinct(a))), adj)
     return adj
+
+
+def _adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adjugate_svd(a)``; for a complex matrix an engine follows, the error ``adjugate`` describes."""
+    if a.dtype.kind == "c" and hasattr(type(a), "__chainrules_primal__"):
+        raise NotImplementedError(
+            "np.linalg.det: the derivative of its pullback or pushforward at a singular or nearly singular complex "
+            "matrix is not implemented (the adjugate comes from the SVD there)"
+        )
+    return adjugate_svd(a)
 
 
 def _distinct(a: np.ndarray) -> np.ndarray:

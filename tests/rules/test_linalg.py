@@ -63,6 +63,19 @@ def test_det_second_derivative_of_a_stack_with_a_singular_matrix():
     np.testing.assert_allclose(hessian_along[1], [[2.0, -1.0, -1.0], [-1.0, 2.0, -1.0], [-1.0, -1.0, 2.0]])
 
 
+def test_det_second_derivative_at_a_singular_complex_matrix_raises():
+    """Never a number there: the complex SVD's phase terms made it NaN or wrong; a real singular matrix is fine."""
+    import chainrules.engines as ad
+
+    def along(m):
+        return np.sum(np.real(rrule(np.linalg.det, m)[1](np.ones((), dtype=m.dtype))[1]))
+
+    with pytest.raises(NotImplementedError, match=r"np\.linalg\.det: .* singular or nearly singular complex matrix"):
+        ad.gradient(along, np.array([[1.0, 2.0], [2.0, 4.0]], dtype=complex))
+    (hessian_along,) = ad.gradient(along, np.array([[1.0, 2.0], [2.0, 4.0]]))
+    np.testing.assert_allclose(hessian_along, [[0.0, -1.0], [-1.0, 0.0]], atol=1e-12)
+
+
 def test_slogdet_sign_of_a_singular_matrix():
     """A rank-deficient matrix has sign 0 and logabsdet -inf; a seed on the sign alone gives a zero."""
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
