@@ -73,7 +73,7 @@ def test_det_second_derivative_at_a_singular_complex_matrix_raises():
     with pytest.raises(NotImplementedError, match=r"np\.linalg\.det: .* singular or nearly singular complex matrix"):
         ad.gradient(along, np.array([[1.0, 2.0], [2.0, 4.0]], dtype=complex))
     (hessian_along,) = ad.gradient(along, np.array([[1.0, 2.0], [2.0, 4.0]]))
-    np.testing.assert_allclose(hessian_along, [[0.0, -1.0], [-1.0, 0.0]], atol=1e-12)
+    np.testing.assert_allclose(hessian_along, [[1.0, -1.0], [-1.0, 1.0]], atol=1e-12)  # of a + d - b - c
 
 
 def test_slogdet_sign_of_a_singular_matrix():
