@@ -212,9 +212,7 @@ def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
     if 0 in r.shape:
         return np.zeros(r.shape, dtype=seed.dtype)
     if r.masked:  # rows with nothing left (where=, or NaNs only) give nan in the primal and nothing here
-        seed = np.divide(
-            seed, count, out=np.zeros(np.broadcast_shapes(seed.shape, count.shape), seed.dtype), where=count > 0
-        )
+        seed = _over_count(seed, count)
     else:
         seed = seed / count
     return r.mask(broadcast_view(seed, r.shape))
@@ -229,11 +227,14 @@ def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
     if not r.masked:
         return np.mean(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims)
     total = np.sum(x_dot, axis=r.axes, keepdims=True, where=r.where)
-    count = r.count()
-    mean = np.divide(
-        total, count, out=np.zeros(np.broadcast_shapes(total.shape, count.shape), total.dtype), where=count > 0
-    )
-    return r.laid_out(mean)
+    return r.laid_out(_over_count(total, r.count()))
+
+
+def _over_count(v: Any, count: np.ndarray) -> Any:
+    """``v / count`` in ``v``'s dtype, 0 where the count is 0: ``np.where`` rather than a division into a buffer, so
+    that an engine differentiating the pullback or pushforward can follow it."""
+    counted = count > 0
+    return np.where(counted, v / np.where(counted, count, 1).astype(v.dtype), 0)
 
 
 def _fast(cotangent: Any) -> Any:
