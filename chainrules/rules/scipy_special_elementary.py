@@ -27,15 +27,17 @@ from .elementwise import LN10, UNARY
 def _x_log_partials(x: Any, y: Any, edge: float, log: Callable[[Any], Any]) -> tuple[Any, Any]:
     """The partials of x log(y - edge): log(y - edge) and x / (y - edge), with scipy's 0 at x == 0.
 
-    At x == 0 the function is 0 for every y, so d/dy is 0 there. Where also
-    y <= edge (y == edge for complex y), x log(y - edge) is nan or -inf for
-    every x != 0 and there is no d/dx: 0, as PyTorch (derivatives.yaml,
-    xlogy), the derivative along x == 0.
+    At x == 0 the function is 0 for every y, so d/dy is 0 there: x / (y - edge)
+    gives it, and its own derivative in x, 1 / (y - edge), is right for an
+    engine differentiating the partials. Where also y <= edge (y == edge for
+    complex y), x log(y - edge) is nan or -inf for every x != 0 and there is
+    no d/dx: 0, as PyTorch (derivatives.yaml, xlogy), the derivative along
+    x == 0, and 0 for d/dy.
     """
-    at_zero = x == 0
-    bad = at_zero & ((y == edge) if np.iscomplexobj(y) else (y <= edge))
-    dx = np.where(bad, 0.0, log(np.where(bad, edge + 1, y)))
-    dy = np.where(at_zero, 0.0, x / (np.where(at_zero, edge + 1, y) - edge))
+    bad = (x == 0) & ((y == edge) if np.iscomplexobj(y) else (y <= edge))
+    safe_y = np.where(bad, edge + 1, y)
+    dx = np.where(bad, 0.0, log(safe_y))
+    dy = np.where(bad, 0.0, x / (safe_y - edge))
     return dx, dy
 
 

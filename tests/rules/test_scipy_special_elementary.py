@@ -56,3 +56,14 @@ def test_boxcox_lambda_partial_at_an_infinite_x(f):
     np.testing.assert_allclose(pullback(np.ones(4))[2], [0.25, 4.0, np.inf, np.inf])
     _, pullback = rrule(f, np.full(2, 3.0), np.array([-np.inf, np.inf]))
     np.testing.assert_array_equal(pullback(np.ones(2))[2], [0.0, np.inf])
+
+
+@pytest.mark.parametrize(("f", "y", "edge"), [(special.xlogy, 2.0, 0.0), (special.xlog1py, 1.0, -1.0)])
+def test_x_log_mixed_second_derivative_at_x_zero(f, y, edge):
+    """d²/dx dy x log(y - edge) = 1 / (y - edge), at x == 0 too: the engines differentiate x / (y - edge)."""
+    import chainrules.engines as ad
+
+    def dy(x, y):
+        return rrule(f, x, y)[1](1.0)[2]
+
+    assert ad.gradient(dy, 0.0, y) == pytest.approx((1 / (y - edge), -0.0 / (y - edge) ** 2))
