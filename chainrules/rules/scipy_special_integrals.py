@@ -32,9 +32,14 @@ def _expn_partials(m: Any, out: Any, n: Any, x: Any) -> tuple[Any, Any]:
 
 
 def _spence_partial(m: Any, out: Any, z: Any) -> Any:
-    # spence(z) = int_1^z log(t) / (1 - t) dt (scipy's definition; Li2(1 - z), DLMF 25.12.1): -1 at z = 1
-    one = z == 1
-    return np.where(one, -1.0, np.log(z) / (1 - np.where(one, 2.0, z)))
+    # spence(z) = int_1^z log(t) / (1 - t) dt (scipy's definition; Li2(1 - z), DLMF 25.12.1). Near z = 1 the
+    # partial is -log1p(u) / u, u = z - 1, by its Taylor series -(1 - u/2 + u²/3 - u³/4 + u⁴/5) (error below
+    # |u|^5 / 6 < 2e-16 for |u| < 1e-3): -1 at z = 1, and an engine differentiating it gets the slope 1/2 there.
+    u = z - 1
+    near = abs(u) < 1e-3
+    s = np.where(near, u, 0.0)
+    series = -(1 + s * (-1 / 2 + s * (1 / 3 + s * (-1 / 4 + s / 5))))
+    return np.where(near, series, np.log(z) / (1 - np.where(near, 2.0, z)))
 
 
 _SMALL_M = 1e-2
