@@ -102,15 +102,19 @@ def _trigamma(x: Any) -> Any:
 
 
 def _rgamma_partial(m: Any, out: Any, x: Any) -> Any:
-    # (1/Gamma)' = -psi / Gamma (DLMF 5.2.2). At x = -n, a pole of Gamma with residue (-1)^n / n!,
-    # 1/Gamma is 0 and its derivative (-1)^n n!, where -psi * 0 would be nan.
+    # (1/Gamma)' = -psi / Gamma (DLMF 5.2.2). At x = -n, a pole of Gamma, 1/Gamma(-n + e) =
+    # (-1)^n n! (e - psi(n + 1) e² + O(e³)) (reflection, DLMF 5.5.3): 1/Gamma is 0 and its derivative
+    # (-1)^n n!, where -psi * 0 would be nan. The partial there is written (-1)^n n! (1 - 2 psi(n + 1) e) with
+    # e = x + n = 0, so that an engine differentiating it gets the second derivative.
     # At x = +inf, 1/Gamma vanishes faster than psi grows: the derivative tends to 0, not inf * 0.
     pole = (np.real(x) <= 0) & (x == np.round(np.real(x)))
     if not np.any(pole):
         with np.errstate(invalid="ignore"):
             return np.where(x == np.inf, 0.0, -special.psi(x) * out)
-    n = np.where(pole, -np.real(x), 0.0)
-    return np.where(pole, (-1.0) ** n * special.gamma(n + 1), -special.psi(np.where(pole, 0.5, x)) * out)
+    n = np.where(pole, -np.round(np.real(x)), 0.0)  # constant for an engine: round's derivative is 0
+    sign = np.where(n % 2 == 1, -1.0, 1.0)
+    at_pole = sign * special.gamma(n + 1) * (1 - 2 * special.psi(n + 1) * (x + n))
+    return np.where(pole, at_pole, -special.psi(np.where(pole, 0.5, x)) * out)
 
 
 def _beta_partials(m: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:

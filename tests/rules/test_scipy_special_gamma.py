@@ -125,3 +125,15 @@ def test_gamma_density_at_a_subnormal_shape():
     a, x = 1e-310, 1e-310
     x_bar = rrule(special.gammaincc, a, x)[1](1.0)[2]
     np.testing.assert_allclose(x_bar, -a / x, rtol=1e-6)  # x^(a-1) e^-x / Gamma(a) ~ a / x for tiny a, x
+
+
+@pytest.mark.parametrize(("x", "expected"), [(0.0, 2 * 0.5772156649015329), (-1.0, 2 * (1 - 0.5772156649015329))])
+def test_rgamma_second_derivative_at_a_pole_of_gamma(x, expected):
+    """1/Gamma(-n + e) = (-1)^n n! (e - psi(n + 1) e² + ...): its second derivative -2 (-1)^n n! psi(n + 1)."""
+    import chainrules.engines as ad
+
+    def slope(v):
+        return rrule(special.rgamma, v)[1](1.0)[1]
+
+    assert ad.gradient(slope, np.float64(x))[0] == pytest.approx(expected, rel=1e-12)
+    assert ad.jvp(slope, (np.float64(x),), (1.0,))[1] == pytest.approx(expected, rel=1e-12)

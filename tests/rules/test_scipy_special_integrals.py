@@ -57,3 +57,13 @@ def test_sici_derivatives_vanish_at_infinity():
     """Si -> pi/2 and Ci -> 0 as x -> +-inf: Si' = sin(x)/x and Ci' = cos(x)/x tend to 0, not sin(inf) = nan."""
     _, pullback = rrule(special.sici, np.array([np.inf, -np.inf]))
     np.testing.assert_array_equal(pullback(Tangent(tuple, np.ones(2), np.ones(2)))[1], [0.0, 0.0])
+
+
+def test_spence_second_derivative_at_one():
+    """spence'(z) = log(z) / (1 - z) = -1 + (z - 1)/2 - ...: the engines' second derivative at z = 1 is 1/2."""
+    import chainrules.engines as ad
+
+    def slope(z):
+        return rrule(special.spence, z)[1](1.0)[1]
+
+    assert ad.gradient(slope, np.float64(1.0))[0] == pytest.approx(0.5, rel=1e-12)
