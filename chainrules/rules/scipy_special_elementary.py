@@ -59,7 +59,9 @@ def _boxcox_lambda_partial(lmbda: Any, log_x: Any) -> Any:
         infinite = np.isinf(t) | np.isinf(log_x)
         t_far = np.where(small | infinite, 1.0, t)
         h = np.where(small, np.polyval(_H_SERIES, t), (t_far * np.exp(t_far) - np.expm1(t_far)) / (t_far * t_far))
-        at_infinity = np.where(t == -np.inf, 1 / (lmbda * lmbda), np.inf)
+        to_minus_inf = t == -np.inf
+        safe = np.where(to_minus_inf, lmbda, 1.0)  # no 1 / 0 where it is not used: an engine differentiates both
+        at_infinity = np.where(to_minus_inf, 1 / (safe * safe), np.inf)
     return np.where(infinite, at_infinity, log_x * log_x * h)
 
 

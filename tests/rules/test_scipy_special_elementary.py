@@ -67,3 +67,14 @@ def test_x_log_mixed_second_derivative_at_x_zero(f, y, edge):
         return rrule(f, x, y)[1](1.0)[2]
 
     assert ad.gradient(dy, 0.0, y) == pytest.approx((1 / (y - edge), -0.0 / (y - edge) ** 2))
+
+
+def test_boxcox_second_derivative_in_lmbda_at_zero():
+    """(x^l - 1) / l = L + l L²/2 + l² L³/6 + ...: the engines' derivative of its l-partial at l = 0 is L³/3."""
+    import chainrules.engines as ad
+
+    def slope(x, lmbda):
+        return rrule(special.boxcox, x, lmbda)[1](1.0)[2]
+
+    log_x = math.log(2.0)
+    assert ad.gradient(slope, 2.0, 0.0)[1] == pytest.approx(log_x**3 / 3, rel=1e-10)
