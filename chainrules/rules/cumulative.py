@@ -149,12 +149,21 @@ class _Scan:
     the entries before it times those after it; past it every derivative
     vanishes (the product holds two zeros). These are ChainRules.jl's
     ``∇cumprod`` cases, vectorised over rows.
+
+    Past a zero those cases are constants (0), though the derivatives there
+    move with the zero itself: an engine differentiating the pullback or
+    pushforward of an input holding a zero gets an error, not a number.
     """
 
     def __init__(self, x: np.ndarray[Any, Any]) -> None:
         n = x.shape[-1]
+        zeros = x == 0
+        if hasattr(type(x), "__chainrules_primal__") and np.any(zeros):
+            raise NotImplementedError(
+                "cumprod: the derivative of its pullback or pushforward at an input holding a zero is not implemented"
+            )
         # the index of each row's first zero (n if none): how many entries precede it; 0 on an empty axis
-        self.first = np.sum(np.cumsum(x == 0, axis=-1) == 0, axis=-1)[..., None]
+        self.first = np.sum(np.cumsum(zeros, axis=-1) == 0, axis=-1)[..., None]
         index = np.arange(n)
         self.before = index < self.first
         self.at = index == self.first
