@@ -335,6 +335,7 @@ _NOT_SMOOTH = (At,)
 """Declared arguments at fixed points (kinks, ties, singular matrices): finite differences of the first
 derivative mean nothing there, so the second-order sweep leaves them to the first-order checks."""
 
+
 def _second_order_params() -> list[Any]:
     return [
         pytest.param(case, id=case.label)
