@@ -12,9 +12,9 @@ imported itself (``import chainrules`` imports none of them):
 
 ``f`` is any function with registered rules: a numpy function such as
 ``np.linalg.solve`` (after ``import chainrules``) or a function or callable
-object of your own with an ``rrule`` and ``frule``. Through PyTorch and
-autograd second derivatives work too: the reference engines
-(``chainrules.engines``) differentiate the rule's own pullback and
-pushforward (``_second_order``). docs/interop.md lists what each framework
-supports and what it costs.
+object of your own with an ``rrule`` and ``frule``. Second derivatives
+work too (through PyTorch and autograd in both modes, through JAX reverse
+over reverse): the reference engines (``chainrules.engines``) differentiate
+the rule's own pullback and pushforward (``_second_order``).
+docs/interop.md lists what each framework supports and what it costs.
 """

@@ -4,7 +4,10 @@
 ``jacrev``); ``wrap(f, mode="forward")`` a ``jax.custom_jvp`` for forward
 mode (``jvp``, ``jacfwd``, ``linearize``); ``wrap(f, mode="both")`` one
 function for ``jvp`` and ``grad`` together, without ``vmap``. All of them
-work under ``jax.jit``; the first two under ``jax.vmap`` too.
+work under ``jax.jit``; the first two under ``jax.vmap`` too. Reverse mode
+also gives reverse over reverse (``grad(grad(...))``, ``jacrev(jacrev(...))``):
+its backward pass is a ``custom_vjp`` whose VJP the reverse engine of
+``chainrules.engines`` computes from the rule's numpy code.
 
 The rules are numpy code: under a transform they run through
 ``jax.pure_callback`` on the host, one batch entry at a time under ``vmap``.
@@ -27,6 +30,7 @@ import numpy as np
 from jax.custom_derivatives import SymbolicZero, linear_call
 
 from ._common import Call, has_tangent_space, named_after, unflatten_output
+from ._second_order import pullback_function, vjp_of
 
 __all__ = ["wrap"]
 
@@ -202,10 +206,52 @@ def _reverse(call: Call, out_shape: Any) -> Any:
         return fn(*operands), operands
 
     def fn_bwd(operands: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
-        return _pullback(call, operands, seeds)
+        return _differentiable_pullback(call, tuple(operands), seeds)
 
     fn.defvjp(fn_fwd, fn_bwd)
     return fn
+
+
+def _differentiable_pullback(call: Call, operands: tuple[Any, ...], seeds: Sequence[Any]) -> tuple[Any, ...]:
+    """``_pullback`` as a ``custom_vjp`` of the operands and the live seeds, whose own VJP the reverse engine
+    computes on the host from the rule's numpy code: ``grad(grad(...))`` and ``jacrev(jacrev(...))``."""
+    wanted = _is_differentiable(call, operands)
+    live = [not _is_zero(s) and has_tangent_space(s) for s in seeds]
+
+    def full(live_seeds: Sequence[Any]) -> list[Any]:
+        given = iter(live_seeds)
+        return [next(given) if is_live else None for is_live in live]
+
+    @jax.custom_vjp
+    def pull(ops: tuple[Any, ...], live_seeds: tuple[Any, ...]) -> tuple[Any, ...]:
+        return _pullback(call, ops, full(live_seeds))
+
+    def pull_fwd(ops: tuple[Any, ...], live_seeds: tuple[Any, ...]) -> Any:
+        return pull(ops, live_seeds), (ops, live_seeds)
+
+    def pull_bwd(residuals: Any, cotangents: Sequence[Any]) -> tuple[Any, Any]:
+        ops, live_seeds = residuals
+        xs = [*ops, *live_seeds]
+        inputs = [i for i, x in enumerate(xs) if has_tangent_space(x)]
+        targets = [_struct(xs[i].shape, xs[i].dtype) for i in inputs]
+        given = [c for c, w in zip(cotangents, wanted) if w]
+        n = len(ops)
+
+        def again(*values: Any) -> list[Any]:
+            seed_values = full(values[n : len(xs)])
+            outer = iter(values[len(xs) :])
+            outer_seeds = [next(outer) if w else None for w in wanted]
+            g = pullback_function(call, wanted, conjugate=True)
+            bars = vjp_of(call, g, [*values[:n], *seed_values], outer_seeds, conjugate=True)
+            bars = [*bars[:n], *(b for b, is_live in zip(bars[n:], live) if is_live)]
+            return _zeros(targets, [bars[i] for i in inputs])
+
+        results = iter(_host(call, again, targets, *xs, *given))
+        bars = [next(results) if has_tangent_space(x) else np.zeros(np.shape(x), jax.dtypes.float0) for x in xs]
+        return tuple(bars[:n]), tuple(bars[n:])
+
+    pull.defvjp(pull_fwd, pull_bwd)
+    return pull(operands, tuple(s for s, is_live in zip(seeds, live) if is_live))
 
 
 def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tuple[Any, ...]:

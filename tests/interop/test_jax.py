@@ -371,12 +371,53 @@ def test_transforms(mode: str, name: str, transform: Any) -> None:
         ),
         # JAX itself fails here, with a bare AssertionError while transposing linear_call's transpose.
         pytest.param("both", lambda g, x: jax.grad(jax.grad(lambda x: g(x).sum()))(x[0]), None, id="both-second"),
+        pytest.param(
+            "reverse",
+            lambda g, x: jax.grad(jax.grad(jax.grad(lambda x: g(x).sum())))(x[0]),
+            "callbacks do not support JVP",
+            id="reverse-third",
+        ),
     ],
 )
 def test_unsupported_transforms_raise(mode: str, transform: Any, message: str | None) -> None:
     """What a mode does not support fails loudly, never with a wrong value."""
     with pytest.raises(Exception, match=message):
         transform(wrap(np.sin, mode=mode), jnp.array([0.1, 0.2]))
+
+
+@pytest.mark.parametrize(
+    ("second", "batched"),
+    [
+        pytest.param(
+            lambda g: jax.grad(lambda x: jax.grad(lambda y: (g(y) ** 3).sum())(x).sum()), False, id="grad-grad"
+        ),
+        pytest.param(lambda g: jax.jacrev(jax.jacrev(g)), False, id="jacrev-jacrev"),
+        pytest.param(lambda g: jax.jit(jax.jacrev(jax.grad(lambda y: (g(y) ** 3).sum()))), False, id="jit-jacrev-grad"),
+        pytest.param(
+            lambda g: jax.vmap(jax.grad(lambda x: jax.grad(lambda y: (g(y) ** 3).sum())(x).sum())),
+            True,
+            id="vmap-grad-grad",
+        ),
+    ],
+)
+def test_reverse_over_reverse_equals_jaxs(second: Any, batched: bool) -> None:
+    """The pullback is a custom_vjp of its own, whose VJP the reverse engine computes from the rule's numpy code."""
+    x = jnp.array([[0.1, 0.2, -0.7], [0.3, -1.1, 0.4]])
+    np.testing.assert_allclose(second(wrap(np.sin))(x), second(jnp.sin)(x), rtol=1e-10, atol=1e-12)
+    a = jnp.array(np.random.default_rng(3).normal(size=(3, 3)) + 3 * np.eye(3))
+    b = x if batched else x[0]  # one right-hand side per batch entry
+    got = second(lambda v: wrap(np.linalg.solve)(a, v))(b)
+    np.testing.assert_allclose(got, second(lambda v: jnp.linalg.solve(a, v))(b), rtol=1e-10, atol=1e-12)
+
+
+def test_complex_second_derivatives_follow_jax() -> None:
+    z, c = jnp.array([0.3 + 0.2j, -0.5 + 1j]), jnp.array([1.0 - 0.5j, 0.3 + 2j])
+
+    def build(sin: Any) -> Any:
+        energy = lambda w: jnp.real(jnp.sum(sin(w) * jnp.conj(sin(w))))  # noqa: E731
+        return jax.grad(lambda z: jnp.real(jnp.sum(jax.grad(energy)(z) * c)))
+
+    np.testing.assert_allclose(build(wrap(np.sin))(z), build(jnp.sin)(z), rtol=1e-10, atol=1e-12)
 
 
 def test_float32_without_x64() -> None:
