@@ -95,7 +95,7 @@ def _inverse_cosh_squared(x: np.ndarray, out: np.ndarray | None = None) -> np.nd
     """(1/cosh(x))², in ``out`` (a new array if none); 0 where cosh overflows (sech² has underflowed there)."""
     with np.errstate(over="ignore"):
         v = np.cosh(x, out=out)
-    np.reciprocal(v, out=v)
+    np.divide(_ONE[v.dtype], v, out=v)  # numpy's reciprocal of a float64 array takes twice as long
     v *= v
     return v
 
