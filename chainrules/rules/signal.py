@@ -75,8 +75,11 @@ class _Product:
     def pullback(self, out_bar: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """The cotangents of ``a`` and ``v``, flat and before projection."""
         g = as_array(out_bar).reshape(-1)
-        full = np.zeros(self.full, dtype=np.result_type(g, self.a, self.b))
-        full[self.start : self.start + self.length] = g
+        # the seed placed in the full-length output by joining it with zeros, not by assignment: an engine
+        # differentiating the pullback follows a join, not a write into a buffer
+        dtype = np.result_type(g, self.a, self.b)
+        after = self.full - self.start - self.length
+        full = np.concatenate([np.zeros(self.start, dtype), g, np.zeros(after, dtype)]).astype(dtype, copy=False)
         a_bar = np.correlate(full, self.b, "valid")
         b_bar = np.correlate(full, self.a, "valid")
         return a_bar, (np.conjugate(b_bar[::-1]) if self.correlate else b_bar)

@@ -81,3 +81,27 @@ def test_interp_next_to_an_infinite_end_knot():
     np.testing.assert_allclose(x_bar, [0.0, 0.5, 0.0])
     np.testing.assert_allclose(fp_bar, [0.0, 1.5, 1.5, 0.0])
     np.testing.assert_allclose(xp_bar, [0.0, -0.25, -0.25, 0.0])
+
+
+@pytest.mark.parametrize("f", [np.convolve, np.correlate])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_pullback_is_differentiated_by_the_engines(f, mode):
+    """The pullback joins the seed with zeros (no write into a buffer): the engines differentiate it in v and in the
+    seed."""
+    import chainrules.engines as ad
+
+    rng = np.random.default_rng(0)
+    a, v = rng.standard_normal(5), rng.standard_normal(3)
+    g, u = rng.standard_normal(f(a, v, mode).size), rng.standard_normal(5)
+
+    def along(w, seed):
+        return np.sum(rrule(f, a, w, mode)[1](seed)[1] * u)  # bilinear in w and the seed
+
+    got = ad.gradient(along, v, g)
+    for k, x in enumerate((v, g)):
+        expected = np.empty(x.size)
+        for i in range(x.size):
+            e = np.eye(x.size)[i] * 1e-3
+            shifted = [(x + e, g) if k == 0 else (v, x + e), (x - e, g) if k == 0 else (v, x - e)]
+            expected[i] = (along(*shifted[0]) - along(*shifted[1])) / 2e-3
+        np.testing.assert_allclose(got[k], expected, rtol=1e-9)
