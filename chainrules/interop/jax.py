@@ -236,12 +236,12 @@ def _differentiable_pullback(call: Call, operands: tuple[Any, ...], seeds: Seque
         targets = [_struct(xs[i].shape, xs[i].dtype) for i in inputs]
         given = [c for c, w in zip(cotangents, wanted) if w]
         n = len(ops)
+        g = pullback_function(call, wanted, conjugate=True)
 
         def again(*values: Any) -> list[Any]:
             seed_values = full(values[n : len(xs)])
             outer = iter(values[len(xs) :])
             outer_seeds = [next(outer) if w else None for w in wanted]
-            g = pullback_function(call, wanted, conjugate=True)
             bars = vjp_of(call, g, [*values[:n], *seed_values], outer_seeds, conjugate=True)
             bars = [*bars[:n], *(b for b, is_live in zip(bars[n:], live) if is_live)]
             return _zeros(targets, [bars[i] for i in inputs])

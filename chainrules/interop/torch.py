@@ -366,6 +366,10 @@ class _Again(torch.autograd.Function):
     def jvp(ctx: Any, *_: Any) -> Any:
         raise _third_order(ctx.call)
 
+    @classmethod
+    def vmap(cls, info: Any, in_dims: Any, call: Call, g: Any, n: int, *rest: Any) -> Any:
+        return _stack([cls.apply(call, g, n, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)])
+
 
 class _Vjp(_Again):
     """``g``'s vector-Jacobian product: its ``n`` inputs, then one seed per output, in; one gradient per input out."""
@@ -377,10 +381,6 @@ class _Vjp(_Again):
         bars = vjp_of(call, g, xs, seeds)
         return tuple(None if b is None else _tensor(b, x.dtype, [*xs, *seeds]) for b, x in zip(bars, xs))
 
-    @staticmethod
-    def vmap(info: Any, in_dims: Any, call: Call, g: Any, n: int, *rest: Any) -> Any:
-        return _stack([_Vjp.apply(call, g, n, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)])
-
 
 class _Jvp(_Again):
     """``g``'s Jacobian-vector product: its ``n`` inputs, then one tangent per input, in; one per output out."""
@@ -391,10 +391,6 @@ class _Jvp(_Again):
         dots = [None if t is None else _numpy(t) for t in rest[n:]]
         tangents = jvp_of(call, g, xs, dots)
         return tuple(None if t is None else _tensor(t, avoid=[*xs, *dots]) for t in tangents)
-
-    @staticmethod
-    def vmap(info: Any, in_dims: Any, call: Call, g: Any, n: int, *rest: Any) -> Any:
-        return _stack([_Jvp.apply(call, g, n, *_select(rest, in_dims[3:], i)) for i in range(info.batch_size)])
 
 
 def _torch_dtype(dtype: np.dtype) -> torch.dtype:

@@ -145,34 +145,32 @@ def _linear_cotangents(
         out_bar = unthunk(out_bar)
     bars: list[Any] = [_NO_TANGENT]
     for c, project, x in zip(constants, projects, held):
-        bar = _scaled(c, out_bar)
         if project is None:
-            bar = _linear_bar(x, bar)
-        elif type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
-            bar = project(sum_to_shape(bar, project.shape))
-        bars.append(readonly(bar) if bar is out_bar else bar)
+            bar = _linear_bar(x, _scaled(c, out_bar))
+            bars.append(readonly(bar) if bar is out_bar else bar)
+        else:
+            bars.append(_scaled_onto(c, out_bar, project))
     return tuple(bars)
+
+
+def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
+    """``c * out_bar`` summed back to the shape of an array argument and projected by its projector; the seed
+    itself, read-only, for ``c = 1`` and a seed that already fits."""
+    bar = _scaled(c, out_bar)
+    if type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
+        bar = project(sum_to_shape(bar, project.shape))
+    return readonly(bar) if bar is out_bar else bar
 
 
 def _pair_pullback(constants: tuple[float, float], project_a: Any, project_b: Any) -> Callable[[Any], tuple[Any, ...]]:
     """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``): an array seed
-    takes the path ``_linear_cotangents`` takes, unrolled for two arguments; anything else takes that function."""
+    goes straight to ``_scaled_onto`` for each, anything else through ``_linear_cotangents``."""
     ca, cb = constants
 
     def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
         if type(out_bar) is not np.ndarray:
             return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
-        a_bar = out_bar if ca == 1 else _scaled(ca, out_bar)
-        if a_bar.shape != project_a.shape or a_bar.dtype != project_a.dtype:
-            a_bar = project_a(sum_to_shape(a_bar, project_a.shape))
-        b_bar = out_bar if cb == 1 else _scaled(cb, out_bar)
-        if b_bar.shape != project_b.shape or b_bar.dtype != project_b.dtype:
-            b_bar = project_b(sum_to_shape(b_bar, project_b.shape))
-        return (
-            _NO_TANGENT,
-            readonly(a_bar) if a_bar is out_bar else a_bar,
-            readonly(b_bar) if b_bar is out_bar else b_bar,
-        )
+        return _NO_TANGENT, _scaled_onto(ca, out_bar, project_a), _scaled_onto(cb, out_bar, project_b)
 
     return linear_pullback
 

@@ -19,6 +19,7 @@ from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum
 from ._arrays import NOVALUE, OTHER_OPTIONS, bind_options, instantiate_zeros, is_given, is_plain_float_array, plain_axis
 from ._linalg_common import as_array
 from ._makers import rule_in_first
+from ._nested import is_followed
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 
 _ARGS = ("axis", "dtype", "out")
@@ -158,7 +159,7 @@ class _Scan:
     def __init__(self, x: np.ndarray[Any, Any]) -> None:
         n = x.shape[-1]
         zeros = x == 0
-        if hasattr(type(x), "__chainrules_primal__") and np.any(zeros):
+        if is_followed(x) and np.any(zeros):
             raise NotImplementedError(
                 "cumprod: the derivative of its pullback or pushforward at an input holding a zero is not implemented"
             )

@@ -20,6 +20,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, fru
 from ._arrays import tuple_entries
 from ._bilinear import checked_seed
 from ._linalg_common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
+from ._nested import is_followed
 
 # ----- inv -----
 
@@ -138,7 +139,7 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
 
 def _adjugate_svd(a: np.ndarray) -> np.ndarray:
     """``adjugate_svd(a)``; for a complex matrix an engine follows, the error ``adjugate`` describes."""
-    if a.dtype.kind == "c" and hasattr(type(a), "__chainrules_primal__"):
+    if a.dtype.kind == "c" and is_followed(a):
         raise NotImplementedError(
             "np.linalg.det: the derivative of its pullback or pushforward at a singular or nearly singular complex "
             "matrix is not implemented (the adjugate comes from the SVD there)"
