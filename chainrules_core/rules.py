@@ -82,13 +82,13 @@ class _EntryPoint(Protocol):
 class RRule(_EntryPoint, Protocol):
     """The type of ``rrule``."""
 
-    def __call__(self, f: Any, *args: Any, **kwargs: Any) -> RRuleResult | None: ...
+    def __call__(self, f: Any, /, *args: Any, **kwargs: Any) -> RRuleResult | None: ...
 
 
 class FRule(_EntryPoint, Protocol):
     """The type of ``frule``."""
 
-    def __call__(self, tangents: Any, f: Any = ..., *args: Any, **kwargs: Any) -> FRuleResult | None: ...
+    def __call__(self, tangents: Any, f: Any = ..., /, *args: Any, **kwargs: Any) -> FRuleResult | None: ...
 
 
 def _expose(function: Any, registry: RuleRegistry) -> None:
@@ -117,7 +117,7 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
     config_type_get: Callable[[type], _RRuleFunction | None] = registry.fast_types_with_config.get
     dispatch: _RRuleFunction = registry.dispatch
 
-    def rrule(f: Any, *args: Any, **kwargs: Any) -> RRuleResult | None:
+    def rrule(f: Any, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> RRuleResult | None:
         """Reverse mode: ``y, pullback = rrule(f, *args, **kwargs)``, or ``None`` when no rule applies.
 
         ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``. ``rrule(config, f, *args)``
@@ -138,15 +138,21 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
         >>> rrule(str.upper, "a") is None  # no rule registered for it
         True
         """
+        # The first argument is a parameter of its own, so that a call of one argument passes it on as it is.
         rule = fast_get(id(f)) or type_get(type(f))
         if rule is not None:
-            return rule(f, *args, **kwargs) if kwargs else rule(f, *args)
-        if args and isinstance(f, RuleConfig):  # rrule(config, g, *rest), g without config-aware rules
-            g = args[0]
-            rule = config_fast_get(id(g)) or config_type_get(type(g))
+            if kwargs:
+                return rule(f, *args, **kwargs) if x is MISSING else rule(f, x, *args, **kwargs)
+            if args:
+                return rule(f, x, *args)
+            return rule(f) if x is MISSING else rule(f, x)
+        if x is MISSING:
+            return dispatch(f, (), kwargs)
+        if isinstance(f, RuleConfig):  # rrule(config, g, *rest), g without config-aware rules
+            rule = config_fast_get(id(x)) or config_type_get(type(x))
             if rule is not None:
-                return rule(*args, **kwargs) if kwargs else rule(*args)
-        return dispatch(f, args, kwargs)
+                return rule(x, *args, **kwargs) if kwargs else rule(x, *args)
+        return dispatch(f, (x, *args), kwargs)
 
     _expose(rrule, registry)
     return cast(RRule, rrule)
@@ -159,7 +165,7 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
     config_type_get: Callable[[type], _FRuleFunction | None] = registry.fast_types_with_config.get
     dispatch: _FRuleFunction = registry.dispatch
 
-    def frule(tangents: Any, f: Any = MISSING, *args: Any, **kwargs: Any) -> FRuleResult | None:
+    def frule(tangents: Any, f: Any = MISSING, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> FRuleResult | None:
         """Forward mode: ``y, y_dot = frule((f_dot, *arg_dots), f, *args, **kwargs)``, or ``None``.
 
         ``frule(config, tangents, f, *args)`` passes an engine's ``RuleConfig``.
@@ -176,10 +182,17 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
         >>> frule((NoTangent(), 1.0), double_cos, 0.0)
         (2.0, -0.0)
         """
+        # The first argument is a parameter of its own, so that a call of one argument passes it on as it is.
         rule = fast_get(id(f)) or type_get(type(f))
+        if rule is not None and type(tangents) is tuple:
+            if not args and not kwargs and x is not MISSING and len(tangents) == 2:
+                return rule(tangents, f, x)
+        if x is MISSING:
+            return dispatch(tangents, f, (), kwargs)
+        args = (x, *args)
         if rule is not None and type(tangents) is tuple and len(tangents) == len(args) + 1:
             return rule(tangents, f, *args, **kwargs) if kwargs else rule(tangents, f, *args)
-        if args and isinstance(tangents, RuleConfig):  # frule(config, tangents, g, *rest)
+        if isinstance(tangents, RuleConfig):  # frule(config, tangents, g, *rest)
             g = args[0]
             rule = config_fast_get(id(g)) or config_type_get(type(g))
             if rule is not None and type(f) is tuple and len(f) == len(args):

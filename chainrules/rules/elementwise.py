@@ -38,6 +38,7 @@ from ._makers import (
     zero_derivative_rule,
 )
 from ._nested import follow
+from ._python_numbers import PY
 from ._special import bessel_i1, sinc_slope
 
 DEGREE = math.pi / 180
@@ -153,9 +154,12 @@ LINEAR_UNARY: dict[Any, float] = {
     np.degrees: 1 / DEGREE,
 }
 
+_NUMPY_ONLY = (np.sinc, np.i0, bessel_i1)
+"""Table entries that call numpy's functions whatever ``m`` is: no Python-float evaluation (``floats``)."""
 for _f, _partials in UNARY.items():
     if _f is not np.absolute:  # below: complex inputs need their own rule
-        scalar_rule(_f, functools.partial(_partials, np))
+        _floats = None if _f in _NUMPY_ONLY else functools.partial(_partials, PY)
+        scalar_rule(_f, functools.partial(_partials, np), floats=_floats)
 for _f, _constant in LINEAR_UNARY.items():
     elementwise_linear_rule(_f, (_constant,), nin=1)
 

@@ -195,6 +195,25 @@ class TestKeysAndDispatch:
         with pytest.raises(ValueError, match="tangents"):
             frule((NoTangent(),), kw, 2.0, scale=3.0)
 
+    def test_keywords_named_like_the_entry_points_parameters_reach_the_rule(self) -> None:
+        """``f``, ``x`` and ``tangents`` are positional-only in ``rrule``/``frule``: such keywords are the primal's."""
+
+        def weighted(v: float, *, x: float = 1.0, f: float = 1.0, tangents: float = 1.0) -> float:
+            return v * x * f * tangents
+
+        @rrule.register(weighted)
+        def _(fn: object, v: float, **kwargs: float) -> object:
+            return weighted(v, **kwargs), lambda y_bar: (NoTangent(), sorted(kwargs))
+
+        @frule.register(weighted)
+        def _frule(dots: tuple[object, ...], fn: object, v: float, **kwargs: float) -> object:
+            return weighted(v, **kwargs), sorted(kwargs)
+
+        y, pullback = rrule(weighted, 2.0, x=3.0, f=5.0)
+        assert y == 30.0 and pullback(1.0) == (NoTangent(), ["f", "x"])
+        assert frule((NoTangent(), 1.0), weighted, 2.0, x=3.0, tangents=7.0) == (42.0, ["tangents", "x"])
+        assert rrule(weighted, 2.0)[1](1.0) == (NoTangent(), [])
+
 
 class Model:
     def __init__(self, w: float) -> None:

@@ -1,12 +1,14 @@
 """Rules for numpy's elementwise functions of one argument."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import chainrules.engines as ad
 from chainrules.checks.elementwise import UNARY_CHECKS
+from chainrules.rules.elementwise import UNARY
 from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumulate, frule, rrule
 from tests.rules.cases import case_params
 
@@ -87,6 +89,32 @@ def test_python_floats_get_python_floats():
         assert type(pullback(1.0)[1]) is float, f
 
 
+_FLOAT_POINTS = [
+    -math.inf, -1e300, -710.0, -20.0, -2.5, -1.0, -(1 - 2.0**-30), -0.5, -0.0,
+    0.0, 1e-310, 0.5, 1 - 2.0**-30, 1.0, 1.5, 2.0, 20.0, 400.0, 710.0, 1e300, math.inf, math.nan,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("f", [f for f in UNARY if f is not np.absolute], ids=lambda f: f.__name__)
+def test_python_float_path_agrees_with_numpy_scalars(f):
+    """A Python float takes the partials in Python arithmetic (``floats``), numpy's where that raises: the same
+    cotangents and tangents as a numpy float, to 2 ulp, at special points, domain edges and overflow too."""
+    for x in _FLOAT_POINTS:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out, pullback = rrule(f, x)
+            x_bar = pullback(1.5)[1]
+            y, y_dot = frule((NoTangent(), 1.5), f, x)
+            want_bar = rrule(f, np.float64(x))[1](1.5)[1]
+            want_dot = frule((NoTangent(), 1.5), f, np.float64(x))[1]
+        assert type(x_bar) is float and type(y_dot) is type(want_dot), (f, x)
+        for got, want in ((x_bar, want_bar), (y_dot, want_dot)):
+            if math.isnan(want) or math.isinf(want):
+                assert got == want or (math.isnan(got) and math.isnan(want)), (f, x, got, want)
+            else:
+                assert got == pytest.approx(want, rel=4.5e-16, abs=0), (f, x, got, want)
+
+
 def test_integer_and_bool_inputs_get_no_tangent():
     for x in (np.array([1, 4]), np.array([True, False]), 4, True):
         _, pullback = rrule(np.sqrt, x)
@@ -150,9 +178,11 @@ def test_real_parts_pass_the_seed_on_read_only(f):
         (np.arctanh, -(1 - 2.0**-30), 1 / (2.0**-30 * (2 - 2.0**-30))),
     ],
 )
-def test_accuracy_where_the_textbook_formula_cancels(f, x, expected):
-    _, pullback = rrule(f, np.float64(x))
+@pytest.mark.parametrize("kind", [float, np.float64])
+def test_accuracy_where_the_textbook_formula_cancels(f, x, expected, kind):
+    _, pullback = rrule(f, kind(x))
     assert pullback(1.0)[1] == pytest.approx(expected, rel=1e-14, abs=0)
+    assert frule((NoTangent(), 1.0), f, kind(x))[1] == pytest.approx(expected, rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize(
