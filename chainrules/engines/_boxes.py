@@ -426,10 +426,11 @@ def objects_lost(f: Any, values: tuple[Any, ...], mode: str) -> TypeError:
 def has_object_array(args: Any) -> bool:
     """Whether ``args`` or a list or tuple among them holds an object array of boxes."""
     for a in args:
-        if type(a) is np.ndarray:
-            if holds_boxes(a):
+        t = type(a)
+        if t is np.ndarray:
+            if a.dtype.kind == "O" and holds_boxes(a):
                 return True
-        elif type(a) in (list, tuple) and has_object_array(a):
+        elif (t is list or t is tuple) and has_object_array(a):
             return True
     return False
 

@@ -113,12 +113,10 @@ class Tape(Trace):
             shapes = self.shapes
             shapes.append(x.shape)
             return TrackedArray(x, self, len(shapes) - 1)
-        if (type(x) is list or type(x) is tuple) and x and all(_is_inexact_array(v) for v in x):
-            shapes = self.shapes  # a list of parameters: a box per array, in one pass
-            first = len(shapes)
-            shapes.extend([v.shape for v in x])
-            boxes = [TrackedArray(v, self, slot) for slot, v in enumerate(x, first)]
-            return boxes if type(x) is list else tuple(boxes)
+        if (type(x) is list or type(x) is tuple) and x:
+            boxes = self._track_arrays(x)  # a list of parameters: a box per array, in one pass
+            if boxes is not None:
+                return boxes if type(x) is list else tuple(boxes)
         if is_differentiable_leaf(x):
             return _tracked(x, self, self.new_slot(x))
         if isinstance(x, dict):
@@ -129,6 +127,19 @@ class Tape(Trace):
             refuse_tangent_value(x, "reverse mode")
             return x
         return TrackedObject(x, self, self.new_slot(x))
+
+    def _track_arrays(self, xs: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+        """A box per array of ``xs`` when they are all float or complex arrays, else ``None`` (nothing tracked)."""
+        shapes = self.shapes
+        first = len(shapes)
+        boxes = []
+        for v in xs:
+            if type(v) is not np.ndarray or v.dtype.kind not in "fc":
+                del shapes[first:]
+                return None
+            boxes.append(TrackedArray(v, self, len(shapes)))
+            shapes.append(v.shape)
+        return boxes
 
     def fast(self, token: Any, args: tuple[Any, ...]) -> Any:
         if not self.active:
@@ -344,10 +355,6 @@ class Tape(Trace):
         if isinstance(c, AbstractThunk) and (not isinstance(c, InplaceableThunk) or nested_passes_running()):
             c = c.unthunk()  # in-place addition is for plain arrays; an outer pass may follow these values
         bars[slot] = accumulate(old, c)
-
-
-def _is_inexact_array(x: Any) -> bool:
-    return type(x) is np.ndarray and x.dtype.kind in "fc"
 
 
 def _position(cotangents: tuple[Any, ...], c: Any) -> int:
