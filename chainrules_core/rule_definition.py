@@ -194,26 +194,38 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
 
         if len(args) == 1:
             (x,) = args
-            if type(x) is float and floats is not None:
-
-                def float_pullback(out_bar: Any) -> tuple[Any, Any]:
-                    if type(out_bar) is float or type(out_bar) is np.float64:
-                        try:
-                            bar = floats(out, x) * out_bar
-                        except (ArithmeticError, ValueError):  # numpy answers: inf, nan
-                            bar = None
-                        if type(bar) is float:
-                            return _NO_TANGENT, bar
-                        if type(bar) is np.float64:
-                            return _NO_TANGENT, float(bar)
-                    return _unary_cotangents(partials, out, x, out_bar)
-
-                return out, float_pullback
             if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
                 return out, _no_tangents(1)
+            python_float = type(x) is float and floats is not None
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-                return _unary_cotangents(partials, out, x, out_bar)
+                if python_float and (type(out_bar) is float or type(out_bar) is np.float64):
+                    try:
+                        bar = floats(out, x) * out_bar
+                    except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
+                        bar = None
+                    if type(bar) is float:
+                        return _NO_TANGENT, bar
+                    if type(bar) is np.float64:
+                        return _NO_TANGENT, float(bar)
+                if type(out_bar) not in _PLAIN:
+                    out_bar = unthunk(out_bar)
+                    if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                        return NoTangent(), ProjectTo(x)(ZeroTangent())
+                # A real product means a real partial, which needs no conjugate; for an array, one expression
+                # lets numpy write the product into the partial it has just made.
+                if type(x) is float:
+                    bar = partials(out, np.float64(x)) * out_bar
+                    if type(bar) is np.float64 or type(bar) is float:
+                        return _NO_TANGENT, float(bar)
+                elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
+                    bar = partials(out, x) * out_bar
+                    if type(bar) is np.ndarray and bar.dtype.kind == "f":
+                        if bar.shape == x.shape and bar.dtype == x.dtype:
+                            return _NO_TANGENT, bar
+                        return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
+                partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy(args)[0])
+                return _NO_TANGENT, _cotangent(x, partial, out_bar)
 
             return out, unary_pullback
 
@@ -269,28 +281,6 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
 
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
-
-
-def _unary_cotangents(partials: Partials, out: Any, x: Any, out_bar: Any) -> tuple[Any, Any]:
-    """What the pullback of a function of one argument ``x`` returns: ``(NoTangent(), x_bar)``."""
-    if type(out_bar) not in _PLAIN:
-        out_bar = unthunk(out_bar)
-        if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-            return NoTangent(), ProjectTo(x)(ZeroTangent())
-    # A real product means a real partial, which needs no conjugate; for an array, one expression lets numpy
-    # write the product into the partial it has just made.
-    if type(x) is float:
-        bar = partials(out, np.float64(x)) * out_bar
-        if type(bar) is np.float64 or type(bar) is float:
-            return _NO_TANGENT, float(bar)
-    elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
-        bar = partials(out, x) * out_bar
-        if type(bar) is np.ndarray and bar.dtype.kind == "f":
-            if bar.shape == x.shape and bar.dtype == x.dtype:
-                return _NO_TANGENT, bar
-            return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
-    partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy((x,))[0])
-    return _NO_TANGENT, _cotangent(x, partial, out_bar)
 
 
 def _is_inexact_array(x: Any) -> bool:
