@@ -35,14 +35,18 @@ from chainrules_core import (
     ZeroTangent,
     cotangent_from_partial,
     frule,
+    named_after,
     rrule,
     scalar_rule,
     shape_of,
+    sum_to_shape,
     unthunk,
 )
 
 from ._arrays import tuple_entries
 from ._makers import elementwise_linear_rule, output_tangent, refused
+
+_NO_TANGENT = NoTangent()
 
 NAN = math.nan
 
@@ -252,6 +256,95 @@ for _f, _partials in BINARY.items():
     scalar_rule(_f, functools.partial(_partials, np))
 for _f, _constants in LINEAR_BINARY.items():
     elementwise_linear_rule(_f, _constants, nin=2)
+
+
+# ----- logaddexp of real arrays: each argument's weight a logistic function, computed only if needed -----
+
+
+def _weighted_seed(g: np.ndarray, t: np.ndarray, exp: Any, limit: float, v: Any) -> Any:
+    """``g / (1 + exp(t))`` (the seed times the share of ``v`` in logaddexp, ``t`` the other argument minus ``v``,
+    in the log's base) summed and projected onto ``v``; ``None`` where ``exp(t)`` could overflow or ``t`` has a NaN."""
+    if not np.maximum.reduce(t, axis=None) <= limit:  # NaN compares false
+        return None
+    e = exp(t)
+    e += 1
+    bar = np.divide(g, e, out=e)
+    if type(v) is float:
+        return float(np.add.reduce(bar, axis=None))
+    if bar.shape == v.shape and bar.dtype == v.dtype:
+        return bar
+    return ProjectTo(v)(sum_to_shape(bar, v.shape))
+
+
+def _overflow_limits(exp: Any) -> dict[np.dtype[Any], float]:
+    """Per real dtype, a bound below which ``exp`` (``np.exp`` or ``np.exp2``) does not overflow, with a margin."""
+    log = np.log if exp is np.exp else np.log2
+    return {np.dtype(t): float(log(np.finfo(t).max)) - 1 for t in (np.float16, np.float32, np.float64)}
+
+
+def logaddexp_rule(f: Any, exp: Any) -> None:
+    """Register a shorter rrule of ``logaddexp``/``logaddexp2`` (``exp`` its base's exponential) for real arrays.
+
+    With ``t = x - y``, x weighs ``1 / (1 + exp(-t))`` and y ``1 / (1 + exp(t))``: each cotangent is three
+    array operations on the seed, and a Python float's is a thunk (softplus, ``logaddexp(0.0, z)``, has a
+    constant there). The rule ``scalar_rule`` made from ``BINARY`` (weights from ``exp(-|t|)``) answers every
+    other call, and the pullback wherever ``x - y`` is not finite (the same infinity on both sides, a NaN) or
+    ``exp`` could overflow, and for a seed that is not an array of the output's shape and dtype; the pushforward
+    is its own.
+    """
+    general = rrule.find(f, 0.0, 0.0)  # scalar_rule's rule, registered above for any arguments
+    assert general is not None
+    limits = _overflow_limits(exp)
+
+    def _rrule_logaddexp(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 2:
+            return general(f, *args, **kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        arrays = (tx is np.ndarray and x.dtype.kind == "f") + (ty is np.ndarray and y.dtype.kind == "f")
+        if arrays == 0 or arrays + (tx is float) + (ty is float) != 2:
+            return general(f, x, y)
+        out = f(x, y)
+        dtype, shape = out.dtype, out.shape
+        limit = limits.get(dtype)
+        if limit is None or not out.size:
+            return general(f, x, y)
+        clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
+
+        def general_bar(out_bar: Any, position: int) -> Any:
+            return unthunk(general(f, x, y)[1](out_bar)[position])
+
+        def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+            if type(out_bar) is np.ndarray and out_bar.dtype == dtype and out_bar.shape == shape:
+                if clean or np.isfinite(out).all():  # no argument infinite where the other is: x - y is clean
+                    x_bar = _share(x, y, out_bar, exp, limit, general_bar, 1)
+                    y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
+                    if x_bar is not None and y_bar is not None:
+                        return _NO_TANGENT, x_bar, y_bar
+            return general(f, x, y)[1](out_bar)  # type: ignore[index, no-any-return]
+
+        return out, logaddexp_pullback
+
+    rrule.register(f)(named_after(f, _rrule_logaddexp))
+
+
+def _share(v: Any, other: Any, g: np.ndarray, exp: Any, limit: float, general_bar: Any, position: int) -> Any:
+    """The cotangent of the argument ``v`` of logaddexp at ``position`` (1 or 2), ``other`` the other argument; a
+    thunk for a Python float, which the general rule (``general_bar``) answers where ``exp`` could overflow."""
+    if type(v) is float:
+
+        def float_share() -> Any:
+            bar = _weighted_seed(g, other - v, exp, limit, v)
+            return general_bar(g, position) if bar is None else bar
+
+        return Thunk(float_share)
+    return _weighted_seed(g, other - v, exp, limit, v)
+
+
+logaddexp_rule(np.logaddexp, np.exp)
+logaddexp_rule(np.logaddexp2, np.exp2)
 
 
 # ----- power -----
