@@ -196,12 +196,12 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
             (x,) = args
             if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
                 return out, _no_tangents(1)
-            python_float = type(x) is float and floats is not None
+            python_float = floats if type(x) is float else None  # the partial in Python arithmetic, if any
 
             def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-                if python_float and (type(out_bar) is float or type(out_bar) is np.float64):
+                if python_float is not None and (type(out_bar) is float or type(out_bar) is np.float64):
                     try:
-                        bar = floats(out, x) * out_bar
+                        bar = python_float(out, x) * out_bar
                     except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
                         bar = None
                     if type(bar) is float:
