@@ -156,7 +156,7 @@ def _linear_cotangents(
 def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
     """``c * out_bar`` summed back to the shape of an array argument and projected by its projector; the seed
     itself, read-only, for ``c = 1`` and a seed that already fits."""
-    bar = _scaled(c, out_bar)
+    bar = out_bar if c == 1 else _scaled(c, out_bar)
     if type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
         bar = project(sum_to_shape(bar, project.shape))
     return readonly(bar) if bar is out_bar else bar
