@@ -174,6 +174,14 @@ def test_a_nan_argument_takes_the_cotangent():
     np.testing.assert_equal((x_bar, y_bar), ([0.0, 1.0], [1.0, 0.0]))
 
 
+def test_power_at_opposite_infinities_warns_of_nothing():
+    """The partial 2x at x = +-inf is +-inf; the pullback checks it is finite without summing the two."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, x_bar, _ = rrule(np.power, np.array([np.inf, -np.inf, 1.5]), 2)[1](np.array([0.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(x_bar, [0.0, -np.inf, 3.0])
+
+
 def test_negative_base_with_an_integer_valued_float_exponent():
     """The base's cotangent is exact; the exponent's, a thunk, is nan: x**p has no real derivative in p there."""
     x, p = np.array([-2.0, -0.5]), 3.0
