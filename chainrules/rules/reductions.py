@@ -178,7 +178,7 @@ class _Plain:
     def broadcast(self, seed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """``seed`` as a read-only view of the input's shape (what ``np.broadcast_to`` gives, for less)."""
         view = np.ndarray(self.shape, self.dtype, seed, 0, self.strides)
-        view.flags.writeable = False
+        view.setflags(write=False)
         return view
 
 
