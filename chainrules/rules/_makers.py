@@ -22,6 +22,7 @@ a traceback through ``np.sum``'s pullback reads ``sum_pullback``.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -162,17 +163,79 @@ def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
     return readonly(bar) if bar is out_bar else bar
 
 
-def _pair_pullback(constants: tuple[float, float], project_a: Any, project_b: Any) -> Callable[[Any], tuple[Any, ...]]:
-    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``): an array seed
-    goes straight to ``_scaled_onto`` for each, anything else through ``_linear_cotangents``."""
+def _pair_pullback(constants: tuple[float, float], a: np.ndarray, b: np.ndarray, out: Any) -> Callable[[Any], Any]:
+    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``).
+
+    When both have the output's dtype and each cotangent is one step from a seed of the output's shape and
+    dtype (``_plan``), such a seed takes those steps; any other seed, and any other call, goes through the
+    projectors (``_scaled_onto``, ``_linear_cotangents``). Only shapes and dtypes are kept: the arrays can be
+    freed.
+    """
     ca, cb = constants
+    dtype = out.dtype if type(out) is np.ndarray else None
+    plans = _plans(constants, out.shape, a.shape, b.shape) if a.dtype == dtype == b.dtype else None
+    if plans is None:
+        project_a, project_b = ProjectTo(a), ProjectTo(b)
 
-    def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-        if type(out_bar) is not np.ndarray:
-            return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
-        return _NO_TANGENT, _scaled_onto(ca, out_bar, project_a), _scaled_onto(cb, out_bar, project_b)
+        def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is not np.ndarray:
+                return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
+            return _NO_TANGENT, _scaled_onto(ca, out_bar, project_a), _scaled_onto(cb, out_bar, project_b)
 
-    return linear_pullback
+        return linear_pullback
+    shape, shape_a, shape_b = out.shape, a.shape, b.shape
+    plan_a, plan_b = plans
+
+    def planned_linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == dtype:
+            return _NO_TANGENT, plan_a(out_bar), plan_b(out_bar)
+        projects = [ProjectTo(np.broadcast_to(np.zeros((), dtype), s)) for s in (shape_a, shape_b)]
+        return _linear_cotangents(constants, projects, [None, None], out_bar)
+
+    return planned_linear_pullback
+
+
+_Step = Callable[[np.ndarray], np.ndarray]
+_PLANS: dict[tuple[Any, ...], tuple[_Step, _Step] | None] = {}
+"""``_plans`` per (constants, output shape, argument shapes); cleared when it grows past 4096 entries."""
+_UNSEEN: Any = object()
+
+
+def _plans(constants: tuple[float, float], *shapes: tuple[int, ...]) -> tuple[_Step, _Step] | None:
+    """For each argument of ``out_shape, shape_a, shape_b = shapes``, one step from a seed of the output's shape to
+    its constant times the seed summed back to the argument's shape (``_make_plan``); ``None`` where one takes
+    more."""
+    key = (constants, shapes)
+    plans = _PLANS.get(key, _UNSEEN)
+    if plans is _UNSEEN:
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        out_shape, shape_a, shape_b = shapes
+        steps = _make_plan(constants[0], out_shape, shape_a), _make_plan(constants[1], out_shape, shape_b)
+        plans = _PLANS[key] = None if steps[0] is None or steps[1] is None else steps
+    return plans  # type: ignore[no-any-return]
+
+
+def _make_plan(c: float, out_shape: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+    """For ``c = ±1``: the read-only seed, its negation, or one ``np.add.reduce`` (negated after summing); ``None``
+    for another constant, a 0-d argument, leading and stretched axes both, shapes that do not broadcast."""
+    if c not in (1, -1) or not shape:
+        return None
+    if shape == out_shape:
+        return readonly if c == 1 else np.negative
+    lead = len(out_shape) - len(shape)
+    if lead < 0 or any(n not in (1, out_shape[lead + i]) for i, n in enumerate(shape)):
+        return None
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and out_shape[lead + i] != 1)
+    if lead and stretched:
+        return None
+    summed = functools.partial(np.add.reduce, axis=stretched or tuple(range(lead)), keepdims=not lead)
+    return summed if c == 1 else functools.partial(_negated, summed)
+
+
+def _negated(step: Callable[[np.ndarray], np.ndarray], g: np.ndarray) -> np.ndarray:
+    bar = step(g)
+    return np.negative(bar, out=bar)
 
 
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
@@ -194,7 +257,7 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
         if pair is not None and len(args) == 2:
             a, b = args
             if type(a) is np.ndarray is type(b) and a.dtype.kind in "fc" and b.dtype.kind in "fc":
-                return out, pair_pullback(pair, ProjectTo(a), ProjectTo(b))
+                return out, pair_pullback(pair, a, b, out)
         projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
         held = [None if p is not None else x for p, x in zip(projects, args)]
 
