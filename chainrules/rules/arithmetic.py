@@ -364,7 +364,14 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
     x, p = args
+    if type(x) is np.ndarray and x.dtype.kind == "f" and type(p) is int and not kwargs and 0 < p < _EXACT_POWERS:
+        if f is np.power:  # x ** p of a real array and a positive integer: a shorter path
+            return _power_of_real_array(x, p)
     out = f(x, p, **kwargs)
+    return out, _power_pullback(x, p, out)
+
+
+def _power_pullback(x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any, Any]]:
     project_x, project_p = ProjectTo(x), ProjectTo(p)
     shape_x, shape_p = shape_of(x), shape_of(p)
 
@@ -381,6 +388,23 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
             return cotangent_from_partial(project_p, shape_p, _moved_by(power_dp(np, out, xc, pc), out_bar), out_bar)
 
         return NoTangent(), x_bar, Thunk(p_bar)
+
+    return power_pullback
+
+
+def _power_of_real_array(x: np.ndarray, p: int) -> tuple[np.ndarray, Callable[[Any], tuple[Any, Any, Any]]]:
+    """``x ** p`` for a real array and an integer ``0 < p < 1024``, with its pullback.
+
+    ``p == 2`` squares (numpy's own ``x ** 2`` does, twice as fast as ``np.power``; the same numbers); a seed
+    of ``x``'s dtype and shape is multiplied into the partial's own buffer. The exponent is an int: no tangent.
+    """
+    out = np.square(x) if p == 2 else np.power(x, p)
+
+    def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
+            partial = _moved_by(power_dx(np, out, x, p), out_bar)  # a new array: 2 x, p x^(p-1), or np.where's
+            return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
+        return _power_pullback(x, p, out)(out_bar)
 
     return out, power_pullback
 
