@@ -163,19 +163,22 @@ def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
     return readonly(bar) if bar is out_bar else bar
 
 
-def _pair_pullback(constants: tuple[float, float], a: np.ndarray, b: np.ndarray, out: Any) -> Callable[[Any], Any]:
-    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``).
+def _pair_pullback(
+    constants: tuple[float, float], shape_a: Shape, dtype_a: Any, shape_b: Shape, dtype_b: Any, shape: Shape, dtype: Any
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``) of these shapes and
+    dtypes, and of its output's (``dtype`` None for a numpy scalar).
 
-    When both have the output's dtype and each cotangent is one step from a seed of the output's shape and
-    dtype (``_plan``), such a seed takes those steps; any other seed, and any other call, goes through the
-    projectors (``_scaled_onto``, ``_linear_cotangents``). Only shapes and dtypes are kept: the arrays can be
-    freed.
+    It depends on nothing else, so a rule keeps one per signature. When both arguments have the output's dtype
+    and each cotangent is one step from a seed of the output's shape and dtype (``_make_plan``), such a seed
+    takes those steps; any other seed, and any other call, goes through the projectors (``_scaled_onto``,
+    ``_linear_cotangents``).
     """
     ca, cb = constants
-    dtype = out.dtype if type(out) is np.ndarray else None
-    plans = _plans(constants, out.shape, a.shape, b.shape) if a.dtype == dtype == b.dtype else None
-    if plans is None:
-        project_a, project_b = ProjectTo(a), ProjectTo(b)
+    project_a, project_b = _projector_of(shape_a, dtype_a), _projector_of(shape_b, dtype_b)
+    plan_a = _make_plan(ca, shape, shape_a) if dtype_a == dtype else None
+    plan_b = _make_plan(cb, shape, shape_b) if dtype_b == dtype else None
+    if plan_a is None or plan_b is None:
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             if type(out_bar) is not np.ndarray:
@@ -183,37 +186,21 @@ def _pair_pullback(constants: tuple[float, float], a: np.ndarray, b: np.ndarray,
             return _NO_TANGENT, _scaled_onto(ca, out_bar, project_a), _scaled_onto(cb, out_bar, project_b)
 
         return linear_pullback
-    shape, shape_a, shape_b = out.shape, a.shape, b.shape
-    plan_a, plan_b = plans
 
     def planned_linear_pullback(out_bar: Any) -> tuple[Any, ...]:
         if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == dtype:
             return _NO_TANGENT, plan_a(out_bar), plan_b(out_bar)
-        projects = [ProjectTo(np.broadcast_to(np.zeros((), dtype), s)) for s in (shape_a, shape_b)]
-        return _linear_cotangents(constants, projects, [None, None], out_bar)
+        return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
 
     return planned_linear_pullback
 
 
-_Step = Callable[[np.ndarray], np.ndarray]
-_PLANS: dict[tuple[Any, ...], tuple[_Step, _Step] | None] = {}
-"""``_plans`` per (constants, output shape, argument shapes); cleared when it grows past 4096 entries."""
-_UNSEEN: Any = object()
+Shape = tuple[int, ...]
 
 
-def _plans(constants: tuple[float, float], *shapes: tuple[int, ...]) -> tuple[_Step, _Step] | None:
-    """For each argument of ``out_shape, shape_a, shape_b = shapes``, one step from a seed of the output's shape to
-    its constant times the seed summed back to the argument's shape (``_make_plan``); ``None`` where one takes
-    more."""
-    key = (constants, shapes)
-    plans = _PLANS.get(key, _UNSEEN)
-    if plans is _UNSEEN:
-        if len(_PLANS) >= 4096:
-            _PLANS.clear()
-        out_shape, shape_a, shape_b = shapes
-        steps = _make_plan(constants[0], out_shape, shape_a), _make_plan(constants[1], out_shape, shape_b)
-        plans = _PLANS[key] = None if steps[0] is None or steps[1] is None else steps
-    return plans  # type: ignore[no-any-return]
+def _projector_of(shape: Shape, dtype: Any) -> Any:
+    """``ProjectTo`` of an array of this shape and dtype, without the array."""
+    return ProjectTo(np.broadcast_to(np.zeros((), dtype), shape))
 
 
 def _make_plan(c: float, out_shape: tuple[int, ...], shape: tuple[int, ...]) -> Any:
@@ -248,6 +235,8 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     most = len(constants) if nin is None else nin
     pair = constants[:2] if len(constants) >= 2 else None
     pair_pullback = named_after(f, _pair_pullback)
+    pullbacks: dict[tuple[Any, ...], Callable[[Any], tuple[Any, ...]]] = {}
+    """The pullback of two arrays per signature (``_pair_pullback``); cleared when it grows past 1024."""
 
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and refused(nin, args, kwargs):
@@ -257,7 +246,14 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
         if pair is not None and len(args) == 2:
             a, b = args
             if type(a) is np.ndarray is type(b) and a.dtype.kind in "fc" and b.dtype.kind in "fc":
-                return out, pair_pullback(pair, a, b, out)
+                shape, dtype = (out.shape, out.dtype) if type(out) is np.ndarray else ((), None)  # None: a scalar
+                key = (a.shape, a.dtype, b.shape, b.dtype, shape, dtype)
+                pullback = pullbacks.get(key)
+                if pullback is None:
+                    if len(pullbacks) >= 1024:
+                        pullbacks.clear()
+                    pullback = pullbacks[key] = pair_pullback(pair, *key)
+                return out, pullback
         projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
         held = [None if p is not None else x for p, x in zip(projects, args)]
 

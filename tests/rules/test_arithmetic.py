@@ -1,5 +1,6 @@
 """Rules for numpy's elementwise functions of two arguments and clip."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -270,6 +271,32 @@ def test_add_passes_the_seed_on_read_only():
     assert not x_bar.flags.writeable and not y_bar.flags.writeable
     x_bar2 = rrule(np.subtract, np.zeros(3), np.zeros(3))[1](seed)[2]
     np.testing.assert_equal(x_bar2, -seed)
+
+
+def _summed_back(g, x):
+    """``g`` summed over the axes broadcasting ``x`` to it added or stretched, in ``x``'s shape."""
+    lead = g.ndim - x.ndim
+    stretched = tuple(lead + i for i, d in enumerate(x.shape) if d == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=tuple(range(lead)) + stretched, keepdims=True).reshape(x.shape)
+
+
+@pytest.mark.parametrize("f, sign", [(np.add, 1), (np.subtract, -1)])
+def test_add_and_subtract_of_two_arrays_for_every_broadcast_and_dtype(f, sign):
+    """The pullback kept per signature of two arrays: each cotangent summed back to its own shape, of its own
+    dtype, for seeds of another kind too, and past the number of signatures the rule keeps at once (1024)."""
+    shapes = [((3, 4), (3, 4)), ((3, 4), (3, 1)), ((3, 1), (1, 4)), ((4,), (3, 4)), ((), (3,)), ((2, 1, 4), (3, 1))]
+    dtypes = [(np.float64, np.float64), (np.float32, np.float32), (np.float32, np.float64), (np.complex128, np.float64)]
+    cases = [(s, d) for s in shapes for d in dtypes] + [(((k,), (1,)), dtypes[0]) for k in range(1, 1100)]
+    rng = np.random.default_rng(0)
+    for n, ((shape_a, shape_b), (dtype_a, dtype_b)) in enumerate(cases):
+        a, b = np.full(shape_a, n, dtype_a), np.zeros(shape_b, dtype_b)
+        out, pullback = rrule(f, a, b)
+        g = rng.standard_normal(out.shape).astype(out.dtype)
+        _, a_bar, b_bar = pullback(g if n % 3 else Thunk(functools.partial(np.copy, g)))
+        for x, bar, c in ((a, a_bar, 1), (b, b_bar, sign)):
+            want = _summed_back(c * g, x)
+            assert bar.shape == x.shape and bar.dtype == x.dtype, (n, f, x.shape, x.dtype)
+            np.testing.assert_allclose(bar, (want.real if x.dtype.kind == "f" else want).astype(x.dtype), rtol=1e-6)
 
 
 @pytest.mark.parametrize("f", [np.add, np.multiply, np.power, np.maximum])
