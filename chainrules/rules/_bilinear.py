@@ -63,7 +63,7 @@ def seed_of_shape(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[An
 
 
 def bilinear_rule(
-    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[..., Any] | None = None
+    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[[Any], Any] | None = None
 ) -> None:
     """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
@@ -72,15 +72,12 @@ def bilinear_rule(
     the unprojected cotangents, which run only when the thunks holding them
     are forced; ``None`` refuses the call. ``rest`` are trailing
     non-differentiable arguments (tensordot's ``axes``). The pushforward is
-    ``f(a_dot, b) + f(a, b_dot)``. ``first(f, a, b, *rest, **kwargs)``, if
-    given, is a shorter rrule for the common calls, ``None`` for the others.
+    ``f(a_dot, b) + f(a, b_dot)``. ``first(general)``, if given, makes the
+    rrule to register from the general one: a shorter path for the common
+    calls, which hands every other call to ``general``.
     """
 
     def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        if first is not None:
-            result = first(f, a, b, *rest, **kwargs)
-            if result is not None:
-                return result
         pullbacks = pullbacks_of(a, b, *rest, **kwargs)
         if pullbacks is None:
             return None
@@ -112,7 +109,8 @@ def bilinear_rule(
             terms.append(f(a, b_dot, *rest, **kwargs))
         return out, output_tangent(out, terms)
 
-    rrule.register(f, *types)(named_after(f, _rrule_product))
+    general = named_after(f, _rrule_product)
+    rrule.register(f, *types)(general if first is None else named_after(f, first(general)))
     frule.register(f, *types)(named_after(f, _frule_product))
 
 

@@ -59,35 +59,39 @@ def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
     return None if kwargs else _matmul_pullbacks
 
 
-def _matmul_of_real_matrices(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; ``None`` for other calls.
+def _matmul_of_real_matrices(general: Any) -> Any:
+    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; ``general`` for other calls.
 
     A seed of the output's dtype gives cotangents ``g @ b.T`` and
     ``a.T @ g`` of the operands' own shape and dtype, with nothing to
     project; any other seed is checked, and its products projected.
     """
-    if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return None
-    dtype = a.dtype
-    if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
-        return None
-    out = f(a, b)
-    shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
 
-    def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):
-                return _NO_TANGENT, out_bar, out_bar
-            g = seed_of_shape(f, out_bar, shape)
-            return (
-                _NO_TANGENT,
-                Thunk(lambda: project_onto(a, g @ adjoint(b))),
-                Thunk(lambda: project_onto(b, adjoint(a) @ g)),
-            )
-        return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
+    def _rrule_matmul(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
+            return general(f, a, b, *rest, **kwargs)
+        dtype = a.dtype
+        if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
+            return general(f, a, b)
+        out = f(a, b)
+        shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
 
-    return out, matmul_pullback
+        def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+            if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):
+                    return _NO_TANGENT, out_bar, out_bar
+                g = seed_of_shape(f, out_bar, shape)
+                return (
+                    _NO_TANGENT,
+                    Thunk(lambda: project_onto(a, g @ adjoint(b))),
+                    Thunk(lambda: project_onto(b, adjoint(a) @ g)),
+                )
+            return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
+
+        return out, matmul_pullback
+
+    return _rrule_matmul
 
 
 for _f in (np.matmul, np.linalg.matmul):
