@@ -32,6 +32,7 @@ from chainrules_core import (
     ProjectTo,
     RuleConfig,
     Tangent,
+    Thunk,
     ZeroTangent,
     rrule,
     unthunk,
@@ -120,11 +121,28 @@ def _collect(boxed: Any, bars: list[Any]) -> Any:
             return _leaf_cotangent(x.value, bars[x.slot])
         return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
 
-    if type(boxed) is list and boxed and all(type(x) is TrackedArray for x in boxed):
-        cotangents = [leaf(x) for x in boxed]  # a list of parameters: what structural gives, without its walk
-        if not all(isinstance(c, AbstractZero) for c in cotangents):
+    if type(boxed) is list and boxed:
+        cotangents = _array_cotangents(boxed, bars)  # a list of parameters: what structural gives, without its walk
+        if cotangents is not None:
             return cotangents
     return structural(boxed, leaf)
+
+
+def _array_cotangents(boxed: list[Any], bars: list[Any]) -> list[Any] | None:
+    """The cotangents of a list of tracked arrays, each of its array's shape and dtype (a thunk forced); ``None``
+    if ``boxed`` holds anything else or a cotangent needs more (a projection, a zero)."""
+    cotangents = []
+    for x in boxed:
+        if type(x) is not TrackedArray:
+            return None
+        c = bars[x.slot]
+        if type(c) is Thunk:
+            c = c.unthunk()
+        v = x.value
+        if type(c) is not np.ndarray or c.shape != v.shape or c.dtype != v.dtype:
+            return None
+        cotangents.append(c)
+    return cotangents
 
 
 def _output_leaves(y: Any, path: Path, tape: Tape, found: list[tuple[Path, int]]) -> Any:
