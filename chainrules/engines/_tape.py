@@ -181,7 +181,14 @@ class Tape(Trace):
         result = rule(f, x)
         if result is None:
             return MISS
-        return self.record(f, result[1], (None, a.slot), 1, result[0])  # type: ignore[attr-defined]
+        y, pullback = result
+        if type(y) is np.ndarray and y.dtype.kind in "fc":  # record's common case, inline
+            shapes = self.shapes
+            slot = len(shapes)
+            shapes.append(y.shape)
+            self.nodes.append((f, pullback, (None, a.slot), 1, slot, None))  # type: ignore[attr-defined]
+            return TrackedArray(y, self, slot)
+        return self.record(f, pullback, (None, a.slot), 1, y)  # type: ignore[attr-defined]
 
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         # ``fast`` for two operands, unrolled: each operand's slot is read inline, with no loop or helper
