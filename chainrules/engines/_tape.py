@@ -58,6 +58,8 @@ from ._structure import (
 )
 
 _NO_TANGENT, _ZERO = NoTangent(), ZeroTangent()
+_REAL_SCALARS = frozenset({float, np.float64, np.float32})
+"""Outputs boxed as scalars at once (a reduction's numpy float too)."""
 
 
 # ----- the tape -----
@@ -238,7 +240,7 @@ class Tape(Trace):
 
     def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:
         """Box the outputs ``y`` of a call and write the call on the tape."""
-        if type(y) is float:
+        if type(y) in _REAL_SCALARS:
             shapes = self.shapes
             slot = len(shapes)
             shapes.append(())
