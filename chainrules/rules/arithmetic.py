@@ -265,7 +265,8 @@ for _f, _constants in LINEAR_BINARY.items():
 def _weighted_seed(g: np.ndarray, t: np.ndarray, exp: Any, limit: float, v: Any) -> Any:
     """``g / (1 + exp(t))`` (the seed times the share of ``v`` in logaddexp, ``t`` the other argument minus ``v``,
     in the log's base) summed and projected onto ``v``; ``None`` where ``exp(t)`` could overflow or ``t`` has a NaN."""
-    if not np.maximum.reduce(t, axis=None) <= limit:  # NaN compares false
+    largest = t.item(t.argmax()) if t.size < 4096 else np.maximum.reduce(t, axis=None)  # NaN if any: see below
+    if not largest <= limit:  # NaN compares false
         return None
     e = exp(t)
     e += 1
@@ -312,8 +313,12 @@ def logaddexp_rule(f: Any, exp: Any) -> None:
             return general(f, x, y)
         clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
 
+        def general_pullback() -> Any:
+            with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
+                return general(f, x, y)[1]  # type: ignore[index]
+
         def general_bar(out_bar: Any, position: int) -> Any:
-            return unthunk(general(f, x, y)[1](out_bar)[position])
+            return unthunk(general_pullback()(out_bar)[position])
 
         def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
             if type(out_bar) is not np.ndarray:
@@ -324,7 +329,7 @@ def logaddexp_rule(f: Any, exp: Any) -> None:
                     y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
                     if x_bar is not None and y_bar is not None:
                         return _NO_TANGENT, x_bar, y_bar
-            return general(f, x, y)[1](out_bar)  # type: ignore[index, no-any-return]
+            return general_pullback()(out_bar)  # type: ignore[no-any-return]
 
         return out, logaddexp_pullback
 
