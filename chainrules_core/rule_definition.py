@@ -187,57 +187,60 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
     most = math.inf if nin is None else nin
 
-    def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
-            return None
-        out = f(*args, **kwargs) if kwargs else f(*args)
+    # The first argument is a parameter of its own: a call of one argument, the common one, is not repacked.
+    def _rrule_scalar(f: Any, x: Any = _ABSENT, /, *rest: Any, **kwargs: Any) -> Any:
+        if rest or kwargs or x is _ABSENT:
+            args = rest if x is _ABSENT else (x, *rest)
+            if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
+                return None
+            out = f(*args, **kwargs) if kwargs else f(*args)
+            if len(args) != 1:
 
-        if len(args) == 1:
-            (x,) = args
-            if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
-                return out, _no_tangents(1)
-            python_float = floats if type(x) is float else None  # the partial in Python arithmetic, if any
+                def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
+                    if type(out_bar) not in _PLAIN:
+                        out_bar = unthunk(out_bar)
+                        if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
+                            return (NoTangent(), *(ProjectTo(a)(ZeroTangent()) for a in args))
+                    ps = partials(out, *_python_numbers_as_numpy(args))
+                    return (_NO_TANGENT, *[_cotangent(a, p, out_bar) for a, p in zip(args, ps)])
 
-            def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-                if python_float is not None and (type(out_bar) is float or type(out_bar) is np.float64):
-                    try:
-                        bar = python_float(out, x) * out_bar
-                    except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
-                        bar = None
-                    if type(bar) is float:
-                        return _NO_TANGENT, bar
-                    if type(bar) is np.float64:
-                        return _NO_TANGENT, float(bar)
-                if type(out_bar) not in _PLAIN:
-                    out_bar = unthunk(out_bar)
-                    if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                        return NoTangent(), ProjectTo(x)(ZeroTangent())
-                # A real product means a real partial, which needs no conjugate; for an array, one expression
-                # lets numpy write the product into the partial it has just made.
-                if type(x) is float:
-                    bar = partials(out, np.float64(x)) * out_bar
-                    if type(bar) is np.float64 or type(bar) is float:
-                        return _NO_TANGENT, float(bar)
-                elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
-                    bar = partials(out, x) * out_bar
-                    if type(bar) is np.ndarray and bar.dtype.kind == "f":
-                        if bar.shape == x.shape and bar.dtype == x.dtype:
-                            return _NO_TANGENT, bar
-                        return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
-                partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy(args)[0])
-                return _NO_TANGENT, _cotangent(x, partial, out_bar)
+                return out, scalar_pullback
+        else:
+            out = f(x)
+        if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
+            return out, _no_tangents(1)
+        python_float = floats if type(x) is float else None  # the partial in Python arithmetic, if any
 
-            return out, unary_pullback
-
-        def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
+        def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
+            if python_float is not None and (type(out_bar) is float or type(out_bar) is np.float64):
+                try:
+                    bar = python_float(out, x) * out_bar
+                except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
+                    bar = None
+                if type(bar) is float:
+                    return _NO_TANGENT, bar
+                if type(bar) is np.float64:
+                    return _NO_TANGENT, float(bar)
             if type(out_bar) not in _PLAIN:
                 out_bar = unthunk(out_bar)
                 if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                    return (NoTangent(), *(ProjectTo(x)(ZeroTangent()) for x in args))
-            ps = partials(out, *_python_numbers_as_numpy(args))
-            return (_NO_TANGENT, *[_cotangent(x, p, out_bar) for x, p in zip(args, ps)])
+                    return NoTangent(), ProjectTo(x)(ZeroTangent())
+            # A real product means a real partial, which needs no conjugate; for an array, one expression
+            # lets numpy write the product into the partial it has just made.
+            if type(x) is float:
+                bar = partials(out, np.float64(x)) * out_bar
+                if type(bar) is np.float64 or type(bar) is float:
+                    return _NO_TANGENT, float(bar)
+            elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
+                bar = partials(out, x) * out_bar
+                if type(bar) is np.ndarray and bar.dtype.kind == "f":
+                    if bar.shape == x.shape and bar.dtype == x.dtype:
+                        return _NO_TANGENT, bar
+                    return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
+            partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy((x,))[0])
+            return _NO_TANGENT, _cotangent(x, partial, out_bar)
 
-        return out, scalar_pullback
+        return out, unary_pullback
 
     def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
@@ -281,6 +284,10 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
 
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
+
+
+_ABSENT: Any = object()
+"""The default of ``scalar_rule``'s rrule's first argument: a call without arguments."""
 
 
 def _is_inexact_array(x: Any) -> bool:
