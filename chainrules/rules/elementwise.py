@@ -93,9 +93,14 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _sech2_times(out: np.ndarray, x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """``g * _sech2_of_array(out, x)`` in a new buffer, for a seed ``g`` of ``x``'s shape and dtype. A small
-    array with some |x| > 2 takes ``(g / cosh x) / cosh x``: one pass fewer than the slope times ``g``."""
-    if x.size < 2048:
+    """``g * _sech2_of_array(out, x)`` in a new buffer, for a seed ``g`` of ``x``'s shape and dtype.
+
+    Up to 8192 entries, 1 - tanh² where every |x| <= 2 and ``(g / cosh x) / cosh x`` everywhere otherwise:
+    one pass fewer than the slope times ``g``, and cheaper than finding the entries beyond; past that, the
+    second buffer of that division costs more than the passes it saves (an allocation of 128 KiB or more
+    goes to the operating system and back on every call).
+    """
+    if x.size <= 8192:
         s = out * out
         if not s.size or s.item(s.argmax()) <= _TANH2_AT_2:  # the largest entry, NaN if any (compares false)
             np.subtract(_ONE[s.dtype], s, out=s)

@@ -187,12 +187,14 @@ def test_accuracy_where_the_textbook_formula_cancels(f, x, expected, kind):
 
 @pytest.mark.parametrize(
     "size, far",
-    [(64, 0), (64, 3), (1024, 80), (1024, 1024), (10_000, 30), (10_000, 6000)],
+    [(64, 0), (64, 3), (1024, 80), (1024, 1024), (4096, 0), (4096, 300), (10_000, 30), (10_000, 6000)],
     ids=[
         "small, none beyond 2",
         "small",
         "small, some beyond 2",
         "small, all beyond 2",
+        "medium, none beyond 2",
+        "medium, some beyond 2",
         "large, few beyond 2",
         "large, most beyond 2",
     ],
