@@ -175,7 +175,7 @@ def _pair_pullback(
     ``_linear_cotangents``).
     """
     ca, cb = constants
-    project_a, project_b = _projector_of(shape_a, dtype_a), _projector_of(shape_b, dtype_b)
+    project_a, project_b = projector_of(shape_a, dtype_a), projector_of(shape_b, dtype_b)
     plan_a = _make_plan(ca, shape, shape_a) if dtype_a == dtype else None
     plan_b = _make_plan(cb, shape, shape_b) if dtype_b == dtype else None
     if plan_a is None or plan_b is None:
@@ -198,7 +198,7 @@ def _pair_pullback(
 Shape = tuple[int, ...]
 
 
-def _projector_of(shape: Shape, dtype: Any) -> Any:
+def projector_of(shape: Shape, dtype: Any) -> Any:
     """``ProjectTo`` of an array of this shape and dtype, without the array."""
     return ProjectTo(np.broadcast_to(np.zeros((), dtype), shape))
 

@@ -211,10 +211,11 @@ def test_tanh_slope_is_sech_squared_on_every_path_of_an_array(size, far):
 # ----- the long tail: sinc, i0, nan_to_num, real_if_close, modf, frexp -----
 
 
-def test_tanh_seed_of_another_kind_gets_the_same_cotangent():
+@pytest.mark.parametrize("reach", [1.9, 4.0], ids=["every |x| <= 2: the input not kept", "some |x| > 2"])
+def test_tanh_seed_of_another_kind_gets_the_same_cotangent(reach):
     """A seed of the array's dtype and shape is multiplied into the slope's buffer; a thunk, a float32 or complex
-    seed, a broadcast seed take the general pullback: the same numbers, the input's dtype."""
-    x = np.random.default_rng(5).uniform(-4.0, 4.0, (3, 50))
+    seed, a broadcast seed take the other pullbacks: the same numbers, the input's dtype; a zero seed a zero."""
+    x = np.random.default_rng(5).uniform(-reach, reach, (3, 50))
     g = np.random.default_rng(6).standard_normal((3, 50))
     pullback = rrule(np.tanh, x)[1]
     want = g / np.cosh(x) ** 2
@@ -224,6 +225,7 @@ def test_tanh_seed_of_another_kind_gets_the_same_cotangent():
         expected = np.real(seed) / np.cosh(x) ** 2 if not isinstance(seed, Thunk) else want
         np.testing.assert_allclose(x_bar, np.broadcast_to(expected, x.shape), rtol=1e-6 if seed is not g else 1e-13)
     assert not np.shares_memory(pullback(g)[1], g)
+    assert isinstance(pullback(ZeroTangent())[1], AbstractZero)
 
 
 def test_sinc_slope_is_zero_at_zero_and_continuous_across_the_series():
