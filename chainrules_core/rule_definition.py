@@ -184,6 +184,9 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     True
     """
 
+    for name, given in (("partials", partials), ("floats", floats)):
+        if given is not None and not callable(given):
+            raise TypeError(f"scalar_rule({function_name(f)}): {name} must be callable, got {given!r}")
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
     most = math.inf if nin is None else nin
 

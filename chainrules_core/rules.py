@@ -184,8 +184,8 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
         """
         # The first argument is a parameter of its own, so that a call of one argument passes it on as it is.
         rule = fast_get(id(f)) or type_get(type(f))
-        if rule is not None and type(tangents) is tuple:
-            if not args and not kwargs and x is not MISSING and len(tangents) == 2:
+        if rule is not None and x is not MISSING and not args and not kwargs and type(tangents) is tuple:
+            if len(tangents) == 2:  # f_dot and x_dot
                 return rule(tangents, f, x)
         if x is MISSING:
             return dispatch(tangents, f, (), kwargs)

@@ -163,6 +163,9 @@ def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
     return readonly(bar) if bar is out_bar else bar
 
 
+Shape = tuple[int, ...]
+
+
 def _pair_pullback(
     constants: tuple[float, float], shape_a: Shape, dtype_a: Any, shape_b: Shape, dtype_b: Any, shape: Shape, dtype: Any
 ) -> Callable[[Any], tuple[Any, ...]]:
@@ -195,15 +198,12 @@ def _pair_pullback(
     return planned_linear_pullback
 
 
-Shape = tuple[int, ...]
-
-
 def projector_of(shape: Shape, dtype: Any) -> Any:
     """``ProjectTo`` of an array of this shape and dtype, without the array."""
     return ProjectTo(np.broadcast_to(np.zeros((), dtype), shape))
 
 
-def _make_plan(c: float, out_shape: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+def _make_plan(c: float, out_shape: Shape, shape: Shape) -> Any:
     """For ``c = ±1``: the read-only seed, its negation, or one ``np.add.reduce`` (negated after summing); ``None``
     for another constant, a 0-d argument, leading and stretched axes both, shapes that do not broadcast."""
     if c not in (1, -1) or not shape:

@@ -290,9 +290,9 @@ def logaddexp_rule(f: Any, exp: Any) -> None:
     With ``t = x - y``, x weighs ``1 / (1 + exp(-t))`` and y ``1 / (1 + exp(t))``: each cotangent is three
     array operations on the seed, and a Python float's is a thunk (softplus, ``logaddexp(0.0, z)``, has a
     constant there). The rule ``scalar_rule`` made from ``BINARY`` (weights from ``exp(-|t|)``) answers every
-    other call, and the pullback wherever ``x - y`` is not finite (the same infinity on both sides, a NaN) or
-    ``exp`` could overflow, and for a seed that is not an array of the output's shape and dtype; the pushforward
-    is its own.
+    other call, and the pullback where ``x - y`` has a NaN (the same infinity on both sides, a NaN argument),
+    where ``exp(±t)`` could overflow (that argument's cotangent), and for a seed that is not an array of the
+    output's shape and dtype; the pushforward is its own.
     """
     general = rrule.find(f, 0.0, 0.0)  # scalar_rule's rule, registered above for any arguments
     assert general is not None

@@ -113,8 +113,8 @@ def _within_two(out: np.ndarray) -> bool:
 
 def _seed_over_cosh_squared(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``(g / cosh x) / cosh x``: sech² times the seed in one pass fewer than the slope times ``g``; 0 past
-    |x| = 710, where cosh overflows and sech² has underflowed. For small arrays: its second buffer costs more
-    than the pass it saves from 128 KiB on (such an allocation goes to the system and back on every call)."""
+    |x| = 710, where cosh overflows and sech² has underflowed. For small arrays only: from 128 KiB on, its
+    second buffer costs more than the pass it saves (such an allocation goes to the system and back each call)."""
     with np.errstate(over="ignore"):
         c = np.cosh(x)
     bar = np.divide(g, c)

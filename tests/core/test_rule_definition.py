@@ -101,6 +101,17 @@ def test_partials_are_not_evaluated_for_arguments_without_tangents() -> None:
     assert calls == []
 
 
+def test_partials_that_are_not_callable_are_refused_at_registration() -> None:
+    def twice(x: float) -> float:
+        return 2 * x
+
+    with pytest.raises(TypeError, match=r"scalar_rule\(.*twice\): partials must be callable, got 2.0"):
+        scalar_rule(twice, 2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"scalar_rule\(.*twice\): floats must be callable, got 'x'"):
+        scalar_rule(twice, lambda out, x: 2.0, floats="x")  # type: ignore[arg-type]
+    assert rrule.find(twice, 1.0) is None  # nothing registered
+
+
 def test_out_and_where_keywords_get_no_rule() -> None:
     buffer = np.empty(2)
     assert rrule(cube, np.ones(2), out=buffer) is None

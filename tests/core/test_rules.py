@@ -433,6 +433,10 @@ class TestErrors:
         with pytest.raises(ValueError, match=r"frule for .*fused: got 3 tangents for 3 arguments; expected 4"):
             frule((NoTangent(), 1.0, 1.0), fused, 1.0, 2.0, 3.0)
 
+    def test_two_tangents_without_an_argument_are_refused(self) -> None:
+        with pytest.raises(ValueError, match=r"frule for .*fused: got 2 tangents for 0 arguments; expected 1"):
+            frule((NoTangent(), 1.0), fused)
+
     def test_tangents_must_be_a_tuple(self) -> None:
         with pytest.raises(TypeError, match="tangents must be a tuple"):
             frule(1.0, fused, 1.0, 2.0, 3.0)
