@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 import chainrules  # noqa: F401 - registers the rules
-from chainrules.rules.elementwise import UNARY
+from chainrules.rules.numpy.elementwise import UNARY
 from chainrules_core import rrule, scalar_rule, unthunk
 
 from timing import best_time, format_time, table

@@ -107,11 +107,12 @@ def _matches(pattern: str | None, *texts: str) -> bool:
 
 
 def _family_from_module(module: str) -> str | None:
-    """``elementwise`` for ``chainrules.rules.elementwise``; ``None`` for helpers (``_arrays``) and other modules."""
+    """``numpy.elementwise`` for ``chainrules.rules.numpy.elementwise``; ``None`` for helpers (``_arrays``,
+    ``numpy.linalg._common``) and other modules."""
     if not module.startswith(_RULES_PACKAGE):
         return None
     name = module[len(_RULES_PACKAGE) :]
-    return None if name.startswith("_") else name
+    return None if any(part.startswith("_") for part in name.split(".")) else name
 
 
 def rule_family(record: RuleRecord) -> str:

@@ -1,7 +1,7 @@
 """Higher-order functions: rules that differentiate the user's function by calling back into the engine.
 
 ``functools.reduce`` and ``np.apply_along_axis`` have config-aware rules
-(chainrules/rules/higher_order.py). The engines pass their ``RuleConfig``,
+(chainrules/rules/numpy/higher_order.py). The engines pass their ``RuleConfig``,
 and the rules call ``rrule_via_ad`` / ``frule_via_ad`` on the user's
 function, which has no rule of its own: the engine runs it once more, on its
 own tape. Both engines agree, and agree with finite differences.

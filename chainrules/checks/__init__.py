@@ -1,11 +1,11 @@
 """The declared checks of every rules family: importing this package registers them.
 
-Each module builds the ``Case``s of one family of ``chainrules.rules`` (the
-function, where its arguments live, the dtypes and modes to run) and files
-them with ``chainrules_core.testing.register_cases``. ``python -m chainrules
-check`` and the test suite import this package and run every case through
-``test_frule`` and ``test_rrule``; ``import chainrules`` alone never builds a
-case nor imports the harness.
+Its folders mirror ``chainrules.rules``: each module builds the ``Case``s of
+one family (the function, where its arguments live, the dtypes and modes to
+run) and files them with ``chainrules_core.testing.register_cases``.
+``python -m chainrules check`` and the test suite import this package and
+run every case through ``test_frule`` and ``test_rrule``; ``import
+chainrules`` alone never builds a case nor imports the harness.
 
 >>> import chainrules.checks
 >>> from chainrules_core.testing import registered_cases
@@ -13,10 +13,7 @@ case nor imports the harness.
 True
 """
 
-import importlib
-import pkgutil
-
 import chainrules  # noqa: F401 - the rules the cases check
+from chainrules.rules._extensions import import_modules
 
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
-    importlib.import_module(f"{__name__}.{_module}")
+import_modules(__name__)

@@ -1,22 +1,18 @@
-"""The rules, one module per family. Importing this package registers them all.
+"""The rules, in folders by library, one module per family. Importing this package registers them all.
 
-Every module in this package is imported, in name order: a new family needs
-no line here. A module named ``scipy_<sub>`` (``scipy_special``,
-``scipy_linalg``) holds rules for ``scipy.<sub>`` and is imported when
-``scipy.<sub>`` is: at once if the program has imported it already, else
-right after it does, so ``import chainrules`` never imports scipy. The
-modules export nothing; their rules are reached through ``frule`` and
-``rrule``, their declared checks through ``chainrules.checks``.
+``numpy/`` (with ``numpy/linalg/``) and ``python/`` are imported at once;
+``scipy/special/`` and ``scipy/linalg/`` hold rules for ``scipy.special``
+and ``scipy.linalg`` and are imported when those are: at once if the
+program has imported them already, else right after it does, so ``import
+chainrules`` never imports scipy. A package imports every module in it, in
+name order, so a new family needs no line anywhere. The modules export
+nothing; their rules are reached through ``frule`` and ``rrule``, their
+declared checks through ``chainrules.checks``.
 """
 
-import importlib
-import pkgutil
+from ._extensions import import_modules, when_imported
 
-from ._extensions import when_imported
-
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
-    if _module.startswith("scipy_"):
-        _library = "scipy." + _module.split("_")[1]
-        when_imported(_library, lambda module=_module: importlib.import_module(f"{__name__}.{module}"))
-    else:
-        importlib.import_module(f"{__name__}.{_module}")
+import_modules(f"{__name__}.numpy")
+import_modules(f"{__name__}.python")
+for _library in ("scipy.special", "scipy.linalg"):
+    when_imported(_library, lambda library=_library: import_modules(f"{__name__}.{library}"))

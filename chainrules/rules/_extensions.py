@@ -1,6 +1,6 @@
 """Rules for optional libraries, registered when the library itself is imported.
 
-The rules for ``scipy.special`` live in ``scipy_special`` and need the
+The rules for ``scipy.special`` live in ``scipy/special/`` and need the
 ``scipy.special`` functions as their keys, but ``import chainrules`` must not
 import scipy (it would take most of the import time). ``when_imported(name,
 action)`` runs ``action`` once ``name`` is imported: at once if it already
@@ -11,8 +11,10 @@ of Julia's package extensions.
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
+import pkgutil
 import sys
 import threading
 import types
@@ -34,6 +36,22 @@ def when_imported(name: str, action: Action) -> None:
                 sys.meta_path.insert(0, _FINDER)
             return
     action()
+
+
+def import_modules(package: str) -> None:
+    """Import ``package`` and every module and subpackage in it whose name does not start with ``_``, in name order.
+
+    What each rules package (``chainrules.rules.numpy`` ...) and each checks package runs: a new family module is
+    found by its file alone.
+    """
+    module = importlib.import_module(package)
+    for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda info: info.name):
+        if info.name.startswith("_"):
+            continue
+        if info.ispkg:
+            import_modules(f"{package}.{info.name}")
+        else:
+            importlib.import_module(f"{package}.{info.name}")
 
 
 def _run_pending(name: str) -> None:

@@ -47,9 +47,9 @@ from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 from ._arrays import instantiate_zeros
 from ._nested import LinearAdjoint, follow, is_followed
-from ._python_numbers import PY as PY
-from ._python_numbers import python_partials as python_partials
-from ._python_numbers import python_rule as python_rule
+from .python._numbers import PY as PY
+from .python._numbers import python_partials as python_partials
+from .python._numbers import python_rule as python_rule
 
 NUMERIC = (numbers.Number, np.ndarray, np.generic)
 """The argument types of the arithmetic rules of ``operator`` and builtins: numbers and numpy arrays."""

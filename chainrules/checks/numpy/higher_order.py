@@ -1,0 +1,167 @@
+"""Declared checks of the higher order rules (``chainrules.rules.numpy.higher_order``)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from chainrules.engines import EngineConfig
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    frule,
+    rrule,
+    scalar_rule,
+    unthunk,
+)
+from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
+
+
+def _damped_step(acc: Any, x: Any) -> Any:
+    return 0.5 * acc + np.sin(x)
+
+
+scalar_rule(_damped_step, lambda out, acc, x: (0.5, np.cos(x)))
+
+
+class _Affine:
+    """``_Affine(a, b)(acc, x) == a * acc + b * x``: a callable object with fields, and its rules."""
+
+    def __init__(self, a: float, b: float) -> None:
+        self.a = a
+        self.b = b
+
+    def __call__(self, acc: Any, x: Any) -> Any:
+        return self.a * acc + self.b * x
+
+
+@rrule.register(_Affine)
+def _rrule_affine(step: _Affine, acc: Any, x: Any) -> Any:
+    project_acc, project_x = ProjectTo(acc), ProjectTo(x)
+
+    def affine_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return ZeroTangent(), ZeroTangent(), ZeroTangent()
+        self_bar = Tangent(
+            _Affine, a=float(np.real(np.sum(np.conj(acc) * out_bar))), b=float(np.real(np.sum(np.conj(x) * out_bar)))
+        )
+        return self_bar, project_acc(step.a * out_bar), project_x(step.b * out_bar)
+
+    return step(acc, x), affine_pullback
+
+
+@frule.register(_Affine)
+def _frule_affine(tangents: tuple[Any, ...], step: _Affine, acc: Any, x: Any) -> Any:
+    step_dot, acc_dot, x_dot = (unthunk(t) for t in tangents)
+    out = step(acc, x)
+    out_dot: Any = ZeroTangent()
+    if not isinstance(step_dot, AbstractZero):
+        out_dot = out_dot + step_dot.a * acc + step_dot.b * x
+    if not isinstance(acc_dot, AbstractZero):
+        out_dot = out_dot + step.a * acc_dot
+    if not isinstance(x_dot, AbstractZero):
+        out_dot = out_dot + step.b * x_dot
+    return out, ProjectTo(out)(out_dot)
+
+
+def _log_sum_exp(v: Any) -> Any:
+    top = np.max(np.real(v))
+    return top + np.log(np.sum(np.exp(v - top)))
+
+
+@rrule.register(_log_sum_exp)
+def _rrule_log_sum_exp(f: Any, v: Any) -> Any:
+    out = _log_sum_exp(v)
+    project_v = ProjectTo(v)
+
+    def log_sum_exp_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), ZeroTangent()
+        return NoTangent(), project_v(np.conj(np.exp(v - out)) * out_bar)
+
+    return out, log_sum_exp_pullback
+
+
+@frule.register(_log_sum_exp)
+def _frule_log_sum_exp(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
+    out = _log_sum_exp(v)
+    v_dot = unthunk(tangents[1])
+    if isinstance(v_dot, AbstractZero):
+        return out, ZeroTangent()
+    return out, np.sum(np.exp(v - out) * v_dot)
+
+
+def _outer_self(v: Any) -> Any:
+    return v[:, None] * v[None, :]
+
+
+@rrule.register(_outer_self)
+def _rrule_outer_self(f: Any, v: Any) -> Any:
+    project_v = ProjectTo(v)
+
+    def outer_self_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), ZeroTangent()
+        return NoTangent(), project_v(out_bar @ np.conj(v) + out_bar.T @ np.conj(v))
+
+    return _outer_self(v), outer_self_pullback
+
+
+@frule.register(_outer_self)
+def _frule_outer_self(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
+    v_dot = unthunk(tangents[1])
+    if isinstance(v_dot, AbstractZero):
+        return _outer_self(v), ZeroTangent()
+    return _outer_self(v), v_dot[:, None] * v[None, :] + v[:, None] * v_dot[None, :]
+
+
+_ENGINES = {"config": EngineConfig()}
+
+register_cases(
+    "higher_order",
+    Case(functools.reduce, (_damped_step, Arg(REALS, (5,))), options=_ENGINES),
+    Case(functools.reduce, (_damped_step, Arg(REALS, (4, 3))), name="rows", options=_ENGINES),
+    Case(
+        functools.reduce,
+        (_damped_step, Arg(REALS, (4,)), Arg(REALS, ())),
+        name="with initial",
+        options=_ENGINES,
+    ),
+    Case(
+        functools.reduce,
+        (_Affine(0.7, -1.3), Arg(REALS, (5,))),
+        name="callable object with fields",
+        dtypes=("float64",),
+        options=_ENGINES,
+    ),
+    Case(np.apply_along_axis, (_log_sum_exp, 1, Arg(REALS, (3, 4))), options=_ENGINES),
+    Case(np.apply_along_axis, (_log_sum_exp, 0, Arg(REALS, (3, 4))), name="axis 0", options=_ENGINES),
+    Case(
+        np.apply_along_axis,
+        (_outer_self, -1, Arg(REALS, (2, 3, 4))),
+        name="matrix results",
+        options=_ENGINES,
+    ),
+)
+
+refuse_edges(
+    "higher_order",
+    functools.reduce,
+    ("huge",),
+    "0.5 acc + sin(x) at 1e300: sin turns far below the finite-difference steps, which see the linear part only",
+)
+refuse_edges(
+    "higher_order",
+    np.apply_along_axis,
+    ("empty",),
+    "the rule declines (None) when the axis is empty: there is no slice to differentiate func1d at",
+)

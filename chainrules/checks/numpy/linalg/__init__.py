@@ -1,0 +1,1 @@
+"""Declared checks of ``chainrules.rules.numpy.linalg``, mirroring its modules."""

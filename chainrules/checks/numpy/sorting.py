@@ -1,0 +1,54 @@
+"""Declared checks of the sorting rules (``chainrules.rules.numpy.sorting``)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from chainrules.rules.numpy.sorting import _UNIQUE
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, Generated, register_cases
+
+
+def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
+    """A Python list of numbers, as users write them."""
+    values = rng.standard_normal(4) + (1j * rng.standard_normal(4) if np.dtype(dtype).kind == "c" else 0)
+    return values.tolist()
+
+
+# Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
+# difference could confirm; tests/rules/numpy/test_sorting.py checks the conventions there exactly.
+register_cases(
+    "sorting",
+    *(
+        Case(np.sort, (Arg(REALS, (3, 4)), *args), kwargs=kw)
+        for args, kw in (((), {}), ((0,), {}), ((), {"axis": None}))
+    ),
+    Case(np.sort, (Arg(REALS, (2, 3, 4)),), kwargs={"axis": 1, "kind": "mergesort"}),
+    Case(np.sort, (Arg(REALS, (5,)),), kwargs={"stable": True}),
+    Case(np.unique, (Arg(REALS, (3, 4)),)),
+    Case(np.unique, (Arg(REALS, (3, 4)), True, True, True), name="every output"),
+    # unique_values (and unique with sorted=False) may return complex values in hash order, which
+    # jumps as the values move: the rule follows whatever order comes back, finite differences cannot.
+    *(
+        Case(f, (Arg(REALS, (3, 4)),), dtypes=("float64", "float32") if f.__name__ == "unique_values" else DTYPES)
+        for f in _UNIQUE[1:]
+    ),
+)
+register_cases(
+    "sorting",
+    Case(np.partition, (Arg(REALS, (3, 5)), 2)),
+    Case(np.partition, (Arg(REALS, (4, 3)), [0, 2], 0), name="several kth"),
+    Case(np.partition, (Arg(REALS, (2, 3)), -1), kwargs={"axis": None}),
+    Case(np.sort_complex, (Arg(REALS, (5,)),)),
+    Case(np.sort_complex, (Generated(_numbers, "list"),), name="a list"),
+    Case(np.sort_complex, (Arg(REALS, (2, 4)),)),
+)
+if "sorted" in inspect.signature(np.unique).parameters:
+    register_cases(
+        "sorting",
+        Case(
+            np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"
+        ),
+    )

@@ -1,0 +1,46 @@
+"""Declared checks of the statistics rules (``chainrules.rules.numpy.statistics``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chainrules.checks.numpy.reductions import AXIS_GRID, NANS, SHAPE, SMALL_AXIS_GRID
+from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.edges import refuse_edges
+
+register_cases(
+    "statistics",
+    *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)), 0, None, None, 2), name="positional ddof") for f in (np.var, np.std)),
+    *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"correction": 1}, name="correction") for f in (np.var, np.std)),
+    Case(np.var, (Arg(REALS, (3, 4)),), kwargs={"axis": 0, "dtype": np.float64}, dtypes=("float32",), name="dtype"),
+    Case(np.ndarray.var, (Arg(REALS, SHAPE), (0, 2)), name="method"),
+    Case(np.ndarray.std, (Arg(REALS, SHAPE), -1), name="method"),
+    Case(np.std, (At([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]]),), kwargs={"axis": 1}, name="fixed point"),
+    *(Case(f, (NANS,), kwargs=kw) for f in (np.nanvar, np.nanstd) for kw in SMALL_AXIS_GRID),
+    *(Case(f, (NANS,), kwargs={"axis": 2, "ddof": 1}, name="ddof") for f in (np.nanvar, np.nanstd)),
+    # average: unweighted; weights of a's shape, along one axis and along a tuple of axes (positional, so
+    # differentiable); by keyword (constants); returned=True (the sum of the weights is the second output)
+    *(Case(np.average, (Arg(REALS, SHAPE), *args)) for args in ((), (1,), ((0, 2),), (None, None, True))),
+    Case(np.average, (Arg(REALS, SHAPE), None, Arg(POSITIVE, SHAPE))),
+    Case(np.average, (Arg(REALS, SHAPE), 1, Arg(POSITIVE, (3,)))),
+    Case(np.average, (Arg(REALS, SHAPE), (2, 0), Arg(POSITIVE, (4, 2))), name="weights in axis order"),
+    Case(np.average, (Arg(REALS, SHAPE), -1, Arg(POSITIVE, (4,)), True), name="returned"),
+    Case(np.average, (Arg(REALS, (3, 4)), 0), kwargs={"weights": np.array([0.5, 2.0, 1.0])}, name="keyword weights"),
+    Case(np.average, (Arg(REALS, (3, 4)), 1, Arg(POSITIVE, (4,))), kwargs={"keepdims": True}, name="keepdims"),
+)
+
+refuse_edges(
+    "statistics",
+    np.average,
+    ("size 1",),
+    "a single weight: the average does not depend on it, and finite differences see only its rounding",
+)
+refuse_edges(
+    "statistics",
+    np.average,
+    ("tiny", "subnormal"),
+    "numpy computes a weighted average as sum(w a) / sum(w): w a underflows at 1e-300, so its average is 0 there",
+    where="returned",
+)

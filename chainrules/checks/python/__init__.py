@@ -1,0 +1,1 @@
+"""Declared checks of ``chainrules.rules.python``, mirroring its modules."""

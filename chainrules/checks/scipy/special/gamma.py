@@ -1,0 +1,117 @@
+"""Declared checks of the gamma and zeta rules (``chainrules.rules.scipy.special.gamma``), when scipy is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chainrules.checks._tables import BINARY_SHAPES, REAL_DTYPES, UNARY_SHAPES, TableCheck, binary, unary
+from chainrules.checks.scipy.special.logistic import point_cases, register_family
+from chainrules_core.testing import no_tangent
+from chainrules_core.testing.cases import (
+    ABOVE_ONE,
+    POSITIVE,
+    POSITIVE_REAL_ONLY,
+    REALS,
+    Arg,
+    Case,
+    Domain,
+)
+from chainrules_core.testing.edges import refuse_edges
+
+try:
+    from scipy import special
+except ImportError:  # scipy is optional: without it there is nothing to check
+    special = None
+
+UNIT_REAL_ONLY = Domain(0.0, 1.0, complex=False, name="(0, 1), real only")
+COMPLEX = ("complex128",)
+
+
+def _table_checks() -> dict[object, TableCheck]:
+    """Where the inputs of each entry of ``GAMMA`` live (the incomplete functions' shape parameters: ``_cases``)."""
+    assert special is not None
+    return {
+        special.gamma: unary(POSITIVE),
+        special.gammaln: unary(POSITIVE_REAL_ONLY),
+        special.loggamma: unary(POSITIVE),
+        special.rgamma: unary(REALS, points=(0.0, -1.0, -3.0)),  # the poles of Gamma, where 1/Gamma is 0
+        special.digamma: unary(POSITIVE),
+        special.beta: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
+        special.betaln: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
+    }
+
+
+TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_checks()
+
+
+INCOMPLETE = () if special is None else (special.gammainc, special.gammaincc, special.betainc)
+"""In ``GAMMA``, but their shape parameters have no tangent: ``_incomplete_cases`` checks them."""
+
+
+def _incomplete_cases() -> list[Case]:
+    """gammainc, gammaincc in x and betainc in x: the shape parameters' cotangents are not implemented."""
+    assert special is not None
+    shape = no_tangent
+    cases = []
+    for a, x in BINARY_SHAPES:
+        for f in (special.gammainc, special.gammaincc):
+            cases.append(Case(f, (shape(Arg(POSITIVE_REAL_ONLY, a)), Arg(POSITIVE_REAL_ONLY, x)), dtypes=REAL_DTYPES))
+    for a, b, x in ((None, None, None), ((), (3,), (2, 3)), ((2, 1), (3,), ())):
+        args = (shape(Arg(POSITIVE_REAL_ONLY, a)), shape(Arg(POSITIVE_REAL_ONLY, b)), Arg(UNIT_REAL_ONLY, x))
+        cases.append(Case(special.betainc, args, dtypes=REAL_DTYPES))
+    return cases
+
+
+def _cases() -> list[Case]:
+    assert special is not None
+    cases: list[Case] = []
+    for f in (special.gamma, special.gammaln, special.digamma):
+        cases += point_cases(f, (-2.5, -0.5, -1.2), name="negative")
+    polygamma, multigammaln, zeta = special.polygamma, special.multigammaln, special.zeta
+    return [
+        *cases,
+        *_incomplete_cases(),
+        *point_cases(special.digamma, (-2.5 + 0.5j, -0.3 + 1.0j, 0.2 - 2.0j), name="reflected", dtypes=COMPLEX),
+        *[Case(polygamma, (n, Arg(POSITIVE_REAL_ONLY, s))) for n, (s,) in zip((0, 1, 2, 3), UNARY_SHAPES)],
+        Case(polygamma, (np.array([[0], [2]]), Arg(POSITIVE_REAL_ONLY, (3,))), name="integer orders"),
+        *point_cases(polygamma, (-2.5, -0.5), before=(1,), name="negative"),
+        Case(multigammaln, (Arg(Domain(1.0, np.inf, complex=False), None), 3)),
+        Case(multigammaln, (Arg(Domain(2.0, np.inf, complex=False), (2, 3)), 5)),
+        Case(multigammaln, (Arg(Domain(0.0, np.inf, complex=False), (3,)),), kwargs={"d": 1}, name="keyword d"),
+        *[Case(zeta, (Arg(ABOVE_ONE, s),)) for (s,) in UNARY_SHAPES],
+        *point_cases(zeta, (-7.5, -3.5, -2.0, -0.5, 0.0, 0.5), name="continued", dtypes=("float64", "complex128")),
+        *point_cases(zeta, (-4.5 + 2.0j, 0.5 + 14.0j, 3.0 - 20.0j), name="complex plane", dtypes=COMPLEX),
+        # scipy's Hurwitz zeta (q given) is real: nan for complex x
+        *[Case(zeta, (Arg(ABOVE_ONE, x), Arg(POSITIVE, q)), dtypes=REAL_DTYPES) for x, q in BINARY_SHAPES],
+        Case(zeta, (Arg(ABOVE_ONE, (2, 3)),), kwargs={"q": 2.5}, name="keyword q", dtypes=REAL_DTYPES),
+    ]
+
+
+if special is not None:
+    from chainrules.rules.scipy.special.gamma import GAMMA
+
+    register_family(
+        "scipy_special_gamma",
+        GAMMA,
+        TABLE_CHECKS,
+        _cases(),
+        elsewhere=(
+            special.gammainc,
+            special.gammaincc,
+            special.betainc,
+        ),
+    )
+    refuse_edges(
+        "scipy_special_gamma",
+        special.rgamma,
+        ("subnormal",),
+        "scipy's rgamma(-1e-310) is -0.0 (Gamma overflows to -inf), not -1e-310: the finite differences across 0 "
+        "see half of the slope 1 = (-1)^0 0! that the rule gives there",
+    )
+    refuse_edges(
+        "scipy_special_gamma",
+        special.zeta,
+        ("tiny",),
+        "scipy's complex zeta near 0 is wrong: zeta(1e-300 (0.5 + 14j)) has the imaginary part 1/56, moving with s "
+        "at a rate of 1e298, where zeta(s) = -1/2 - s log(2 pi) / 2 + O(s²) (DLMF 25.6.11), as the rule has it",
+    )

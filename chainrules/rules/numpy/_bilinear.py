@@ -1,0 +1,137 @@
+"""The rule maker for products: functions linear in each of two operands (matmul, kron, cross, polymul ...).
+
+The pushforward is the sum of the product with one operand replaced by its
+tangent. The pullback of each operand is a ``Thunk``, so an engine that
+needs one pays for one product; the seed is checked when the pullback is
+called, so a seed that is not a numeric array fails there, naming the
+function, rather than later inside a thunk.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Thunk,
+    frule,
+    function_name,
+    named_after,
+    rrule,
+    unthunk,
+)
+from chainrules_core.projection import project_onto
+
+from .._arrays import instantiate_zeros
+from .._makers import output_tangent
+from .linalg._common import as_array
+
+Pullbacks = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
+"""``(a, b, out_bar) -> (a_bar, b_bar)``: two functions computing the unprojected cotangents."""
+
+
+def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
+    """``out_bar`` as an array of the output's shape; a ``TypeError`` or ``ValueError`` naming ``f`` if it is not one.
+
+    A seed whose shape differs from the output's only by dimensions of size 1 is reshaped.
+    """
+    return seed_of_shape(f, out_bar, np.shape(out))
+
+
+def seed_of_shape(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``checked_seed`` given the output's shape: a pullback that keeps the shape need not keep the output."""
+    if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind in "fc":
+        return out_bar
+    seed = as_array(out_bar)
+    if seed.dtype.kind not in "iufc":
+        raise TypeError(
+            f"{function_name(f)}: the cotangent of the output must be a number or a numeric array, "
+            f"got {type(out_bar).__name__} {str(out_bar)[:40]!r}"
+        )
+    if seed.shape != shape:
+        squeezed = tuple(n for n in seed.shape if n != 1) == tuple(n for n in shape if n != 1)
+        if seed.size != math.prod(shape) or not squeezed:
+            raise ValueError(f"{function_name(f)}: a cotangent of shape {seed.shape} for an output of shape {shape}")
+        seed = seed.reshape(shape)
+    return seed
+
+
+def bilinear_rule(
+    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[[Any], Any] | None = None
+) -> None:
+    """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
+
+    ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
+    function ``(a, b, out_bar) -> (a_bar, b_bar)`` of two functions computing
+    the unprojected cotangents, which run only when the thunks holding them
+    are forced; ``None`` refuses the call. ``rest`` are trailing
+    non-differentiable arguments (tensordot's ``axes``). The pushforward is
+    ``f(a_dot, b) + f(a, b_dot)``. ``first(general)``, if given, makes the
+    rrule to register from the general one: a shorter path for the common
+    calls, which hands every other call to ``general``.
+    """
+
+    def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        pullbacks = pullbacks_of(a, b, *rest, **kwargs)
+        if pullbacks is None:
+            return None
+        out = f(a, b, *rest, **kwargs)
+        out_shape = np.shape(out)
+        project_a, project_b = _projector(a), _projector(b)
+        a_arr, b_arr = as_array(a), as_array(b)
+        no_tangents = (_NO_TANGENT,) * len(rest)
+
+        def product_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):  # no product to compute
+                    return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
+            a_bar, b_bar = pullbacks(a_arr, b_arr, seed_of_shape(f, out_bar, out_shape))
+            return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
+
+        return out, product_pullback
+
+    def _frule_product(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if pullbacks_of(a, b, *rest, **kwargs) is None:
+            return None
+        out = f(a, b, *rest, **kwargs)
+        a_dot, b_dot = (_dense_if_sequence(unthunk(t), x) for t, x in zip(tangents[1:3], (a, b)))
+        terms = []
+        if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
+            terms.append(f(a_dot, b, *rest, **kwargs))
+        if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+            terms.append(f(a, b_dot, *rest, **kwargs))
+        return out, output_tangent(out, terms)
+
+    general = named_after(f, _rrule_product)
+    rrule.register(f, *types)(general if first is None else named_after(f, first(general)))
+    frule.register(f, *types)(named_after(f, _frule_product))
+
+
+_NO_TANGENT = NoTangent()
+
+
+def _projector(x: Any) -> Any:
+    """``ProjectTo(x)``, or ``None`` for a float or complex array: ``project_onto`` then projects only what does
+    not fit it already."""
+    return None if type(x) is np.ndarray and x.dtype.kind in "fc" else ProjectTo(x)
+
+
+def _lazy(x: Any, project: Any, compute: Callable[[], Any]) -> Any:
+    """A thunk of the cotangent of ``x`` that ``compute`` gives unprojected; ``project`` from ``_projector``."""
+    if project is None:
+        return Thunk(lambda: project_onto(x, compute()))
+    if project.is_no_tangent:
+        return _NO_TANGENT
+    return Thunk(lambda: project(compute()))
+
+
+def _dense_if_sequence(t: Any, x: Any) -> Any:
+    """The tangent of an array-like list or tuple (a ``Tangent(list, ...)``) as an array; others as they are."""
+    return instantiate_zeros(t, x) if isinstance(x, (list, tuple)) else t

@@ -1,0 +1,198 @@
+"""The rule maker for functions that move entries: every entry of the output is one entry of an argument.
+
+``insert``, ``delete``, ``compress``, ``extract``, ``choose``, ``select``,
+``block``, ``trim_zeros``, ``partition``, ``sort_complex`` and the functional
+``setitem`` copy, drop, repeat or reorder the entries of their value
+arguments without doing arithmetic on them. Their derivative is the same
+map applied to the tangents, and its adjoint adds each output's cotangent
+back to the entry it came from.
+
+The maker finds that map once per call by running the function on
+*labels*: each value argument replaced by integer arrays of the same
+structure numbering its entries (a constant one, such as an integer array or
+an argument passed by keyword, by ``-1``). The result says, for every output
+entry, where it came from. The pushforward gathers the tangents through it;
+the pullback scatters the seed back with ``np.bincount``, so an entry read
+several times (a broadcast ``values``, a ``choose`` that picks one choice
+twice) gets the sum. Nothing is differentiated by hand; the cost is one
+call of the function on integers, and one integer array of the output's size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    backing,
+    frule,
+    named_after,
+    rrule,
+    unthunk,
+)
+
+from .._arrays import cast_to, dtype_of_value, scatter_add
+from ._bilinear import checked_seed
+
+Labels = Any
+"""An argument with each differentiable leaf replaced by an integer array numbering its entries."""
+
+Source = Callable[[Any, tuple[Any, ...], dict[str, Any], tuple[Any, ...], dict[str, Any], Any], Any]
+"""``(f, label_args, label_kwargs, args, kwargs, out) -> labels of the output``: where each output entry comes from."""
+
+
+def _is_container(x: Any) -> bool:
+    return isinstance(x, (list, tuple))
+
+
+class _Leaves:
+    """The differentiable leaves of the value arguments, numbered one after another."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.starts: list[int] = []
+        self.shapes: list[tuple[int, ...]] = []
+
+    def label(self, x: Any, differentiable: bool) -> Labels:
+        """``x`` with each leaf replaced by the numbers of its entries (``-1`` for a constant)."""
+        if _is_container(x):
+            return type(x)(self.label(v, differentiable) for v in x)
+        shape = np.shape(x)
+        if not differentiable or ProjectTo(x).is_no_tangent:
+            return np.full(shape, -1, dtype=np.intp)
+        start = self.size
+        self.size += math.prod(shape)
+        self.starts.append(start)
+        self.shapes.append(shape)
+        return np.arange(start, self.size, dtype=np.intp).reshape(shape)
+
+    def rebuild(self, x: Any, flat: np.ndarray[Any, Any], cursor: list[int]) -> Any:
+        """The cotangent of ``x`` laid out as ``x``, read from ``flat`` in label order."""
+        if _is_container(x):
+            return [self.rebuild(v, flat, cursor) for v in x]
+        if ProjectTo(x).is_no_tangent:
+            return NoTangent()
+        k = cursor[0]
+        cursor[0] += 1
+        start, shape = self.starts[k], self.shapes[k]
+        return flat[start : start + math.prod(shape)].reshape(shape)
+
+
+def _tangent_leaves(t: Any, x: Any, dtype: np.dtype[Any]) -> list[np.ndarray[Any, Any]]:
+    """The raveled tangents of ``x``'s differentiable leaves, zeros made explicit, in label order."""
+    t = unthunk(t)
+    if _is_container(x):
+        if isinstance(t, AbstractZero):
+            items: Sequence[Any] = [t] * len(x)
+        else:
+            items = backing(t) if isinstance(t, Tangent) else t
+        return [leaf for ti, xi in zip(items, x) for leaf in _tangent_leaves(ti, xi, dtype)]
+    if ProjectTo(x).is_no_tangent:
+        return []
+    if isinstance(t, AbstractZero):
+        return [np.zeros(np.size(x), dtype=dtype)]
+    return [cast_to(t, dtype).reshape(-1)]
+
+
+def dense_seed(out_bar: Any, out: Any) -> Any:
+    """A seed for a list output (``trim_zeros`` of a list) as an array; others as they are."""
+    if isinstance(out, list) and not isinstance(out_bar, np.ndarray):
+        items = backing(out_bar) if isinstance(out_bar, Tangent) else out_bar
+        return np.array([0.0 if isinstance(unthunk(v), AbstractZero) else unthunk(v) for v in items])
+    return out_bar
+
+
+def _default_source(
+    f: Any, label_args: tuple[Any, ...], label_kwargs: dict[str, Any], args: Any, kwargs: Any, out: Any
+) -> Any:
+    return f(*label_args, **label_kwargs)
+
+
+def entries_rule(
+    f: Callable[..., Any],
+    values: Sequence[tuple[int, str]],
+    *,
+    defaults: dict[str, Any] | None = None,
+    source: Source = _default_source,
+    applies: Callable[..., bool] | None = None,
+) -> None:
+    """Register ``frule`` and ``rrule`` for ``f``, whose output entries are entries of its value arguments.
+
+    ``values`` lists the ``(position, name)`` of each value argument (a list
+    or tuple of arrays counts as one, leaf by leaf). One passed positionally
+    is differentiable; one passed by keyword, or a default in ``defaults``,
+    is a constant. ``source`` computes the output's labels when running ``f``
+    on labels is not the way (a value-dependent selection); ``applies(*args,
+    **kwargs)`` false refuses the call (``None``). Every other argument gets
+    ``NoTangent()``.
+    """
+    defaults = defaults or {}
+
+    def labelled(
+        args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> tuple[_Leaves, list[int], np.ndarray[Any, Any]]:
+        leaves = _Leaves()
+        label_args = list(args)
+        label_kwargs = dict(kwargs)
+        positions = []
+        for position, name in values:
+            if position < len(args):
+                label_args[position] = leaves.label(args[position], True)
+                positions.append(position)
+            elif name in kwargs:
+                label_kwargs[name] = leaves.label(kwargs[name], False)
+            elif name in defaults:
+                label_kwargs[name] = leaves.label(defaults[name], False)
+        labels = np.asarray(source(f, tuple(label_args), label_kwargs, args, kwargs, out), dtype=np.intp)
+        return leaves, positions, np.where(labels < 0, leaves.size, labels)  # constants read one extra zero
+
+    def _rrule_entries(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if applies is not None and not applies(*args, **kwargs):
+            return None
+        out = f(*args, **kwargs)
+        if ProjectTo(out).is_no_tangent:
+
+            def constant_pullback(out_bar: Any) -> tuple[Any, ...]:
+                return (NoTangent(),) * (len(args) + 1)
+
+            return out, constant_pullback
+        leaves, positions, labels = labelled(args, kwargs, out)
+        projects = {p: ProjectTo(args[p]) for p in positions}
+        dtype = dtype_of_value(out)
+
+        def entries_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = dense_seed(unthunk(out_bar), out)
+            if isinstance(out_bar, AbstractZero):
+                return (
+                    NoTangent(),
+                    *(projects[p](out_bar) if p in projects else NoTangent() for p in range(len(args))),
+                )
+            flat = scatter_add(leaves.size + 1, labels, checked_seed(f, out_bar, labels), dtype)
+            cursor = [0]
+            bars = {p: projects[p](leaves.rebuild(args[p], flat, cursor)) for p in positions}
+            return (NoTangent(), *(bars.get(p, NoTangent()) for p in range(len(args))))
+
+        return out, entries_pullback
+
+    def _frule_entries(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if applies is not None and not applies(*args, **kwargs):
+            return None
+        out = f(*args, **kwargs)
+        project_out = ProjectTo(out)
+        if project_out.is_no_tangent:
+            return out, NoTangent()
+        _, positions, labels = labelled(args, kwargs, out)
+        dtype = dtype_of_value(out)
+        parts = [leaf for p in positions for leaf in _tangent_leaves(tangents[p + 1], args[p], dtype)]
+        flat_dot = np.concatenate([*parts, np.zeros(1, dtype=dtype)])
+        return out, project_out(flat_dot[labels])
+
+    rrule.register(f)(named_after(f, _rrule_entries))
+    frule.register(f)(named_after(f, _frule_entries))

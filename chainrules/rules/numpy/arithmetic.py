@@ -1,0 +1,537 @@
+"""Rules for numpy's elementwise functions of two arguments, with broadcasting, and ``clip``.
+
+* ``BINARY``, the table of derivatives below: ``multiply``, ``divide``,
+  ``maximum``, ``minimum``, ``arctan2``, ``hypot``, ``logaddexp``,
+  ``remainder`` ... through ``scalar_rule``; ``LINEAR_BINARY``: ``add`` and
+  ``subtract`` pass the cotangent on (read-only) or negate it, ``nextafter``
+  passes it to ``x``.
+* ``power`` and ``float_power``: both arguments; the exponent's cotangent is
+  a thunk, as it needs a logarithm and the exponent is usually a constant.
+* ``clip(x, lo, hi)``, bounds scalars, arrays or None.
+* ``divmod(x, y)``: two outputs, the quotient (a zero derivative, as
+  ``floor``) and the remainder (as ``remainder``).
+
+Each cotangent is summed back to its argument's shape and projected onto
+it. Calls with ``out=`` or ``where=`` (or positional output buffers) get no
+rule: ``frule`` and ``rrule`` return ``None``. ``operator`` and builtins
+share these tables (``python_operators``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    cotangent_from_partial,
+    frule,
+    named_after,
+    rrule,
+    scalar_rule,
+    shape_of,
+    sum_to_shape,
+    unthunk,
+)
+
+from .._arrays import tuple_entries
+from .._makers import elementwise_linear_rule, output_tangent, refused
+
+_NO_TANGENT = NoTangent()
+
+NAN = math.nan
+
+
+def _divide(m: Any, out: Any, x: Any, y: Any) -> Any:
+    inv = 1 / y
+    return inv, -out * inv
+
+
+def _arctan2(m: Any, out: Any, y: Any, x: Any) -> Any:
+    # numpy's argument order: arctan2(y, x). The partials x / r² and -y / r², as (x / r) / r with r = hypot(y, x):
+    # r² overflows from |r| = 1e154 and underflows below 1e-154, r does neither. At the origin, where the angle
+    # jumps, 0 (ChainRules.jl); where r is infinite, 0, the limit.
+    r = m.hypot(x, y)
+    finite = (r != 0) & (r != math.inf)
+    r = m.where(finite, r, 1)
+    return m.where(finite, (x / r) / r, 0), m.where(finite, (-y / r) / r, 0)
+
+
+def hypot_partial(m: Any, out: Any, x: Any) -> Any:
+    """d hypot(..., x, ...)/dx = x / out; 0 at the origin, where it is the central difference."""
+    return x / m.where(out == 0, 1, out)
+
+
+def _hypot(m: Any, out: Any, x: Any, y: Any) -> Any:
+    return hypot_partial(m, out, x), hypot_partial(m, out, y)
+
+
+def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
+    """The weights of x and y in logaddexp: the logistic function of ``t``, x - y in units of the log's base.
+
+    Not ``exp(x - out)``, which is 1 for both where ``out = x + log 2`` rounds
+    to ``x`` (``|x| >= 1e16``). Each side of ``t = 0`` takes ``exp`` of a
+    non-positive number, so nothing overflows where it is used, and both
+    sides are smooth through ``t = 0`` (an engine differentiating the weights
+    gets their slope 1/4 there). Where x and y are the same infinity the
+    weights are the limit along x == y, 1/2 each; a NaN gives NaN.
+    """
+    if type(t) is np.ndarray and t.ndim and t.dtype.kind == "f":
+        return _shares_of_array(t, x, y)
+    t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
+    ahead = t >= 0
+    e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
+    px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
+    py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
+    return px, py
+
+
+def _shares_of_array(t: np.ndarray, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``_shares`` of a real array: with ``e = exp(-|t|)``, the side ahead weighs ``1 / (1 + e)``, the other
+    ``e / (1 + e)``; the same infinity on both sides is looked for only when there is a NaN."""
+    e = np.copysign(t, -1.0)  # -|t|
+    np.exp(e, out=e)
+    r = e + 1
+    np.reciprocal(r, out=r)
+    e *= r
+    ahead = t >= 0
+    px, py = np.where(ahead, r, e), np.where(ahead, e, r)
+    if np.isnan(np.add.reduce(r, axis=None)):
+        same = np.isnan(t) & np.equal(x, y)
+        px[same] = py[same] = 0.5
+    return px, py
+
+
+def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and the unused side's exp, in _shares
+        return _shares(m, x - y, x, y)
+
+
+def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _shares(m, (x - y) * math.log(2.0), x, y)
+
+
+def _remainder(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # numpy's floored remainder x - y floor(x / y). It jumps where x / y is an integer; there the rule keeps
+    # the one-sided values 1 and -floor(x / y) (autograd and PyTorch do too; ChainRules.jl returns nan).
+    return 1, -m.floor(x / y)
+
+
+def _fmod(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # C's truncated remainder x - y trunc(x / y); jumps where x / y is an integer, as remainder.
+    return 1, -m.trunc(x / y)
+
+
+def _copysign(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # |x| with the sign of y: sign(x) sign(y) in x (0 at x == 0, the central difference of |x|, as abs); y only
+    # picks the sign, a jump at y == 0: zero (ChainRules.jl gives y no tangent; a zero keeps its dtype)
+    return m.sign(x) * m.copysign(1.0, y), m.zeros_like(y)
+
+
+def _heaviside(m: Any, out: Any, x: Any, y: Any) -> Any:
+    # 0 below 0, y at 0, 1 above: zero in x (the jump at 0 too, as sign and floor); 1 in y where x == 0
+    return m.zeros_like(x), m.where(x == 0, 1.0, 0.0)
+
+
+def _ldexp(m: Any, out: Any, x: Any, n: Any) -> Any:
+    # x 2**n: 2**n in x; the exponent is an integer, without a tangent
+    return m.ldexp(1.0, n), m.zeros_like(x)
+
+
+def _selection(wins: str, nan_taker: int) -> Callable[..., Any]:
+    """Partials of maximum, minimum, fmax, fmin: 1 for the argument the output is, 0 for the other.
+
+    ``wins`` names the comparison under which x is selected (``greater`` for
+    a maximum; complex numbers compare lexicographically, as numpy orders
+    them). Ties split evenly: the central difference (autograd and PyTorch;
+    ChainRules.jl gives all to one). Where an argument is nan, argument
+    ``nan_taker`` takes the whole cotangent: maximum and minimum return the
+    nan (``nan_taker`` 0: a nan x), fmax and fmin the other argument (1: a nan y).
+    """
+
+    def partials(m: Any, out: Any, x: Any, y: Any) -> Any:
+        px = (getattr(m, wins)(x, y) | m.isnan((x, y)[nan_taker])) + 0.5 * m.equal(x, y)
+        return px, 1 - px
+
+    return partials
+
+
+def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
+    """d x**p / dx = p x**(p-1).
+
+    At x == 0 this is the limit: 0 for p > 1, 1 for p == 1, +-inf for
+    p < 1 (ChainRules.jl); for p == 0, where x**0 is constant, 0 (also at an
+    infinite x); for an infinite p where x**(p - 1) is 0, 0, the limit, where
+    ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
+    p is exact.
+    """
+    if type(p) is int and p and -_EXACT_POWERS < p < _EXACT_POWERS and type(x) is np.ndarray:
+        return 2 * x if p == 2 else p * x ** (p - 1)  # a nonzero integer p: no limit to take
+    t = x ** m.where(p == 0, 1, p - 1)
+    return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
+
+
+_EXACT_POWERS = 1024
+"""Integer exponents whose partial ``power_dx`` computes directly, below this in magnitude."""
+
+
+def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
+    """d x**p / dp = x**p log(x).
+
+    At x == 0: 0 when Re(p) > 0 (0**p is 0 nearby), nan otherwise (0**p
+    jumps from 0 to inf at p == 0), as ChainRules.jl. For real x < 0 the
+    real power has no derivative in p: nan with numpy's warning for the log
+    of a negative number (as numpy, JAX and PyTorch; ChainRules.jl takes the
+    real part of the complex derivative).
+    """
+    at_zero = m.where(m.real(p) > 0, 0.0, NAN)
+    return m.where(x == 0, at_zero, out * m.log(m.where(x == 0, 1, x)))
+
+
+def _moved_by(partial: Any, t: Any) -> Any:
+    """``partial`` where the tangent or seed ``t`` is nonzero, 0 where it is 0.
+
+    A zero entry of ``t`` moves nothing, even where the partial is infinite
+    (``0**0.5`` in x) or undefined (``0**0`` in p): without this, ``0 * inf``
+    makes a NaN where the directional derivative is a limit that exists, and
+    the frule along ``(0, 1)`` at ``(0, 0.5)`` would disagree with the
+    rrule's 0. Only where the partial is not finite, so the common case pays
+    one check.
+    """
+    if _all_finite(partial):
+        return partial
+    return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
+
+
+def _all_finite(a: Any) -> bool:
+    """Whether every entry of ``a`` is finite; for a real array, first by its sum of squares, finite if they all are
+    (``vdot``, with no warning where its sum meets opposite infinities, as ``np.sum`` gives)."""
+    if type(a) is np.ndarray and a.dtype.kind == "f" and math.isfinite(np.vdot(a, a)):
+        return True
+    return bool(np.all(np.isfinite(a)))
+
+
+# ----- d(out)/dx and d(out)/dy given the output and both inputs; `m` is numpy, or math kernels for floats -----
+# scalar_rule unbroadcasts each partial to its argument's shape.
+BINARY: dict[Any, Callable[..., Any]] = {
+    np.multiply: lambda m, out, x, y: (y, x),
+    np.divide: _divide,
+    np.maximum: _selection("greater", 0),
+    np.minimum: _selection("less", 0),
+    np.fmax: _selection("greater", 1),
+    np.fmin: _selection("less", 1),
+    np.arctan2: _arctan2,
+    np.hypot: _hypot,
+    np.logaddexp: _logaddexp,
+    np.logaddexp2: _logaddexp2,
+    np.remainder: _remainder,
+    np.fmod: _fmod,
+    np.copysign: _copysign,
+    np.heaviside: _heaviside,
+    np.ldexp: _ldexp,
+}
+
+# d(out)/dx and d(out)/dy of the linear functions: constants. nextafter(x, y) is x moved by one ulp towards y:
+# within an ulp of x everywhere, so 1 in x and 0 in y, the central difference even at x == y (where it is y);
+# PyTorch gives 0 to x there.
+LINEAR_BINARY: dict[Any, tuple[float, float]] = {
+    np.add: (1.0, 1.0),
+    np.subtract: (1.0, -1.0),
+    np.nextafter: (1.0, 0.0),
+}
+
+POWER = (power_dx, power_dp)
+"""The partials of ``power`` and ``float_power``, one function per argument: the exponent's needs a log."""
+
+for _f, _partials in BINARY.items():
+    scalar_rule(_f, functools.partial(_partials, np))
+for _f, _constants in LINEAR_BINARY.items():
+    elementwise_linear_rule(_f, _constants, nin=2)
+
+
+# ----- logaddexp of real arrays: each argument's weight a logistic function, computed only if needed -----
+
+
+def _weighted_seed(g: np.ndarray, t: np.ndarray, exp: Any, limit: float, v: Any) -> Any:
+    """``g / (1 + exp(t))`` (the seed times the share of ``v`` in logaddexp, ``t`` the other argument minus ``v``,
+    in the log's base) summed and projected onto ``v``; ``None`` where ``exp(t)`` could overflow or ``t`` has a NaN."""
+    largest = t.item(t.argmax()) if t.size < 4096 else np.maximum.reduce(t, axis=None)  # NaN if any: see below
+    if not largest <= limit:  # NaN compares false
+        return None
+    e = exp(t)
+    e += 1
+    bar = np.divide(g, e, out=e)
+    if type(v) is float:
+        return float(np.add.reduce(bar, axis=None))
+    if bar.shape == v.shape and bar.dtype == v.dtype:
+        return bar
+    return ProjectTo(v)(sum_to_shape(bar, v.shape))
+
+
+def _overflow_limits(exp: Any) -> dict[np.dtype[Any], float]:
+    """Per real dtype, a bound below which ``exp`` (``np.exp`` or ``np.exp2``) does not overflow, with a margin."""
+    log = np.log if exp is np.exp else np.log2
+    return {np.dtype(t): float(log(np.finfo(t).max)) - 1 for t in (np.float16, np.float32, np.float64)}
+
+
+def logaddexp_rule(f: Any, exp: Any) -> None:
+    """Register a shorter rrule of ``logaddexp``/``logaddexp2`` (``exp`` its base's exponential) for real arrays.
+
+    With ``t = x - y``, x weighs ``1 / (1 + exp(-t))`` and y ``1 / (1 + exp(t))``: each cotangent is three
+    array operations on the seed, and a Python float's is a thunk (softplus, ``logaddexp(0.0, z)``, has a
+    constant there). The rule ``scalar_rule`` made from ``BINARY`` (weights from ``exp(-|t|)``) answers every
+    other call, and the pullback where ``x - y`` has a NaN (the same infinity on both sides, a NaN argument),
+    where ``exp(±t)`` could overflow (that argument's cotangent), and for a seed that is not an array of the
+    output's shape and dtype; the pushforward is its own.
+    """
+    general = rrule.find(f, 0.0, 0.0)  # scalar_rule's rule, registered above for any arguments
+    assert general is not None
+    limits = _overflow_limits(exp)
+
+    def _rrule_logaddexp(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 2:
+            return general(f, *args, **kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        arrays = (tx is np.ndarray and x.dtype.kind == "f") + (ty is np.ndarray and y.dtype.kind == "f")
+        if arrays == 0 or arrays + (tx is float) + (ty is float) != 2:
+            return general(f, x, y)
+        out = f(x, y)
+        dtype, shape = out.dtype, out.shape
+        limit = limits.get(dtype)
+        if limit is None or not out.size:
+            return general(f, x, y)
+        clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
+
+        def general_pullback() -> Any:
+            with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
+                return general(f, x, y)[1]  # type: ignore[index]
+
+        def general_bar(out_bar: Any, position: int) -> Any:
+            return unthunk(general_pullback()(out_bar)[position])
+
+        def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+            if type(out_bar) is np.ndarray and out_bar.dtype == dtype and out_bar.shape == shape:
+                if clean or np.isfinite(out).all():  # no argument infinite where the other is: x - y is clean
+                    x_bar = _share(x, y, out_bar, exp, limit, general_bar, 1)
+                    y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
+                    if x_bar is not None and y_bar is not None:
+                        return _NO_TANGENT, x_bar, y_bar
+            return general_pullback()(out_bar)  # type: ignore[no-any-return]
+
+        return out, logaddexp_pullback
+
+    rrule.register(f)(named_after(f, _rrule_logaddexp))
+
+
+def _share(v: Any, other: Any, g: np.ndarray, exp: Any, limit: float, general_bar: Any, position: int) -> Any:
+    """The cotangent of the argument ``v`` of logaddexp at ``position`` (1 or 2), ``other`` the other argument; a
+    thunk for a Python float, which the general rule (``general_bar``) answers where ``exp`` could overflow."""
+    if type(v) is float:
+
+        def float_share() -> Any:
+            bar = _weighted_seed(g, other - v, exp, limit, v)
+            return general_bar(g, position) if bar is None else bar
+
+        return Thunk(float_share)
+    return _weighted_seed(g, other - v, exp, limit, v)
+
+
+logaddexp_rule(np.logaddexp, np.exp)
+logaddexp_rule(np.logaddexp2, np.exp2)
+
+
+# ----- power -----
+
+
+def _power_args(x: Any, p: Any, out: Any) -> tuple[Any, Any]:
+    """``x`` and ``p`` as the power saw them: a real base of a complex power is complex, so its log is too."""
+    if (type(out) is not np.ndarray or out.dtype.kind == "c") and np.iscomplexobj(out) and not np.iscomplexobj(x):
+        x = np.asarray(x, dtype=np.result_type(out))
+    return x, p
+
+
+@rrule.register(np.power)
+@rrule.register(np.float_power)
+def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    x, p = args
+    if type(x) is np.ndarray and x.dtype.kind == "f" and type(p) is int and not kwargs and 0 < p < _EXACT_POWERS:
+        if f is np.power:  # x ** p of a real array and a positive integer: a shorter path
+            return _power_of_real_array(x, p)
+    out = f(x, p, **kwargs)
+    return out, _power_pullback(x, p, out)
+
+
+def _power_pullback(x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any, Any]]:
+    project_x, project_p = ProjectTo(x), ProjectTo(p)
+    shape_x, shape_p = shape_of(x), shape_of(p)
+
+    def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not np.ndarray:
+            out_bar = unthunk(out_bar)
+        xc, pc = _power_args(x, p, out)
+        x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
+        x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)
+        if project_p.is_no_tangent:
+            return NoTangent(), x_bar, NoTangent()
+
+        def p_bar() -> Any:
+            return cotangent_from_partial(project_p, shape_p, _moved_by(power_dp(np, out, xc, pc), out_bar), out_bar)
+
+        return NoTangent(), x_bar, Thunk(p_bar)
+
+    return power_pullback
+
+
+def _power_of_real_array(x: np.ndarray, p: int) -> tuple[np.ndarray, Callable[[Any], tuple[Any, Any, Any]]]:
+    """``x ** p`` for a real array and an integer ``0 < p < 1024``, with its pullback.
+
+    ``p == 2`` squares (numpy's own ``x ** 2`` does, twice as fast as ``np.power``; the same numbers); a seed
+    of ``x``'s dtype and shape is multiplied into the partial's own buffer. The exponent is an int: no tangent.
+    """
+    out = np.square(x) if p == 2 else np.power(x, p)
+
+    def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
+            partial = _moved_by(power_dx(np, out, x, p), out_bar)  # a new array: 2 x, p x^(p-1), or np.where's
+            return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
+        return _power_pullback(x, p, out)(out_bar)
+
+    return out, power_pullback
+
+
+@frule.register(np.power)
+@frule.register(np.float_power)
+def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    x, p = args
+    _, x_dot, p_dot = tangents
+    out = f(x, p, **kwargs)
+    xc, pc = _power_args(x, p, out)
+    terms = []
+    for partial, arg, dot in ((power_dx, x, x_dot), (power_dp, p, p_dot)):
+        if not isinstance(dot, AbstractZero) and not ProjectTo(arg).is_no_tangent:
+            dot = unthunk(dot)
+            terms.append(_moved_by(partial(np, out, xc, pc), dot) * dot)
+    return out, output_tangent(out, terms)
+
+
+# ----- clip -----
+
+
+def _clip_bounds(bounds: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """``(lo, hi)`` given positionally or as ``a_min``/``a_max`` (or numpy 2.1's ``min``/``max``); None if absent."""
+    values = list(bounds) + [None] * (2 - len(bounds))
+    for i, names in enumerate((("a_min", "min"), ("a_max", "max"))):
+        for name in names:
+            if values[i] is None and kwargs.get(name, np._NoValue) is not np._NoValue:
+                values[i] = kwargs[name]
+    return values[0], values[1]
+
+
+def _clip_masks(x: Any, lo: Any, hi: Any) -> tuple[Any, Any, Any]:
+    """Where the output follows x, lo and hi: ``clip`` is ``minimum(maximum(x, lo), hi)``.
+
+    At a bound the output follows x (the subgradient 1, as ChainRules.jl and
+    PyTorch; autograd gives 0). Where lo > hi numpy returns hi, so hi takes
+    the cotangent there.
+    """
+    raised = x if lo is None else np.maximum(x, lo)
+    below_hi = True if hi is None else raised <= hi
+    x_mask = below_hi if lo is None else (x >= lo) & below_hi
+    lo_mask = None if lo is None else (x < lo) & below_hi
+    hi_mask = None if hi is None else raised > hi
+    return x_mask, lo_mask, hi_mask
+
+
+@rrule.register(np.clip)
+def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
+    if refused(3, (x, *bounds), kwargs):
+        return None
+    out = f(x, *bounds, **kwargs)
+    lo, hi = _clip_bounds(bounds, kwargs)
+    args = (x, *bounds)
+    projects = [ProjectTo(a) for a in args]
+    shapes = [shape_of(a) for a in args]
+
+    def clip_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        masks = _clip_masks(x, lo, hi)
+        bars = [cotangent_from_partial(pr, sh, m, out_bar) for pr, sh, m in zip(projects, shapes, masks)]
+        return (NoTangent(), *bars)
+
+    return out, clip_pullback
+
+
+@frule.register(np.clip)
+def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
+    if refused(3, (x, *bounds), kwargs):
+        return None
+    out = f(x, *bounds, **kwargs)
+    lo, hi = _clip_bounds(bounds, kwargs)
+    masks = _clip_masks(x, lo, hi)
+    terms = [
+        m * unthunk(t)
+        for a, t, m in zip((x, *bounds), tangents[1:], masks)
+        if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
+    ]
+    return out, output_tangent(out, terms)
+
+
+# ----- divmod: two outputs -----
+
+
+def _divmod_partials(out: Any) -> tuple[Any, Any]:
+    # (floor(x / y), x - y floor(x / y)): the quotient is piecewise constant, a zero derivative of its dtype
+    # (as floor; the integer-valued floor_divide alone is non-differentiable); the remainder's partials are 1
+    # and minus numpy's quotient, the one-sided values at the jumps, as remainder
+    return 1.0, -out[0]
+
+
+@rrule.register(np.divmod)
+def _rrule_divmod(f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    out = f(*args, **kwargs)
+    projects = [ProjectTo(a) for a in args]
+    shapes = [shape_of(a) for a in args]
+
+    def divmod_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        _, remainder_bar = tuple_entries(out_bar, 2)
+        if isinstance(remainder_bar, AbstractZero):
+            return NoTangent(), projects[0](ZeroTangent()), projects[1](ZeroTangent())
+        partials = _divmod_partials(out)
+        bars = [cotangent_from_partial(pr, sh, p, remainder_bar) for pr, sh, p in zip(projects, shapes, partials)]
+        return NoTangent(), bars[0], bars[1]
+
+    return out, divmod_pullback
+
+
+@frule.register(np.divmod)
+def _frule_divmod(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(2, args, kwargs):
+        return None
+    out = f(*args, **kwargs)
+    partials = _divmod_partials(out)
+    terms = [
+        p * unthunk(t)
+        for a, t, p in zip(args, tangents[1:], partials)
+        if not isinstance(unthunk(t), AbstractZero) and not ProjectTo(a).is_no_tangent
+    ]
+    quotient_dot = ProjectTo(out[0])(np.zeros(shape_of(out[0])))
+    return out, Tangent(tuple, quotient_dot, output_tangent(out[1], terms))

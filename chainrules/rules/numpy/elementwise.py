@@ -1,0 +1,491 @@
+"""Rules for numpy's elementwise functions of one argument.
+
+* ``UNARY``, the table of derivatives below: ``sqrt``, ``exp``, ``log``, the
+  trigonometric and hyperbolic functions and their inverses ... through
+  ``scalar_rule``; ``LINEAR_UNARY``: ``negative``, ``positive``,
+  ``deg2rad``, ``rad2deg`` scale the cotangent. ``math`` and ``operator``
+  share these tables (``python_math``, ``python_operators``).
+* Written from the 2×2 real Jacobian, as they are not holomorphic:
+  ``absolute`` (on complex input), ``conjugate``, ``real``, ``imag``,
+  ``angle`` and ``sign`` on complex input.
+* Zero derivatives of the input's dtype: ``floor``, ``ceil``, ``trunc``,
+  ``rint``, ``round``/``around``, ``fix`` and ``sign`` on real input.
+* ``nan_to_num`` (1 where finite, 0 where replaced), ``real_if_close``,
+  and the two-output ``modf`` and ``frexp``.
+
+Calls with ``out=`` or ``where=`` (or a positional output buffer) get no
+rule: ``frule`` and ``rrule`` return ``None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    cotangent_from_partial,
+    frule,
+    named_after,
+    rrule,
+    scalar_rule,
+    unthunk,
+)
+
+from .._arrays import bind_options, instantiate_zeros, tuple_entries
+from .._makers import (
+    Call,
+    elementwise_linear_rule,
+    positional_options,
+    projector_of,
+    refused,
+    rule_in_first,
+    zero_derivative_rule,
+)
+from .._nested import follow
+from ..python._numbers import PY
+from ._special import bessel_i1, sinc_slope
+
+DEGREE = math.pi / 180
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
+
+def _sech2(m: Any, out: Any, x: Any) -> Any:
+    """tanh' = sech²(x). 1 - tanh² (ChainRules.jl) loses every digit where tanh rounds to ±1 (|x| > 19) and
+    1/cosh² overflows (autograd). A real array gets (1/cosh(x))², with cosh's overflow beyond |x| ≈ 710 (float64)
+    giving 0, where sech² has underflowed; a large one gets 1 - tanh² where |x| ≤ 2 (sech² ≥ sech²(2)), within
+    14 ulp there and cheaper than cosh, and (1/cosh(x))² at the other entries. Anything else 4e/(1 + e)²,
+    e = exp(-2|x|)."""
+    if type(x) is np.ndarray and x.ndim and x.dtype in _ONE:
+        return _sech2_of_array(out, x)
+    if m.iscomplexobj(x):
+        return 1 - out * out
+    e = m.exp(-2 * abs(x))
+    return 4 * e / ((1 + e) * (1 + e))
+
+
+def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``_sech2`` of a real array, in one buffer.
+
+    Fewer than 2048 entries: 1 - tanh² if every |x| ≤ 2 (tanh² ≤ tanh²(2)),
+    else (1/cosh(x))² at every entry, which then costs less than finding the
+    entries beyond. More: when more than a quarter of a sample of about a
+    thousand entries of x are beyond |x| = 2, (1/cosh(x))² at every entry;
+    else 1 - tanh², with the entries beyond recomputed where they are, or the
+    whole buffer if more than a quarter of them are after all.
+    """
+    if x.size < 2048:
+        s = out * out
+        if not s.size or s.item(s.argmax()) <= _TANH2_AT_2:  # the largest entry, NaN if any (compares false)
+            return np.subtract(_ONE[s.dtype], s, out=s)
+        return _inverse_cosh_squared(x, s)
+    if x.flags.c_contiguous:
+        sample = x.reshape(-1)[:: x.size // 1024]
+        if 4 * np.count_nonzero(np.abs(sample) > 2) > sample.size:
+            return _inverse_cosh_squared(x, np.empty_like(out))
+    s = out * out
+    np.subtract(_ONE[s.dtype], s, out=s)
+    if np.minimum.reduce(s, axis=None) >= _SECH2_AT_2:  # NaN compares false
+        return s
+    if s.flags.c_contiguous and x.flags.c_contiguous:
+        flat = s.reshape(-1)  # a view of s
+        far = np.flatnonzero(flat < _SECH2_AT_2)  # NaN entries stay NaN
+        if 4 * far.size <= s.size:
+            flat[far] = _inverse_cosh_squared(x.reshape(-1)[far])
+            return s
+    return _inverse_cosh_squared(x, s)
+
+
+def _within_two(out: np.ndarray) -> bool:
+    """Whether every |x| <= 2 where ``out = tanh(x)`` is a non-empty array: its largest and smallest entries,
+    read by ``argmax`` and ``argmin`` (faster than a reduction on small arrays; a NaN gives ``False``)."""
+    hi, lo = out.item(out.argmax()), out.item(out.argmin())
+    return hi * hi <= _TANH2_AT_2 and lo * lo <= _TANH2_AT_2
+
+
+def _seed_over_cosh_squared(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``(g / cosh x) / cosh x``: sech² times the seed in one pass fewer than the slope times ``g``; 0 past
+    |x| = 710, where cosh overflows and sech² has underflowed. For small arrays only: from 128 KiB on, its
+    second buffer costs more than the pass it saves (such an allocation goes to the system and back each call)."""
+    with np.errstate(over="ignore"):
+        c = np.cosh(x)
+    bar = np.divide(g, c)
+    return np.divide(bar, c, out=bar)
+
+
+_SMALL = 8192
+"""Arrays of at most this many entries: tanh's rule looks at once whether every |x| <= 2 (below)."""
+
+
+def _inverse_cosh_squared(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(1/cosh(x))², in ``out`` (a new array if none); 0 where cosh overflows (sech² has underflowed there)."""
+    with np.errstate(over="ignore"):
+        v = np.cosh(x, out=out)
+    np.divide(_ONE[v.dtype], v, out=v)  # numpy's reciprocal of a float64 array takes twice as long
+    v *= v
+    return v
+
+
+_SECH2_AT_2 = 1 / math.cosh(2.0) ** 2
+_TANH2_AT_2 = 1 - _SECH2_AT_2
+_ONE = {np.dtype(t): t(1) for t in (np.float64, np.float32, np.float16)}
+"""1 in each real dtype whose arrays ``_sech2_of_array`` takes (numpy converts it faster than a Python int)."""
+
+
+# ----- d(out)/dx given the output `out` and the input `x`; `m` is numpy, or the math kernels for Python floats -----
+# Holomorphic on complex inputs (scalar_rule conjugates). The formulas in terms of `out` follow ChainRules.jl
+# (fastmath_able.jl).
+UNARY: dict[Any, Callable[..., Any]] = {
+    np.sqrt: lambda m, out, x: 0.5 / out,  # +inf at 0
+    np.cbrt: lambda m, out, x: 1 / (3 * out * out),  # +inf at 0
+    np.square: lambda m, out, x: 2 * x,
+    np.reciprocal: lambda m, out, x: -out * out,
+    np.exp: lambda m, out, x: out,
+    np.exp2: lambda m, out, x: LN2 * out,
+    np.expm1: lambda m, out, x: m.exp(x),  # not out + 1, which cancels for x << 0
+    np.log: lambda m, out, x: m.where(m.isnan(out), out, 1 / x),  # nan outside the real domain (conventions.md)
+    np.log2: lambda m, out, x: m.where(m.isnan(out), out, 1 / (LN2 * x)),
+    np.log10: lambda m, out, x: m.where(m.isnan(out), out, 1 / (LN10 * x)),
+    np.log1p: lambda m, out, x: m.where(m.isnan(out), out, 1 / (x + 1)),
+    np.sin: lambda m, out, x: m.cos(x),
+    np.cos: lambda m, out, x: -m.sin(x),
+    np.tan: lambda m, out, x: 1 + out * out,
+    np.arcsin: lambda m, out, x: 1 / m.sqrt((1 - x) * (1 + x)),  # (1 - x)(1 + x): 1 - x² cancels near ±1
+    np.arccos: lambda m, out, x: -1 / m.sqrt((1 - x) * (1 + x)),
+    np.arctan: lambda m, out, x: 1 / (1 + x * x),
+    np.sinh: lambda m, out, x: m.cosh(x),
+    np.cosh: lambda m, out, x: m.sinh(x),
+    np.tanh: _sech2,
+    np.arcsinh: lambda m, out, x: 1 / (m.sqrt(x * x + 1) if m.iscomplexobj(x) else m.hypot(x, 1)),  # x² overflows
+    np.arccosh: lambda m, out, x: 1 / (m.sqrt(x - 1) * m.sqrt(x + 1)),  # the principal branch (ChainRules.jl)
+    np.arctanh: lambda m, out, x: m.where(m.isnan(out), out, 1 / ((1 - x) * (1 + x))),
+    # |x|' = sign(x), 0 at 0 (the central difference; ChainRules.jl, autograd and PyTorch agree). Real
+    # inputs: complex ones have their own rule below.
+    np.absolute: lambda m, out, x: m.sign(x),
+    np.sinc: lambda m, out, x: sinc_slope(x),  # 0 at 0, the limit (ChainRules.jl's cosc)
+    np.i0: lambda m, out, x: bessel_i1(x),  # I0' = I1 (DLMF 10.29.3); numpy's i0 takes real inputs only
+    # I1' = I0 - I1 / x (DLMF 10.29.2), 1/2 at 0 (the limit); inf where I0 overflows (inf - inf there)
+    bessel_i1: lambda m, out, x: m.where(m.isinf(i0 := m.i0(x)), i0, i0 - m.where(x == 0, 0.5, out / _nonzero(x))),
+}
+UNARY[np.fabs] = UNARY[np.absolute]
+
+# d(out)/dx of the linear functions: constants, so the rule scales the cotangent without evaluating anything.
+LINEAR_UNARY: dict[Any, float] = {
+    np.negative: -1.0,
+    np.positive: 1.0,
+    np.deg2rad: DEGREE,
+    np.radians: DEGREE,
+    np.rad2deg: 1 / DEGREE,
+    np.degrees: 1 / DEGREE,
+}
+
+_NUMPY_ONLY = (np.sinc, np.i0, bessel_i1)
+"""Table entries that call numpy's functions whatever ``m`` is: no Python-float evaluation (``floats``)."""
+for _f, _partials in UNARY.items():
+    if _f is not np.absolute:  # below: complex inputs need their own rule
+        _floats = None if _f in _NUMPY_ONLY else functools.partial(_partials, PY)
+        scalar_rule(_f, functools.partial(_partials, np), floats=_floats)
+for _f, _constant in LINEAR_UNARY.items():
+    elementwise_linear_rule(_f, (_constant,), nin=1)
+
+
+def _tanh_of_real_arrays() -> None:
+    """Register tanh's rrule for a real array; every other call takes the rule ``scalar_rule`` made.
+
+    An array of at most ``_SMALL`` entries is looked at once, when the rule runs: where every |x| <= 2 the
+    pullback needs only the output (1 - tanh², to 14 ulp there), so the input is not kept (at width 128 a
+    tanh network's gradient went 1.15 -> 1.02 of the hand-written one without those arrays kept alive);
+    elsewhere it divides the seed twice by cosh x. A larger array keeps its input and takes
+    ``_sech2_of_array``. A seed of the array's dtype and shape is multiplied into the slope's own buffer;
+    other seeds go through ``cotangent_from_partial`` (or the general rule, when the input is kept).
+    """
+    general = rrule.find(np.tanh, 0.0)
+    assert general is not None
+
+    def _rrule_tanh(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 1:
+            return general(f, *args, **kwargs)
+        (x,) = args
+        if type(x) is not np.ndarray or not x.ndim or x.dtype not in _ONE:
+            return general(f, x)
+        out = f(x)
+        dtype, shape = x.dtype, x.shape
+        kept = x if x.size > _SMALL or (x.size and not _within_two(out)) else None
+        del x, args
+
+        def tanh_pullback(out_bar: Any) -> tuple[Any, Any]:
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+            if type(out_bar) is np.ndarray and out_bar.dtype == dtype and out_bar.shape == shape:
+                if kept is None:  # every |x| <= 2
+                    s = out * out
+                    np.subtract(_ONE[dtype], s, out=s)
+                    return _NO_TANGENT, np.multiply(s, out_bar, out=s)
+                if kept.size <= _SMALL:
+                    return _NO_TANGENT, _seed_over_cosh_squared(kept, out_bar)
+                s = _sech2_of_array(out, kept)
+                return _NO_TANGENT, np.multiply(s, out_bar, out=s)
+            if kept is None:
+                slope = np.subtract(_ONE[dtype], out * out)
+                return _NO_TANGENT, cotangent_from_partial(projector_of(shape, dtype), shape, slope, out_bar)
+            with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
+                _, pullback = general(f, kept)
+            return pullback(out_bar)  # type: ignore[no-any-return]
+
+        return out, tanh_pullback
+
+    rrule.register(np.tanh)(_rrule_tanh)
+
+
+_NO_TANGENT = NoTangent()
+_tanh_of_real_arrays()
+
+
+def _is_complex(x: Any) -> bool:
+    return isinstance(x, complex) or np.iscomplexobj(x)
+
+
+def _nonzero(r: Any) -> Any:
+    """``r`` with its zeros replaced by ones: the denominator of a derivative that is 0 where ``r`` is."""
+    return np.where(r == 0, 1, r)
+
+
+# ----- absolute value: real and complex -----
+
+
+def _unit(c: Call) -> Any:
+    """d|x| as a direction: sign(x) for real x, x/|x| for complex x; 0 at 0."""
+    if _is_complex(c.x):
+        return c.x / _nonzero(c.out)
+    return np.sign(c.x)
+
+
+def _absolute_pushforward(c: Call, x_dot: Any) -> Any:
+    return np.real(np.conjugate(_unit(c)) * x_dot)
+
+
+def _absolute_pullback(c: Call, out_bar: Any) -> Any:
+    return _unit(c) * np.real(out_bar)
+
+
+rule_in_first(np.absolute, parse=positional_options(1), pullback=_absolute_pullback, pushforward=_absolute_pushforward)
+
+
+# ----- complex parts: conjugate, real, imag, angle, and sign of a complex number -----
+# Linear over ℝ (conj, real, imag) or written from the 2×2 real Jacobian (angle, sign); each pullback is the
+# adjoint of its pushforward under Re(conj(a) b). Real cotangents of complex inputs are embedded by ProjectTo.
+
+
+def _conjugate(c: Call, t: Any) -> Any:
+    return np.conjugate(t) if _is_complex(t) else t
+
+
+def _real_part(c: Call, t: Any) -> Any:
+    return np.real(t)
+
+
+def _imag_pushforward(c: Call, x_dot: Any) -> Any:
+    return np.imag(x_dot)
+
+
+def _imag_pullback(c: Call, out_bar: Any) -> Any:
+    return 1j * np.real(out_bar)
+
+
+def _angle_scale(c: Call) -> float:
+    args, kwargs = c.options
+    deg = args[0] if args else kwargs.get("deg", False)
+    return 180 / np.pi if deg else 1.0
+
+
+def _angle_pushforward(c: Call, z_dot: Any) -> Any:
+    # d angle(z) = Im(conj(z) dz) / |z|²; 0 at z == 0, where the angle jumps (ChainRules.jl)
+    r2 = np.real(c.x * np.conjugate(c.x))
+    return _angle_scale(c) * np.imag(np.conjugate(c.x) * z_dot) / _nonzero(r2)
+
+
+def _angle_pullback(c: Call, out_bar: Any) -> Any:
+    r2 = np.real(c.x * np.conjugate(c.x))
+    return (_angle_scale(c) * np.real(out_bar)) * (1j * c.x / _nonzero(r2))
+
+
+rule_in_first(np.conjugate, parse=positional_options(1), pullback=_conjugate, pushforward=_conjugate)
+rule_in_first(np.real, parse=positional_options(1), pullback=_real_part, pushforward=_real_part)
+rule_in_first(np.imag, parse=positional_options(1), pullback=_imag_pullback, pushforward=_imag_pushforward)
+rule_in_first(np.angle, parse=positional_options(2), pullback=_angle_pullback, pushforward=_angle_pushforward)
+
+
+# ----- zero derivatives -----
+
+for _f in (np.floor, np.ceil, np.trunc, np.rint):
+    zero_derivative_rule(_f, nin=1)
+zero_derivative_rule(np.round, nin=2)  # round(a, decimals): decimals is an int, NoTangent
+zero_derivative_rule(np.around, nin=2)
+
+_NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+_rrule_real_sign, _frule_real_sign = zero_derivative_rule(np.sign, nin=1, register=False)
+
+
+def _sign_tangent(z: Any, out: Any, t: Any) -> Any:
+    # sign(z) = z/|z| moves only along the circle: i sign(z) Im(conj(sign(z)) dz) / |z|, 0 at z == 0.
+    # The map is self-adjoint under Re(conj(a) b), so the pullback has the same form (ChainRules.jl).
+    return 1j * out * np.imag(np.conjugate(out) * t) / _nonzero(np.abs(z))
+
+
+@rrule.register(np.sign)
+def _rrule_sign(f: Any, *args: Any, **kwargs: Any) -> Any:
+    # Real input: piecewise constant, zeros (the jump at 0 too). Complex input since numpy 2: z/|z|.
+    if refused(1, args, kwargs):
+        return None
+    if not (_NUMPY2 and _is_complex(args[0])):
+        return _rrule_real_sign(f, *args, **kwargs)
+    (z,) = args
+    out = f(z, **kwargs)
+    project_z = ProjectTo(z)
+
+    def sign_pullback(out_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project_z(_sign_tangent(z, out, unthunk(out_bar)))
+
+    return out, sign_pullback
+
+
+@frule.register(np.sign)
+def _frule_sign(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    if refused(1, args, kwargs):
+        return None
+    if not (_NUMPY2 and _is_complex(args[0])):
+        return _frule_real_sign(tangents, f, *args, **kwargs)
+    (z,), (_, z_dot) = args, tangents
+    out = f(z, **kwargs)
+    return out, ProjectTo(out)(_sign_tangent(z, out, unthunk(z_dot)))
+
+
+# ----- the long tail: fix, nan_to_num, real_if_close, modf, frexp -----
+
+zero_derivative_rule(np.fix, nin=1)
+
+_NAN_TO_NUM_ARGS = ("copy", "nan", "posinf", "neginf")
+
+
+def _nan_to_num_masks(x: Any) -> list[tuple[Any, Any, Any, Any]]:
+    """For each part of ``x`` (real; real and imaginary): where it is kept, NaN, +inf and -inf.
+
+    numpy replaces the parts of a complex number separately.
+    """
+    parts = (np.real(x), np.imag(x)) if _is_complex(x) else (x,)  # a followed x answers np.isfinite itself
+    return [(np.isfinite(p), np.isnan(p), np.isposinf(p), np.isneginf(p)) for p in parts]
+
+
+def _nan_to_num_fills(args: tuple[Any, ...]) -> list[int]:
+    """Which of ``nan``, ``posinf``, ``neginf`` came positionally as numbers (differentiable): 1, 2, 3."""
+    return [i for i in (1, 2, 3) if i < len(args) and args[i] is not None]
+
+
+@rrule.register(np.nan_to_num)
+def _rrule_nan_to_num(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    # out = x where finite, else the fill: d out/dx is 1 where x is finite and 0 where numpy replaced it, and
+    # each fill's derivative is the count of what it replaced. copy=False writes into x: no rule.
+    if not bind_options(_NAN_TO_NUM_ARGS, args, kwargs, copy=True)["copy"]:
+        return None
+    out = f(x, *args, **kwargs)
+    project_x = ProjectTo(x)
+    projects = [ProjectTo(a) if i in _nan_to_num_fills(args) else ProjectTo(None) for i, a in enumerate(args)]
+
+    def nan_to_num_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        masks = _nan_to_num_masks(x)
+        seeds = (np.real(out_bar), np.imag(out_bar))[: len(masks)]
+        kept = [np.where(mask[0], seed, 0) for mask, seed in zip(masks, seeds)]
+        x_bar = kept[0] if len(kept) == 1 else kept[0] + 1j * kept[1]
+        bars = [project(ZeroTangent()) for project in projects]
+        for i in _nan_to_num_fills(args):
+            bars[i] = projects[i](sum(np.sum(np.where(mask[i], seed, 0)) for mask, seed in zip(masks, seeds)))
+        return (NoTangent(), project_x(x_bar), *bars)
+
+    return out, nan_to_num_pullback
+
+
+@frule.register(np.nan_to_num)
+def _frule_nan_to_num(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    if not bind_options(_NAN_TO_NUM_ARGS, args, kwargs, copy=True)["copy"]:
+        return None
+    out = f(x, *args, **kwargs)
+    masks = _nan_to_num_masks(x)
+    x_dot = instantiate_zeros(tangents[1], x)
+    parts = (np.real(x_dot), np.imag(x_dot))[: len(masks)]
+    out_parts = [np.where(mask[0], part, 0) for mask, part in zip(masks, parts)]
+    for i in _nan_to_num_fills(args):
+        fill_dot = np.real(instantiate_zeros(tangents[2 + i], args[i]))
+        out_parts = [part + np.where(mask[i], fill_dot, 0) for part, mask in zip(out_parts, masks)]
+    out_dot = out_parts[0] if len(out_parts) == 1 else out_parts[0] + 1j * out_parts[1]
+    return out, ProjectTo(out)(out_dot)
+
+
+def _real_if_close_tangent(c: Call, t: Any) -> Any:
+    # The real part when numpy dropped a negligible imaginary part (the output's cotangent space is then real,
+    # and ProjectTo embeds a real cotangent back into the complex input), the tangent itself otherwise.
+    return np.real(t) if _is_complex(c.x) and not _is_complex(c.out) else t
+
+
+rule_in_first(
+    np.real_if_close, parse=positional_options(), pullback=_real_if_close_tangent, pushforward=_real_if_close_tangent
+)
+
+
+def _modf_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+    return seeds[0]  # frac = x - integral part: slope 1 (the one-sided value at the integers), integral part 0
+
+
+def _modf_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+    return x_dot, np.zeros(np.shape(out[1]))
+
+
+def _frexp_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+    # mantissa = x / 2**e: slope 2**-e on each binade, numpy's exponent at the powers of two (where the mantissa
+    # jumps) and 2**0 at 0 (the mantissa has no derivative there); the integer exponent has no tangent
+    return seeds[0] * np.ldexp(1.0, -out[1])
+
+
+def _frexp_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+    return x_dot * np.ldexp(1.0, -out[1]), NoTangent()
+
+
+def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
+    """Rules for a ufunc of one argument and two outputs, from ``pullback(x, out, seeds)`` (the two seeds'
+    zeros made explicit) and ``pushforward(x, out, x_dot)`` (the two output tangents)."""
+
+    def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, args, kwargs):
+            return None
+        out = follow(f, x, **kwargs)
+        project_x = ProjectTo(x)
+
+        def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
+            seeds = [instantiate_zeros(s, o) for s, o in zip(tuple_entries(out_bar, 2), out)]
+            return NoTangent(), project_x(pullback(x, out, seeds))
+
+        return out, pair_pullback
+
+    def _frule_pair(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, args, kwargs):
+            return None
+        out = follow(f, x, **kwargs)
+        x_dot = instantiate_zeros(tangents[1], x)
+        return out, ProjectTo(out)(Tangent(tuple, *pushforward(x, out, x_dot)))
+
+    rrule.register(f)(named_after(f, _rrule_pair))
+    frule.register(f)(named_after(f, _frule_pair))
+
+
+TWO_OUTPUTS = {np.modf: (_modf_pullback, _modf_pushforward), np.frexp: (_frexp_pullback, _frexp_pushforward)}
+"""The pullback and pushforward of each ufunc of one argument and two outputs, for ``two_outputs_rule``."""
+for _f, (_pullback, _pushforward) in TWO_OUTPUTS.items():
+    two_outputs_rule(_f, _pullback, _pushforward)

@@ -1,0 +1,239 @@
+"""Indexing: where, ``x[index]``, take, take_along_axis, diag, diagflat, diagonal, tril, triu.
+
+Indices, masks and conditions have no tangent. Every gather's pullback
+scatters the seed into one zero array: by assignment where no entry can be
+read twice (slices, integers, ``None``, ``Ellipsis``, boolean masks), by
+accumulation where integer arrays may repeat an index (``np.bincount`` on
+flat positions, or ``np.add.at`` for indices mixing arrays and slices).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    frule,
+    non_differentiable,
+    rrule,
+    unbroadcast,
+    unthunk,
+)
+
+from .._arrays import bind_options, cast_to, diagonal_adjoint, instantiate_zeros, is_given, real_dtype_of, scatter_add
+from .._makers import linear_in_first_rule
+
+# ----- where -----
+
+
+@rrule.register(np.where)
+def _rrule_where(f: Any, condition: Any, *args: Any) -> Any:
+    out = f(condition, *args)
+    nothing = (NoTangent(),) * (len(args) + 2)
+    if len(args) != 2 or ProjectTo(out).is_no_tangent:  # where(condition) is nonzero(condition)
+
+        def index_pullback(out_bar: Any) -> tuple[Any, ...]:
+            return nothing
+
+        return out, index_pullback
+    x, y = args
+    project_x, project_y = ProjectTo(x), ProjectTo(y)
+
+    def where_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), NoTangent(), project_x(ZeroTangent()), project_y(ZeroTangent())
+        zero = np.zeros((), dtype=np.result_type(out_bar))
+        x_bar = NoTangent() if project_x.is_no_tangent else unbroadcast(x, np.where(condition, out_bar, zero))
+        y_bar = NoTangent() if project_y.is_no_tangent else unbroadcast(y, np.where(condition, zero, out_bar))
+        return NoTangent(), NoTangent(), x_bar, y_bar
+
+    return out, where_pullback
+
+
+@frule.register(np.where)
+def _frule_where(tangents: tuple[Any, ...], f: Any, condition: Any, *args: Any) -> Any:
+    out = f(condition, *args)
+    project_out = ProjectTo(out)
+    if len(args) != 2 or project_out.is_no_tangent:
+        return out, NoTangent()
+    x_dot, y_dot = (unthunk(t) for t in tangents[2:])
+    if isinstance(x_dot, AbstractZero) and isinstance(y_dot, AbstractZero):
+        return out, ZeroTangent()
+    out_dot = np.where(condition, instantiate_zeros(x_dot, args[0]), instantiate_zeros(y_dot, args[1]))
+    return out, project_out(np.broadcast_to(out_dot, np.shape(out)))
+
+
+# ----- getitem, take, take_along_axis: gathers -----
+
+
+def _rows_scatter(shape: tuple[int, ...], rows: Any, out_bar: Any, dtype: np.dtype[Any]) -> Any:
+    """The adjoint of ``x[rows]`` for an integer array ``rows``: repeated rows accumulate."""
+    n = shape[0]
+    width = math.prod(shape[1:])
+    rows = np.asarray(rows)
+    if rows.size and rows.min() < 0:
+        rows = rows % n
+    positions = rows if width == 1 else rows.reshape(-1, 1) * width + np.arange(width)
+    return scatter_add(math.prod(shape), positions, out_bar, dtype).reshape(shape)
+
+
+def _is_integer_array(item: Any) -> bool:
+    return isinstance(item, (list, np.ndarray)) and np.asarray(item).dtype.kind in "iu"
+
+
+def _reads_once(index: Any) -> bool:
+    """Whether ``x[index]`` reads each entry of ``x`` at most once (no integer arrays)."""
+    for item in index if isinstance(index, tuple) else (index,):
+        if item is None or item is Ellipsis or isinstance(item, (slice, int, np.integer)):
+            continue
+        if isinstance(item, np.ndarray) and item.dtype == bool:
+            continue
+        return False
+    return True
+
+
+def _getitem_adjoint(out_bar: Any, x: Any, index: Any) -> Any:
+    if (
+        type(index) is np.ndarray
+        and type(out_bar) is np.ndarray
+        and type(x) is np.ndarray
+        and index.ndim == 1
+        and x.ndim == 1
+        and index.dtype.kind == "i"
+        and out_bar.dtype == np.float64
+        and x.dtype == np.float64
+    ):  # the common call, a float vector read at integers: one bincount
+        try:
+            return np.bincount(index, out_bar, x.shape[0])
+        except ValueError:  # a negative index (or a seed of another shape): the general path
+            pass
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    shape = np.shape(x)
+    if _is_integer_array(index) or (isinstance(index, tuple) and len(index) == 1 and _is_integer_array(index[0])):
+        return _rows_scatter(shape, index[0] if isinstance(index, tuple) else index, out_bar, dtype)
+    x_bar = np.zeros(shape, dtype=dtype)
+    if _reads_once(index):
+        x_bar[index] = cast_to(out_bar, dtype)
+    else:
+        np.add.at(x_bar, index, cast_to(out_bar, dtype))
+    return x_bar
+
+
+linear_in_first_rule(operator.getitem, _getitem_adjoint, types=(np.ndarray, object))
+linear_in_first_rule(np.ndarray.__getitem__, _getitem_adjoint)
+
+
+_TAKE_ARGS = ("indices", "axis", "out", "mode")
+
+
+def _take_indices(indices: Any, n: int, mode: str) -> Any:
+    """The index of the entry each output reads, with ``mode`` applied."""
+    indices = np.asarray(indices)
+    return np.clip(indices, 0, n - 1) if mode == "clip" else indices % n
+
+
+def _take_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    options = bind_options(_TAKE_ARGS, args, kwargs, mode="raise")
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    shape = np.shape(x)
+    axis = options["axis"]
+    if not math.prod(shape):  # numpy takes nothing from an empty array when the output is empty too
+        return np.zeros(shape, dtype=dtype)
+    if axis is None or not shape:  # numpy takes from a 0-d array as from a 1-d one
+        flat = _take_indices(options["indices"], math.prod(shape), options["mode"])
+        return scatter_add(math.prod(shape), flat, out_bar, dtype).reshape(shape)
+    axis = int(axis) % len(shape)
+    indices = _take_indices(options["indices"], shape[axis], options["mode"])
+    x_bar = np.zeros(shape, dtype=dtype)
+    np.add.at(x_bar, (slice(None),) * axis + (indices,), cast_to(out_bar, dtype))
+    return x_bar
+
+
+def _no_out(x: Any, *args: Any, **kwargs: Any) -> bool:
+    return not is_given(bind_options(_TAKE_ARGS, args, kwargs).get("out"))
+
+
+for _f in (np.take, np.ndarray.take):
+    linear_in_first_rule(_f, _take_adjoint, applies=_no_out)
+
+
+def _take_along_axis_adjoint(out_bar: Any, x: Any, indices: Any, *args: Any, **kwargs: Any) -> Any:
+    axis = bind_options(("axis",), args, kwargs, axis=-1)["axis"]
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    shape = np.shape(x)
+    size = math.prod(shape)
+    if not size:
+        return np.zeros(shape, dtype=dtype)
+    if axis is None:
+        return scatter_add(size, np.asarray(indices) % size, out_bar, dtype).reshape(shape)
+    axis = int(axis) % len(shape)
+    grid = [np.arange(n).reshape([n if d == k else 1 for d in range(len(shape))]) for k, n in enumerate(shape)]
+    grid[axis] = np.asarray(indices) % shape[axis]
+    positions = np.ravel_multi_index(tuple(np.broadcast_arrays(*grid)), shape)
+    return scatter_add(size, positions, out_bar, dtype).reshape(shape)
+
+
+linear_in_first_rule(np.take_along_axis, _take_along_axis_adjoint)
+
+
+# ----- diagonals and triangles -----
+
+
+def _diag_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    k = bind_options(("k",), args, kwargs, k=0)["k"]
+    if np.ndim(x) == 1:
+        return np.diagonal(out_bar, k)
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    return diagonal_adjoint(out_bar, np.shape(x), dtype, k, 0, 1)
+
+
+def _diagonal_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    options = bind_options(("offset", "axis1", "axis2"), args, kwargs, offset=0, axis1=0, axis2=1)
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    return diagonal_adjoint(out_bar, np.shape(x), dtype, options["offset"], options["axis1"], options["axis2"])
+
+
+def _diagflat_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    k = bind_options(("k",), args, kwargs, k=0)["k"]
+    return np.diagonal(out_bar, k).reshape(np.shape(x))
+
+
+def _linalg_diagonal_adjoint(out_bar: Any, x: Any, *, offset: int = 0) -> Any:
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    return diagonal_adjoint(out_bar, np.shape(x), dtype, offset, -2, -1)
+
+
+def _triangle_adjoint(triangle: Any) -> Any:
+    def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        k = bind_options(("k",), args, kwargs, k=0)["k"]
+        return unbroadcast(x, triangle(out_bar, k))  # a 1-d input is broadcast to a square
+
+    return adjoint
+
+
+linear_in_first_rule(np.diag, _diag_adjoint)
+linear_in_first_rule(np.diagflat, _diagflat_adjoint)
+if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0: the diagonals of a stack of matrices
+    linear_in_first_rule(np.linalg.diagonal, _linalg_diagonal_adjoint)
+for _f in (np.diagonal, np.ndarray.diagonal):
+    linear_in_first_rule(_f, _diagonal_adjoint)
+linear_in_first_rule(np.tril, _triangle_adjoint(np.tril))
+linear_in_first_rule(np.triu, _triangle_adjoint(np.triu))
+
+
+# The indices of a diagonal or triangle of an array of ``arr``'s shape: its values do not matter.
+non_differentiable(np.tril_indices_from, np.triu_indices_from, np.diag_indices_from)

@@ -1,0 +1,417 @@
+"""Joining and splitting: the stacks, concatenate, append, block, the splits, unstack, tile, resize, repeat, pad.
+
+The joins (``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
+``column_stack``, ``row_stack``) take a list, a tuple, or an array whose
+first-axis slices numpy joins; the cotangent of a list is
+``Tangent(list, ...)``, of a tuple ``Tangent(tuple, ...)``, of an array an
+array, with views of the seed as entries. ``append`` joins two arguments,
+both differentiable; ``block``'s nested lists get nested ``Tangent(list,
+...)`` cotangents. The splits return lists (``unstack`` a tuple); their
+pullbacks accept a list, a tuple or a ``Tangent`` seed whose entries may be
+``ZeroTangent()`` or thunks, and write the entries given into one zero
+array. ``tile``, ``resize`` and ``repeat`` copy entries: their pullbacks add
+the copies up. ``out=`` gets no rule (``None``).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, named_after, rrule, unthunk
+
+from .._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
+from .._makers import linear_in_first_rule, rule_in_first
+from ._bilinear import checked_seed
+from ._entries import entries_rule
+
+# ----- joins: the pullback splits the seed back into views -----
+
+Layout = Callable[[list[tuple[int, ...]], tuple[Any, ...], dict[str, Any]], "tuple[int, list[tuple[int, ...]]]"]
+"""``(shapes, args, kwargs) -> (axis, laid)``: from the inputs' shapes, the axis they are laid
+along and each input's shape as laid out (flattened, with an axis inserted, made at least
+1-d, 2-d or 3-d). Called after the primal, so numpy has rejected what it rejects."""
+
+
+def _axis_option(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if args:
+        return args[0]
+    return kwargs.get("axis", 0)
+
+
+def _concatenate(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    axis = _axis_option(args, kwargs)
+    if axis is None:
+        return 0, [(math.prod(s),) for s in shapes]
+    return int(axis) % len(shapes[0]), shapes
+
+
+def _stack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    axis = int(_axis_option(args, kwargs)) % (len(shapes[0]) + 1)
+    return axis, [(*s[:axis], 1, *s[axis:]) for s in shapes]
+
+
+def _at_least(ndim: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of ``np.atleast_{ndim}d`` (``ndim`` 1, 2 or 3) of an array of ``shape``."""
+    if len(shape) >= ndim:
+        return shape
+    if ndim == 3 and len(shape) == 2:
+        return (*shape, 1)
+    if ndim == 3:
+        return (1, *(shape or (1,)), 1)
+    return (1,) * (ndim - len(shape)) + shape
+
+
+def _vstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 0, [_at_least(2, s) for s in shapes]
+
+
+def _hstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    laid = [_at_least(1, s) for s in shapes]
+    return (0 if len(laid[0]) == 1 else 1), laid
+
+
+def _dstack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 2, [_at_least(3, s) for s in shapes]
+
+
+def _column_stack(shapes: list[tuple[int, ...]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return 1, [s if len(s) >= 2 else (math.prod(s), 1) for s in shapes]  # 0-d and 1-d become columns
+
+
+def _no_out(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return not (len(args) > 1 or is_given(kwargs.get("out")))
+
+
+def _always(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return True
+
+
+_ARRAY_KINDS = frozenset("fc")
+_NO_TANGENT = NoTangent()
+
+
+def _piece_bar(bar: np.ndarray[Any, Any], x: Any, shape: tuple[int, ...]) -> Any:
+    """The cotangent of one input from its slice of the seed: its shape and dtype, or ``NoTangent()``."""
+    if type(x) is np.ndarray:
+        if x.dtype.kind not in _ARRAY_KINDS:
+            return NoTangent()
+        if bar.dtype != x.dtype:
+            bar = cast_to(bar, x.dtype)
+        return bar if bar.shape == shape else bar.reshape(shape)
+    return ProjectTo(x)(bar.reshape(shape))
+
+
+def _joined_cotangent(arrays: Any, bars: list[Any]) -> Any:
+    """The cotangent of the sequence argument: a ``Tangent`` of its container, or an array for an array."""
+    if type(arrays) is np.ndarray:
+        return ProjectTo(arrays)(np.stack(bars) if bars else np.zeros(arrays.shape))
+    return Tangent(list if isinstance(arrays, list) else tuple, *bars)
+
+
+def _pieces(
+    layout: Layout, shapes: tuple[tuple[int, ...], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[tuple[slice, ...], ...], bool]:
+    """Where each input lies in the output, and whether any is laid out in another shape than its own."""
+    axis, laid = layout(list(shapes), args, kwargs)
+    lead = (slice(None),) * axis
+    pieces = []
+    start = 0
+    for s in laid:
+        pieces.append((*lead, slice(start, start + s[axis])))
+        start += s[axis]
+    return tuple(pieces), any(s != shape for s, shape in zip(laid, shapes))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_pieces(layout: Layout, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[slice, ...], ...], bool]:
+    """``_pieces`` of a call without options, kept for the next call with these shapes."""
+    return _pieces(layout, shapes, (), {})
+
+
+def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool]) -> None:
+    """The rules of a join ``f(arrays, *args, **kwargs)``: the inputs laid side by side along one axis.
+
+    ``arrays`` may be a list, a tuple, or an array (numpy then joins its
+    first-axis slices, and the cotangent is an array).
+    """
+
+    def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if (args or kwargs) and not applies(args, kwargs):
+            return None
+        out = f(arrays, *args, **kwargs)
+        others = (_NO_TANGENT,) * len(args)
+        shapes = []
+        differentiable = False
+        dtype = out.dtype
+        plain = type(arrays) is list or type(arrays) is tuple  # of arrays of the output's dtype: views of the seed
+        for a in arrays:
+            if type(a) is np.ndarray:
+                shapes.append(a.shape)
+                differentiable = differentiable or a.dtype.kind in _ARRAY_KINDS
+                plain = plain and a.dtype == dtype
+            else:
+                shapes.append(np.shape(a))
+                differentiable = differentiable or not ProjectTo(a).is_no_tangent
+                plain = False
+        if not differentiable or dtype.kind not in _ARRAY_KINDS:
+
+            def constant_join_pullback(out_bar: Any) -> tuple[Any, ...]:
+                return (_NO_TANGENT, _NO_TANGENT, *others)
+
+            return out, constant_join_pullback
+        pieces, reshaped = (
+            _pieces(layout, tuple(shapes), args, kwargs) if args or kwargs else _cached_pieces(layout, tuple(shapes))
+        )
+        plain = plain and not reshaped
+        container = type(arrays)
+
+        def join_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == dtype:
+                return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)), *others)
+            out_bar = unthunk(out_bar)
+            if isinstance(out_bar, AbstractZero):
+                return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
+            fits = type(out_bar) is np.ndarray and out_bar.shape == out.shape
+            seed = out_bar if fits else checked_seed(f, out_bar, out)
+            bars = [_piece_bar(seed[where], a, shape) for where, a, shape in zip(pieces, arrays, shapes)]
+            return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
+
+        return out, join_pullback
+
+    def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if not applies(args, kwargs):
+            return None
+        out = f(arrays, *args, **kwargs)
+        project_out = ProjectTo(out)
+        if project_out.is_no_tangent:
+            return out, NoTangent()
+        if isinstance(unthunk(tangents[1]), AbstractZero):
+            return out, ZeroTangent()
+        dots = [cast_to(d, out.dtype) for d in instantiate_zeros(tangents[1], arrays)]
+        return out, project_out(f(dots, *args, **kwargs))
+
+    rrule.register(f)(named_after(f, _rrule_join))
+    frule.register(f)(named_after(f, _frule_join))
+
+
+_register_join(np.concatenate, _concatenate, _no_out)
+_register_join(np.stack, _stack, _no_out)
+_register_join(np.vstack, _vstack, _always)
+_register_join(np.hstack, _hstack, _always)
+_register_join(np.dstack, _dstack, _always)
+_register_join(np.column_stack, _column_stack, _always)
+if hasattr(np, "row_stack"):  # deprecated in numpy 2.0: vstack under another name
+    _register_join(np.row_stack, _vstack, _always)
+
+
+# ----- append: two arguments joined -----
+
+
+@rrule.register(np.append)
+def _rrule_append(f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(arr, values, *args, **kwargs)
+    axis = bind_options(("axis",), args, kwargs)["axis"]
+    shapes = [np.shape(arr), np.shape(values)]
+    flat = axis is None
+    axis = 0 if flat else int(axis) % out.ndim
+    split = np.shape(arr)[axis] if not flat else np.size(arr)
+    first, second = (slice(None),) * axis + (slice(None, split),), (slice(None),) * axis + (slice(split, None),)
+    constant = ProjectTo(out).is_no_tangent
+    project_arr, project_values = (ProjectTo(None if constant else x) for x in (arr, values))
+    others = (NoTangent(),) * len(args)
+
+    def append_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if isinstance(out_bar, AbstractZero):
+            return NoTangent(), project_arr(out_bar), project_values(out_bar), *others
+        seed = checked_seed(f, out_bar, out)
+        arr_bar, values_bar = (seed[where].reshape(shape) for where, shape in zip((first, second), shapes))
+        return NoTangent(), project_arr(arr_bar), project_values(values_bar), *others
+
+    return out, append_pullback
+
+
+@frule.register(np.append)
+def _frule_append(tangents: tuple[Any, ...], f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(arr, values, *args, **kwargs)
+    project_out = ProjectTo(out)
+    if project_out.is_no_tangent:
+        return out, NoTangent()
+    arr_dot, values_dot = (cast_to(instantiate_zeros(t, x), out.dtype) for t, x in zip(tangents[1:3], (arr, values)))
+    return out, project_out(f(arr_dot, values_dot, *args, **kwargs))
+
+
+# ----- block: nested lists of blocks -----
+
+entries_rule(np.block, [(0, "arrays")])
+
+
+# ----- splits: the pullback writes the pieces given into one zero array -----
+
+
+def _split_axis(x: Any, *args: Any, **kwargs: Any) -> int:
+    return int(bind_options(("indices_or_sections", "axis"), args, kwargs, axis=0)["axis"]) % max(np.ndim(x), 1)
+
+
+_SPLIT_AXIS: dict[Any, Callable[..., int]] = {
+    np.split: _split_axis,
+    np.array_split: _split_axis,
+    np.vsplit: lambda x, *args, **kwargs: 0,
+    np.hsplit: lambda x, *args, **kwargs: 1 if np.ndim(x) > 1 else 0,
+    np.dsplit: lambda x, *args, **kwargs: 2,
+}
+if hasattr(np, "unstack"):  # numpy >= 2.1: the pieces lose the axis
+    _SPLIT_AXIS[np.unstack] = lambda x, axis=0: int(axis) % np.ndim(x)
+
+
+def _split_options(f: Any, split_axis: Callable[..., int]) -> Callable[..., dict[str, Any]]:
+    """The call as it was made, for the pushforward to split the tangent the same way."""
+
+    def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {"f": f, "args": args, "kwargs": kwargs, "split_axis": split_axis}
+
+    return options
+
+
+def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, list[int], Any]:
+    axis = options["split_axis"](x, *options["args"], **options["kwargs"])
+    if options["f"] is getattr(np, "unstack", None):
+        return x, axis, list(range(len(out) + 1)), options
+    bounds = np.cumsum([0] + [np.shape(piece)[axis] for piece in out]).tolist()
+    return x, axis, bounds, options
+
+
+def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> Any:
+    x, axis, bounds, _ = state
+    dtype = real_dtype_of(x)
+    given_pieces = [
+        (k, p) for k, p in enumerate(tuple_entries(out_bar, len(bounds) - 1)) if not isinstance(p, AbstractZero)
+    ]
+    if not given_pieces or dtype is None:
+        return ZeroTangent()
+    given = dict(given_pieces)
+    shape = np.shape(x)
+    if state[3]["f"] is getattr(np, "unstack", None):  # the pieces lost the axis: stacked back along it
+        lost = shape[:axis] + shape[axis + 1 :]
+        return np.stack(
+            [cast_to(given[k], dtype) if k in given else np.zeros(lost, dtype) for k in range(shape[axis])], axis
+        )
+    parts = [
+        cast_to(given[k], dtype) if k in given else np.zeros((*shape[:axis], hi - lo, *shape[axis + 1 :]), dtype)
+        for k, (lo, hi) in enumerate(itertools.pairwise(bounds))
+    ]
+    return np.concatenate(parts, axis)  # built, not written into: an engine may follow the pieces
+
+
+def _split_pushforward(state: tuple[Any, int, list[int], Any], x_dot: Any) -> Any:
+    options = state[3]
+    return options["f"](x_dot, *options["args"], **options["kwargs"])
+
+
+for _f, _axis in _SPLIT_AXIS.items():
+    rule_in_first(
+        _f,
+        parse=_split_options(_f, _axis),
+        prepare=_split_state,
+        pullback=_split_cotangent,
+        pushforward=_split_pushforward,
+    )
+
+
+# ----- tile, resize and repeat: the pullback sums the copies -----
+
+
+def _tile_adjoint(out_bar: Any, x: Any, reps: Any) -> Any:
+    shape = np.shape(x)
+    reps = tuple(np.atleast_1d(reps).tolist())
+    d = max(len(shape), len(reps))
+    padded = (1,) * (d - len(shape)) + shape
+    reps = (1,) * (d - len(reps)) + reps
+    interleaved = np.reshape(out_bar, [n for pair in zip(reps, padded) for n in pair])
+    return np.sum(interleaved, axis=tuple(range(0, 2 * d, 2))).reshape(shape)
+
+
+def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
+    axis = bind_options(("axis",), args, kwargs).get("axis")
+    shape = np.shape(x)
+    axis = None if not shape else axis  # numpy repeats a 0-d array as a 1-d one, whatever the axis
+    seed = np.asarray(out_bar).reshape(-1) if axis is None else np.asarray(out_bar)
+    axis = 0 if axis is None else int(axis) % len(shape)
+    n = math.prod(shape) if seed.ndim == 1 and len(shape) != 1 else shape[axis]
+    counts = np.asarray(repeats)
+    if counts.size == 1:
+        split = (*seed.shape[:axis], n, int(counts.reshape(())), *seed.shape[axis + 1 :])
+        return np.sum(seed.reshape(split), axis=axis + 1).reshape(shape)
+    counts = np.broadcast_to(counts, (n,))
+    x_bar = np.zeros((*seed.shape[:axis], n, *seed.shape[axis + 1 :]), dtype=seed.dtype)
+    nonempty = np.flatnonzero(counts)
+    if nonempty.size:  # segment sums over the runs; an empty run gets nothing
+        starts = (np.cumsum(counts) - counts)[nonempty]
+        np.moveaxis(x_bar, axis, 0)[nonempty] = np.moveaxis(np.add.reduceat(seed, starts, axis=axis), axis, 0)
+    return x_bar.reshape(shape)
+
+
+def _resize_adjoint(out_bar: Any, x: Any, new_shape: Any) -> Any:
+    """Each output entry ``k`` reads ``x.flat[k % x.size]``: add the seed's cycles up."""
+    size = np.size(x)
+    seed = np.ravel(out_bar)
+    if size == 0:
+        return np.zeros(np.shape(x), dtype=seed.dtype)
+    cycles = -(-seed.size // size)
+    padded = np.zeros(cycles * size, dtype=seed.dtype)
+    padded[: seed.size] = seed
+    return padded.reshape(cycles, size).sum(axis=0).reshape(np.shape(x))
+
+
+linear_in_first_rule(np.tile, _tile_adjoint)
+linear_in_first_rule(np.resize, _resize_adjoint)
+for _f in (np.repeat, np.ndarray.repeat):
+    linear_in_first_rule(_f, _repeat_adjoint)
+
+
+# ----- pad -----
+
+_GATHER_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_mode(x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> str | None:
+    """The mode of a call whose rules are known: 'constant' or a gather mode; ``None`` for the rest.
+
+    'reflect' and 'symmetric' with ``reflect_type='odd'`` extrapolate (``2 edge - x``)
+    and the statistical modes ('mean', 'maximum', ...) and callables have no rule here.
+    """
+    mode = args[0] if args else kwargs.get("mode", "constant")
+    if mode == "constant" or (mode in _GATHER_MODES and kwargs.get("reflect_type", "even") == "even"):
+        return str(mode)
+    return None
+
+
+def _pad_adjoint(out_bar: Any, x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
+    shape = np.shape(x)
+    mode = _pad_mode(x, pad_width, *args, **kwargs)
+    if mode == "constant":
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(shape), 2))
+        return np.asarray(out_bar)[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
+    # Every gather mode reads each output entry from one input entry: pad an index array
+    # the same way to find which, and add the seed back there.
+    source = np.pad(np.arange(math.prod(shape)).reshape(shape), pad_width, *args, **kwargs)
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    return scatter_add(math.prod(shape), source, out_bar, dtype).reshape(shape)
+
+
+def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
+    if _pad_mode(x_dot, pad_width, *args, **kwargs) == "constant":
+        return np.pad(x_dot, pad_width)
+    return np.pad(x_dot, pad_width, *args, **kwargs)
+
+
+linear_in_first_rule(
+    np.pad, _pad_adjoint, pushforward=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
+)

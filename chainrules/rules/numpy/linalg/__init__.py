@@ -1,0 +1,1 @@
+"""Rules for ``numpy.linalg``, one module per family."""

@@ -1,0 +1,261 @@
+"""Helpers shared by the products, linear-algebra and factorization rules.
+
+Matrices are stacks over the last two axes, as numpy's ``linalg`` functions
+take them; every helper here works on such stacks.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, Tangent, sum_to_shape
+
+from ..._nested import follow
+
+
+def adjoint(x: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of each matrix in the stack (a view for real arrays)."""
+    if type(x) is np.ndarray:
+        return x.swapaxes(-1, -2).conj()  # the method: np.swapaxes's Python wrapper costs more than the swap
+    return np.swapaxes(x, -1, -2).conj()
+
+
+def mT(x: np.ndarray) -> np.ndarray:  # noqa: N802 - numpy's name for the matrix transpose
+    return np.swapaxes(x, -1, -2)
+
+
+def matmul_summed(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``left @ right`` summed over the batch axes that broadcasting added to an operand of ``shape``."""
+    batch = left.shape[:-2]
+    if len(shape) == 2 and batch and batch == right.shape[:-2]:
+        axes = list(range(len(batch)))  # one matrix product over the folded batch, no stack to sum
+        return np.tensordot(left, right, axes=([*axes, left.ndim - 1], [*axes, right.ndim - 2]))
+    return sum_to_shape(left @ right, shape)
+
+
+def diagonal(x: np.ndarray) -> np.ndarray:
+    """The diagonals of a stack of matrices, shape ``(..., n)``."""
+    return np.diagonal(x, axis1=-2, axis2=-1)
+
+
+def diag_embed(d: np.ndarray) -> np.ndarray:
+    """A stack of diagonal matrices with the diagonals ``d`` of shape ``(..., n)``."""
+    n = d.shape[-1]
+    return d[..., :, None] * np.eye(n, dtype=d.dtype)  # not written in place: an engine may follow d
+
+
+def hermitian_from_triangle(x: np.ndarray, lower: bool) -> np.ndarray:
+    """The Hermitian matrix that a LAPACK routine reading one triangle of ``x`` sees.
+
+    The strict triangle is mirrored with a conjugate; the diagonal keeps its
+    real part only, as the routines ignore an imaginary part there.
+    """
+    tri = np.tril(x, -1) if lower else np.triu(x, 1)
+    d = diagonal(x).real if np.iscomplexobj(x) else diagonal(x)
+    return tri + adjoint(tri) + diag_embed(d.astype(x.dtype))
+
+
+def fold_to_triangle(s: np.ndarray, lower: bool) -> np.ndarray:
+    """The cotangent of ``x`` when ``s`` is the cotangent of ``hermitian_from_triangle(x, lower)``.
+
+    The adjoint of that map: ``s + s^H`` on the read strict triangle, the real
+    part of ``s``'s diagonal on the diagonal, zero on the triangle not read.
+    """
+    both = s + adjoint(s)
+    tri = np.tril(both, -1) if lower else np.triu(both, 1)
+    return tri + diag_embed(diagonal(s).real.astype(s.dtype))
+
+
+def phi_lower(x: np.ndarray) -> np.ndarray:
+    """The lower triangle with the diagonal halved (Murray 2016's ``Phi``)."""
+    n = x.shape[-1]
+    return np.tril(x) * np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x.dtype)  # not in place, as diag_embed
+
+
+def solve_right(x: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``x @ inv(a)`` for stacks of matrices, through a solve."""
+    return mT(np.linalg.solve(mT(a), mT(x)))
+
+
+@functools.cache
+def _scipy_solve_triangular() -> Any:
+    """scipy's ``solve_triangular`` (O(n²) per right-hand side), imported on first use; ``None`` without scipy."""
+    try:
+        from scipy.linalg import solve_triangular
+    except ImportError:
+        return None
+    return solve_triangular
+
+
+def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
+    """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
+    solve_triangular = _scipy_solve_triangular()
+    if solve_triangular is not None and low.size and b.size:  # scipy refuses zero-size stacks; numpy takes them
+        # scipy converts its arguments: an engine that follows them follows the call as one
+        return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
+    return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
+
+
+def solve_vectors(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``inv(a) @ b`` for a stack of vectors ``b`` of shape ``(..., n)``.
+
+    ``np.linalg.solve`` reads a 2-D ``b`` as a matrix, so the vectors are
+    made single-column matrices first.
+    """
+    return np.linalg.solve(a, b[..., None])[..., 0]
+
+
+def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
+    """``x_bar`` in the leading corner of zeros of ``shape`` (a zero stays a zero)."""
+    if isinstance(x_bar, AbstractZero) or x_bar.shape == shape:
+        return x_bar
+    padded = np.zeros(shape, x_bar.dtype)
+    padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
+    return padded
+
+
+def unique_part(x_bar: Any, k: int, axis: int, message: str) -> Any:
+    """The cotangent of the first ``k`` columns (``axis=-1``) or rows (``-2``) of an output not unique past them.
+
+    The extra columns of a complete QR's Q or of a full SVD's U are any
+    orthonormal basis of a complement: a result that depends on them has no
+    derivative, so ``ValueError(message)`` unless ``x_bar`` is zero there.
+    """
+    if isinstance(x_bar, AbstractZero):
+        return x_bar
+    kept, rest = (slice(None, k), slice(k, None))
+    index = (Ellipsis, rest) if axis == -1 else (Ellipsis, rest, slice(None))
+    if np.any(x_bar[index] != 0):
+        raise ValueError(message)
+    return x_bar[..., kept] if axis == -1 else x_bar[..., kept, :]
+
+
+def tuple_tangent(out: Any, *values: Any) -> Any:
+    """The tangent of the namedtuple ``out`` holding ``values`` in field order."""
+    fields = type(out)._fields
+    return Tangent(type(out), **dict(zip(fields, values)))
+
+
+def as_array(x: Any) -> np.ndarray:
+    """``np.asarray(x)``; a value an AD engine follows stays as it is (it answers numpy's functions itself)."""
+    if type(x) is np.ndarray or hasattr(type(x), "__chainrules_primal__"):
+        return x
+    return np.asarray(x)
+
+
+def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x[..., i, j] / (w_j - w_i)`` off the diagonal; 0 on it and wherever ``x`` is 0.
+
+    The eigenvector and singular-vector terms of Giles 2008, section 3.1. A
+    zero entry of ``x`` contributes nothing even where two values coincide
+    (no ``0 * inf``); a nonzero one over a zero gap gives ``inf``/``nan``
+    with numpy's warning, as the vectors have no derivative there.
+    """
+    return _over_pairs(x, w[..., None, :] - w[..., :, None])
+
+
+def over_square_gaps(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``x[..., i, j] / (s_j^2 - s_i^2)`` as ``over_gaps(x, s**2)``, without squaring ``s``.
+
+    Dividing by ``s_j - s_i`` and then by ``s_j + s_i`` keeps the gaps of
+    singular values below 1e-154 (whose squares underflow to 0) and above
+    1e154 (whose squares overflow).
+    """
+    return _over_pairs(x, s[..., None, :] - s[..., :, None], s[..., None, :] + s[..., :, None])
+
+
+def _over_pairs(x: np.ndarray, *divisors: np.ndarray) -> np.ndarray:
+    """``x`` divided by each of ``divisors`` in turn off the diagonal; 0 on it and wherever ``x`` is 0."""
+    where = (x != 0) & ~np.eye(x.shape[-1], dtype=bool)
+    for d in divisors:
+        x = x / np.where(where, d, 1)
+    return np.where(where, x, 0)  # no out=: an engine may follow x and the divisors
+
+
+def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """The tangent of ``q2``, an orthonormal basis of the complement of ``q1``'s columns, as ``q1`` moves.
+
+    ``q2`` is any such basis; the one that does not turn within the
+    complement (``q2^H q2_dot = 0``) moves as ``q2_dot = -q1 (q1_dot^H q2)``,
+    which keeps ``[q1 | q2]`` unitary to first order.
+    """
+    return -(q1 @ (adjoint(q1_dot) @ q2))
+
+
+def complement_cotangent(q1: np.ndarray, q2: np.ndarray, q2_bar: Any) -> Any:
+    """The cotangent of ``q1`` that ``complement_tangent`` sends ``q2_bar`` to: ``-q2 q2_bar^H q1``."""
+    if isinstance(q2_bar, AbstractZero):
+        return q2_bar
+    return -(q2 @ (adjoint(q2_bar) @ q1))
+
+
+def _products_of_the_others(s: np.ndarray) -> np.ndarray:
+    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
+
+    Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
+    lower rank gives zero), as in PyTorch's singular branch of det's backward.
+    A matrix with an infinite or NaN entry gets NaN: LAPACK's SVD does not
+    return for an infinite entry.
+    """
+    finite = np.all(np.isfinite(a), axis=(-2, -1))
+    if not np.all(finite):
+        out = np.full(a.shape, np.nan, dtype=np.result_type(a, 1.0))
+        out[finite] = adjugate_svd(a[finite])
+        return out
+    u, s, vh = np.linalg.svd(a)
+    phase = np.linalg.det(u) * np.linalg.det(vh)
+    p = _products_of_the_others(s).astype(a.dtype)
+    return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
+
+
+def inverse(a: np.ndarray) -> np.ndarray:
+    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return adjugate_svd(a) / np.linalg.det(a)[..., None, None]
+
+
+def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Which singular values ``s`` (descending) of matrices of ``shape`` are above zero beyond rounding.
+
+    numpy's ``matrix_rank`` tolerance, ``s > max(m, n) * eps * s_max``. A
+    singular value at 0 is a kink, ``|h| c`` along any direction: its
+    central difference, and the rules' derivative there, is 0.
+    """
+    return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps
+
+
+def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The Fréchet derivative ``L_f(a, e)`` of a primary matrix function ``f``, for stacks of matrices.
+
+    ``f([[a, e], [0, a]]) = [[f(a), L_f(a, e)], [0, f(a)]]`` (Mathias 1996;
+    Higham 2008, "Functions of Matrices", section 3.2). ``L_f(a, .)`` is
+    linear, so ``e`` is first scaled to the 1-norm of ``a`` and the result
+    scaled back: the block then has the norm of ``a``, which keeps the
+    algorithm for ``f`` (its scaling, its Padé degree) that of ``a``.
+    """
+    a, e = np.asarray(a), np.asarray(e)
+    a, e = np.broadcast_arrays(a, e)
+    dtype = np.result_type(a, e, 1.0)
+    n = a.shape[-1]
+    a_norm = np.linalg.norm(a, 1, axis=(-2, -1))
+    e_norm = np.linalg.norm(e, 1, axis=(-2, -1))
+    target = np.where(a_norm > 0, a_norm, 1.0)
+    scale = np.where(e_norm > 0, target / np.where(e_norm > 0, e_norm, 1.0), 1.0).astype(dtype.char.lower())
+    block = np.zeros((*a.shape[:-2], 2 * n, 2 * n), dtype=dtype)
+    block[..., :n, :n] = a
+    block[..., n:, n:] = a
+    block[..., :n, n:] = e * scale[..., None, None]
+    return np.asarray(f(block))[..., :n, n:] / scale[..., None, None]

@@ -1,0 +1,502 @@
+"""Linear algebra: inv, solve, det, slogdet, matrix_power, multi_dot, tensorinv, tensorsolve.
+
+Every rule takes stacks of matrices over the last two axes, as numpy does.
+The formulas are those of Giles 2008, "An extended collection of matrix
+derivative results for forward and reverse mode algorithmic
+differentiation", sections 2.2-2.3, with conjugate transposes for the
+complex convention (the adjoint under ``Re(conj(a) b)``).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unbroadcast, unthunk
+
+from ..._arrays import tuple_entries
+from ..._nested import is_followed
+from .._bilinear import checked_seed
+from ._common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
+
+# ----- inv -----
+
+
+@rrule.register(np.linalg.inv)
+def _rrule_inv(f: Any, a: Any) -> Any:
+    out = f(a)
+    project_a = ProjectTo(a)
+
+    def inv_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_h = adjoint(out)
+        return NoTangent(), project_a(-(out_h @ unthunk(out_bar) @ out_h))
+
+    return out, inv_pullback
+
+
+@frule.register(np.linalg.inv)
+def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    a_dot = unthunk(tangents[1])
+    if isinstance(a_dot, AbstractZero):
+        return out, ZeroTangent()
+    return out, ProjectTo(out)(-(out @ a_dot @ out))
+
+
+# ----- solve -----
+
+
+@rrule.register(np.linalg.solve)
+def _rrule_solve(f: Any, a: Any, b: Any) -> Any:
+    x = f(a, b)
+    project_a = ProjectTo(a)
+    a_arr, b_arr = as_array(a), as_array(b)
+    vector = b_arr.ndim == 1  # numpy reads b as a stack of matrices unless it is 1-D
+
+    def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
+        x_bar = unthunk(x_bar)
+        a_h = adjoint(a_arr)
+        if vector:
+            b_bar = solve_vectors(a_h, x_bar)
+            a_bar = matmul_summed(-b_bar[..., :, None], x.conj()[..., None, :], a_arr.shape)
+        else:
+            b_bar = np.linalg.solve(a_h, x_bar)
+            a_bar = matmul_summed(-b_bar, adjoint(x), a_arr.shape)
+        return NoTangent(), project_a(a_bar), unbroadcast(b, b_bar)
+
+    return x, solve_pullback
+
+
+@frule.register(np.linalg.solve)
+def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
+    x = f(a, b)
+    _, a_dot, b_dot = (unthunk(t) for t in tangents)
+    vector = np.ndim(b) == 1
+    rhs: Any = None
+    if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+        rhs = b_dot
+    if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
+        a_dot_x = (a_dot @ x[..., None])[..., 0] if vector else a_dot @ x
+        rhs = -a_dot_x if rhs is None else rhs - a_dot_x
+    if rhs is None:
+        return x, ZeroTangent()
+    rhs = np.broadcast_to(rhs, x.shape)
+    x_dot = solve_vectors(as_array(a), rhs) if vector else np.linalg.solve(a, rhs)
+    return x, ProjectTo(x)(x_dot)
+
+
+# ----- det -----
+
+
+def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
+    """The adjugate ``det(a) inv(a)``, finite at singular matrices.
+
+    Through ``inv`` for matrices whose 1-norm condition number is below
+    ``eps**-0.5`` (there ``det * inv`` loses at most half the digits), through
+    the SVD otherwise and at exactly singular matrices (JAX and PyTorch keep
+    det's derivative finite there the same way). A matrix with an infinite or
+    NaN entry keeps ``det * inv``, NaN: it has no derivative, and LAPACK's
+    SVD does not return for an infinite entry.
+
+    In a stack, each matrix takes its own way, and the two are joined by
+    ``np.where`` (not by assignment), so that an engine differentiating the
+    adjugate follows each matrix through its own way only: a matrix on the
+    other way is replaced by one whose inverse and SVD are harmless there
+    (``_distinct``), never fed to the SVD with repeated singular values.
+
+    An engine differentiating the adjugate of a complex matrix on the SVD
+    route gets an error rather than a number: the complex SVD's phase terms
+    grow like 1/s near a zero singular value, and that second derivative of
+    det came out NaN or wrong against finite differences.
+    """
+    singular = None
+    try:
+        inv = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        if a.ndim == 2:
+            return _adjugate_svd(a)
+        singular = np.asarray(det == 0)  # an exact zero pivot of the LU that both det and inv compute
+        try:
+            inv = np.linalg.inv(np.where(singular[..., None, None], _distinct(a), a))
+        except np.linalg.LinAlgError:
+            return _adjugate_svd(a)
+    cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
+    good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
+    if singular is not None:
+        good = good & ~singular
+    adj = np.asarray(det)[..., None, None] * inv
+    bad = ~good & np.all(np.isfinite(a), axis=(-2, -1))
+    if np.any(bad):
+        if adj.ndim == 2:
+            return _adjugate_svd(a)
+        chosen = bad[..., None, None]
+        adj = np.where(chosen, _adjugate_svd(np.where(chosen, a, _distinct(a))), adj)
+    return adj
+
+
+def _adjugate_svd(a: np.ndarray) -> np.ndarray:
+    """``adjugate_svd(a)``; for a complex matrix an engine follows, the error ``adjugate`` describes."""
+    if a.dtype.kind == "c" and is_followed(a):
+        raise NotImplementedError(
+            "np.linalg.det: the derivative of its pullback or pushforward at a singular or nearly singular complex "
+            "matrix is not implemented (the adjugate comes from the SVD there)"
+        )
+    return adjugate_svd(a)
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """diag(1, ..., n) in ``a``'s dtype: invertible, well conditioned, with distinct singular values."""
+    n = a.shape[-1]
+    return np.diag(np.arange(1, n + 1)).astype(a.dtype)
+
+
+@rrule.register(np.linalg.det)
+def _rrule_det(f: Any, a: Any) -> Any:
+    out = f(a)
+    project_a = ProjectTo(a)
+    a_arr = as_array(a)
+
+    def det_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = unthunk(out_bar)
+        # d det = tr(adj(A) dA): A_bar = out_bar adj(A)^H
+        adj = adjugate(_inexact(a_arr), out)
+        return NoTangent(), project_a(np.asarray(out_bar)[..., None, None] * adjoint(adj))
+
+    return out, det_pullback
+
+
+@frule.register(np.linalg.det)
+def _frule_det(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    a_dot = unthunk(tangents[1])
+    if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
+        return out, ZeroTangent()
+    adj = adjugate(_inexact(as_array(a)), out)
+    return out, ProjectTo(out)(np.einsum("...ji,...ij->...", adj, a_dot))
+
+
+def _inexact(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype.kind in "fc" else a.astype(np.float64)
+
+
+# ----- slogdet -----
+
+
+@rrule.register(np.linalg.slogdet)
+def _rrule_slogdet(f: Any, a: Any) -> Any:
+    out = f(a)
+    sign = out[0]
+    project_a = ProjectTo(a)
+    a_arr = _inexact(as_array(a))
+    complex_a = a_arr.dtype.kind == "c"
+
+    def slogdet_pullback(out_bar: Any) -> tuple[Any, Any]:
+        sign_bar, logabsdet_bar = tuple_entries(out_bar, ("sign", "logabsdet"))
+        if not complex_a:
+            sign_bar = ZeroTangent()  # the sign of a real determinant is locally constant
+        if (isinstance(sign_bar, AbstractZero) and isinstance(logabsdet_bar, AbstractZero)) or project_a.is_no_tangent:
+            return NoTangent(), project_a(ZeroTangent())
+        # With t = tr(inv(A) dA): d logabsdet = Re(t) and d sign = sign i Im(t).
+        t_bar = np.zeros(np.shape(sign), dtype=a_arr.dtype)
+        if not isinstance(logabsdet_bar, AbstractZero):
+            t_bar = t_bar + np.real(logabsdet_bar)
+        if not isinstance(sign_bar, AbstractZero):
+            t_bar = t_bar - 1j * np.imag(np.conj(sign_bar) * sign)
+        return NoTangent(), project_a(t_bar[..., None, None] * adjoint(inverse(a_arr)))
+
+    return out, slogdet_pullback
+
+
+@frule.register(np.linalg.slogdet)
+def _frule_slogdet(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
+    out = f(a)
+    sign, logabsdet = out
+    a_dot = unthunk(tangents[1])
+    if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
+        return out, ZeroTangent()
+    t = np.einsum("...ji,...ij->...", inverse(_inexact(as_array(a))), a_dot)
+    logabsdet_dot = ProjectTo(logabsdet)(np.real(t))
+    if np.iscomplexobj(sign):
+        return out, tuple_tangent(out, ProjectTo(sign)(sign * 1j * np.imag(t)), logabsdet_dot)
+    return out, tuple_tangent(out, ZeroTangent(), logabsdet_dot)
+
+
+# ----- matrix_power -----
+# numpy's binary powering, B = A (or inv(A) for n < 0): the squares S_0 = B, S_j+1 = S_j S_j, and
+# B^|n| the product of the squares at the set bits of |n|, in increasing order. The rules run the
+# chain rule through those O(log n) products: d(S S) = dS S + S dS; inv as above.
+
+
+def _power_chain(b: np.ndarray, n: int) -> tuple[list[np.ndarray], list[int]]:
+    """The squares ``b^(2^j)`` that ``b^n`` (``n >= 1``) needs, and the indices of those it multiplies."""
+    squares, picks = [b], []
+    while True:
+        n, bit = divmod(n, 2)
+        if bit:
+            picks.append(len(squares) - 1)
+        if n == 0:
+            return squares, picks
+        squares.append(squares[-1] @ squares[-1])
+
+
+def _power_pushforward(b: np.ndarray, b_dot: np.ndarray, n: int) -> np.ndarray:
+    squares, picks = _power_chain(b, n)
+    dots = [b_dot]
+    for s, s_dot in zip(squares[:-1], dots):
+        dots.append(s_dot @ s + s @ s_dot)
+    value, tangent = squares[picks[0]], dots[picks[0]]
+    for j in picks[1:]:
+        value, tangent = value @ squares[j], tangent @ squares[j] + value @ dots[j]
+    return tangent
+
+
+def _power_pullback(b: np.ndarray, out_bar: np.ndarray, n: int) -> np.ndarray:
+    squares, picks = _power_chain(b, n)
+    partial = [squares[picks[0]]]  # the running products of the picked squares
+    for j in picks[1:-1]:
+        partial.append(partial[-1] @ squares[j])
+    bars: list[Any] = [None] * len(squares)
+    r_bar = out_bar
+    for k in range(len(picks) - 1, 0, -1):
+        j = picks[k]
+        term = adjoint(partial[k - 1]) @ r_bar
+        bars[j] = term if bars[j] is None else bars[j] + term
+        r_bar = r_bar @ adjoint(squares[j])
+    bars[picks[0]] = r_bar if bars[picks[0]] is None else bars[picks[0]] + r_bar
+    for j in range(len(squares) - 1, 0, -1):
+        if bars[j] is not None:
+            s = squares[j - 1]
+            term = bars[j] @ adjoint(s) + adjoint(s) @ bars[j]
+            bars[j - 1] = term if bars[j - 1] is None else bars[j - 1] + term
+    return bars[0]
+
+
+def _exponent(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    if len(args) + len(kwargs) != 1 or not kwargs.keys() <= {"n"}:
+        return None
+    n = args[0] if args else kwargs["n"]
+    try:
+        return operator.index(n)
+    except TypeError:
+        return None  # numpy raises for it
+
+
+@rrule.register(np.linalg.matrix_power)
+def _rrule_matrix_power(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    n = _exponent(args, kwargs)
+    if n is None:
+        return None
+    out = f(a, *args, **kwargs)
+    project_a = ProjectTo(a)
+    a_arr = _inexact(as_array(a))
+    extra = (NoTangent(),) * len(args)
+
+    def matrix_power_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = unthunk(out_bar)
+        if n == 0:
+            return NoTangent(), project_a(ZeroTangent()), *extra
+        if n > 0:
+            return NoTangent(), project_a(_power_pullback(a_arr, out_bar, n)), *extra
+        b = np.linalg.inv(a_arr)
+        b_h = adjoint(b)
+        return NoTangent(), project_a(-(b_h @ _power_pullback(b, out_bar, -n) @ b_h)), *extra
+
+    return out, matrix_power_pullback
+
+
+@frule.register(np.linalg.matrix_power)
+def _frule_matrix_power(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    n = _exponent(args, kwargs)
+    if n is None:
+        return None
+    out = f(a, *args, **kwargs)
+    a_dot = unthunk(tangents[1])
+    if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent or n == 0:
+        return out, ProjectTo(out)(ZeroTangent())
+    a_arr = _inexact(as_array(a))
+    if n > 0:
+        return out, ProjectTo(out)(_power_pushforward(a_arr, np.asarray(a_dot), n))
+    b = np.linalg.inv(a_arr)
+    return out, ProjectTo(out)(_power_pushforward(b, -(b @ a_dot @ b), -n))
+
+
+# ----- multi_dot -----
+# The product A_1 ... A_N (a 1-d first or last array a row or a column): A_k_bar = L_k^H G R_k^H with
+# L_k = A_1 ... A_k-1 and R_k = A_k+1 ... A_N (Giles 2008, section 2.2). Each sweep costs products
+# proportional to one end's size, so the rules sweep from the smaller end, through the transposed
+# chain A_N^T ... A_1^T when that is the first.
+
+
+def _chain_bars(arrays: list[np.ndarray], g: np.ndarray) -> list[np.ndarray]:
+    """``L_k^H G R_k^H`` for each ``k``, in products of the last array's width."""
+    suffixes: list[Any] = [None] * len(arrays)
+    for k in range(len(arrays) - 2, -1, -1):
+        nxt = arrays[k + 1]
+        suffixes[k] = nxt if suffixes[k + 1] is None else nxt @ suffixes[k + 1]
+    bars, left = [], g  # left = L_k^H G
+    for k, a in enumerate(arrays):
+        bars.append(left if suffixes[k] is None else left @ adjoint(suffixes[k]))
+        left = adjoint(a) @ left
+    return bars
+
+
+def _chain_tangent(arrays: list[np.ndarray], dots: list[Any]) -> Any:
+    """``sum_k L_k A_k_dot R_k``, left to right, in products of the first array's height."""
+    value, tangent = None, None
+    for a, a_dot in zip(arrays, dots):
+        tangent = None if tangent is None else tangent @ a
+        if not isinstance(a_dot, AbstractZero):
+            term = a_dot if value is None else value @ a_dot
+            tangent = term if tangent is None else tangent + term
+        value = a if value is None else value @ a
+    return tangent
+
+
+def _as_chain(arrays: Any) -> list[np.ndarray] | None:
+    """The arrays as matrices (a 1-d first array a row, a 1-d last one a column); None if numpy would refuse."""
+    chain = [_inexact(as_array(a)) for a in arrays]
+    if len(chain) < 2:
+        return None
+    if chain[0].ndim == 1:
+        chain[0] = chain[0][None, :]
+    if chain[-1].ndim == 1:
+        chain[-1] = chain[-1][:, None]
+    return chain if all(a.ndim == 2 for a in chain) else None
+
+
+def _transposed(chain: list[Any]) -> list[Any]:
+    return [t if isinstance(t, AbstractZero) else t.T for t in reversed(chain)]
+
+
+@rrule.register(np.linalg.multi_dot)
+def _rrule_multi_dot(f: Any, arrays: Any, **kwargs: Any) -> Any:
+    chain = None if kwargs else _as_chain(arrays)
+    if chain is None:
+        return None
+    out = f(arrays)
+    project = ProjectTo(arrays)
+    shapes = [np.shape(a) for a in arrays]
+
+    def multi_dot_pullback(out_bar: Any) -> tuple[Any, Any]:
+        g = np.reshape(checked_seed(f, unthunk(out_bar), out), (chain[0].shape[0], chain[-1].shape[1]))
+        if chain[0].shape[0] < chain[-1].shape[1]:
+            bars = _transposed(_chain_bars(_transposed(chain), g.T))
+        else:
+            bars = _chain_bars(chain, g)
+        return NoTangent(), project([np.reshape(bar, shape) for bar, shape in zip(bars, shapes)])
+
+    return out, multi_dot_pullback
+
+
+@frule.register(np.linalg.multi_dot)
+def _frule_multi_dot(tangents: tuple[Any, ...], f: Any, arrays: Any, **kwargs: Any) -> Any:
+    chain = None if kwargs else _as_chain(arrays)
+    if chain is None:
+        return None
+    out = f(arrays)
+    dots = unthunk(tangents[1])
+    if isinstance(dots, AbstractZero):
+        return out, ProjectTo(out)(ZeroTangent())
+    entries = tuple_entries(dots, len(chain))
+    dots = [d if isinstance(d, AbstractZero) else np.reshape(d, a.shape) for d, a in zip(entries, chain)]
+    if chain[-1].shape[1] < chain[0].shape[0]:
+        tangent = _chain_tangent(_transposed(chain), _transposed(dots)).T
+    else:
+        tangent = _chain_tangent(chain, dots)
+    return out, ProjectTo(out)(np.reshape(tangent, np.shape(out)))
+
+
+# ----- tensorinv, tensorsolve: inv and solve of the matrices numpy reshapes them to -----
+
+
+def _tensorinv_ind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """``ind`` of a ``tensorinv`` call; None for unknown keywords."""
+    if len(args) + len(kwargs) > 1 or not kwargs.keys() <= {"ind"}:
+        return None
+    return operator.index(args[0] if args else kwargs.get("ind", 2))
+
+
+def _tensorinv_matrix(a: Any, out: np.ndarray, ind: int) -> np.ndarray:
+    """``inv(a.reshape(P, P))``, which ``out`` holds reshaped."""
+    return out.reshape(math.prod(np.shape(a)[ind:]), -1)
+
+
+@rrule.register(np.linalg.tensorinv)
+def _rrule_tensorinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    ind = _tensorinv_ind(args, kwargs)
+    if ind is None:
+        return None
+    out = f(a, *args, **kwargs)
+    x = _tensorinv_matrix(a, out, ind)
+    project_a = ProjectTo(a)
+    extra = (NoTangent(),) * len(args)
+
+    def tensorinv_pullback(out_bar: Any) -> tuple[Any, ...]:
+        g = np.reshape(unthunk(out_bar), x.shape)
+        return NoTangent(), project_a(np.reshape(-(adjoint(x) @ g @ adjoint(x)), np.shape(a))), *extra
+
+    return out, tensorinv_pullback
+
+
+@frule.register(np.linalg.tensorinv)
+def _frule_tensorinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
+    ind = _tensorinv_ind(args, kwargs)
+    if ind is None:
+        return None
+    out = f(a, *args, **kwargs)
+    a_dot = unthunk(tangents[1])
+    if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
+        return out, ZeroTangent()
+    x = _tensorinv_matrix(a, out, ind)
+    return out, ProjectTo(out)(np.reshape(-(x @ np.reshape(a_dot, x.shape) @ x), out.shape))
+
+
+def _tensorsolve_axes(a: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[int] | None:
+    """The transposition numpy applies to ``a`` (its ``axes`` moved to the end); None for unknown keywords."""
+    if len(args) + len(kwargs) > 1 or not kwargs.keys() <= {"axes"}:
+        return None
+    axes = args[0] if args else kwargs.get("axes")
+    order = list(range(np.ndim(a)))
+    for k in axes or ():
+        order.remove(k)
+        order.insert(np.ndim(a), k)
+    return order
+
+
+@rrule.register(np.linalg.tensorsolve)
+def _rrule_tensorsolve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    order = _tensorsolve_axes(a, args, kwargs)
+    if order is None:
+        return None
+    out = f(a, b, *args, **kwargs)
+    project_a, project_b = ProjectTo(a), ProjectTo(b)
+    moved = np.transpose(as_array(a), order)
+    m = moved.reshape(out.size, out.size)
+    extra = (NoTangent(),) * len(args)
+
+    def tensorsolve_pullback(out_bar: Any) -> tuple[Any, ...]:
+        b_bar = np.linalg.solve(adjoint(m), np.ravel(unthunk(out_bar)))
+        m_bar = -np.outer(b_bar, np.ravel(out).conj())
+        a_bar = np.transpose(m_bar.reshape(moved.shape), np.argsort(order))
+        return NoTangent(), project_a(a_bar), project_b(b_bar.reshape(np.shape(b))), *extra
+
+    return out, tensorsolve_pullback
+
+
+@frule.register(np.linalg.tensorsolve)
+def _frule_tensorsolve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    order = _tensorsolve_axes(a, args, kwargs)
+    if order is None:
+        return None
+    out = f(a, b, *args, **kwargs)
+    _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
+    rhs = np.zeros(out.size, out.dtype)
+    if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+        rhs = rhs + np.ravel(b_dot)
+    if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
+        rhs = rhs - np.transpose(a_dot, order).reshape(out.size, out.size) @ np.ravel(out)
+    m = np.transpose(as_array(a), order).reshape(out.size, out.size)
+    return out, ProjectTo(out)(np.linalg.solve(m, rhs).reshape(out.shape))

@@ -1,0 +1,342 @@
+"""Products: matmul (and ``@``), dot, vdot, inner, outer, tensordot, einsum.
+
+Every product here is linear in each operand, so the pushforward is the sum
+of the product with one operand replaced by its tangent, and the pullback of
+an operand is the contraction of the output cotangent with the conjugates of
+the other operands (Giles 2008, "An extended collection of matrix derivative
+results", section 2.2; conjugated for the complex convention of
+ChainRules.jl). Each operand's cotangent is a ``Thunk``: an engine that needs
+only one pays for one product.
+
+Calls with keyword arguments other than ``axes`` (tensordot) and ``optimize``
+(einsum) get no rule (``None``): ``out=``, ``dtype=``, ``casting=`` and the
+gufunc keywords of matmul are left to the engine.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import AbstractZero, NoTangent, Thunk, sum_to_shape, unthunk
+from chainrules_core.projection import project_onto
+
+from .._arrays import bind_options
+from ._bilinear import Pullbacks, bilinear_rule, seed_of_shape
+from .linalg._common import adjoint, matmul_summed
+
+# ----- matmul -----
+
+_NO_TANGENT = NoTangent()
+
+
+def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
+    """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
+    if a.ndim == 1 and b.ndim == 1:
+        return (lambda: g * b.conj()), (lambda: a.conj() * g)
+    if a.ndim == 2 and b.ndim == 2:  # no batch axes to sum over
+        return (lambda: g @ adjoint(b)), (lambda: adjoint(a) @ g)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = np.expand_dims(g, -1)
+
+    def a_bar() -> np.ndarray:
+        return matmul_summed(g, adjoint(b2), a2.shape).reshape(a.shape)
+
+    def b_bar() -> np.ndarray:
+        return matmul_summed(adjoint(a2), g, b2.shape).reshape(b.shape)
+
+    return a_bar, b_bar
+
+
+def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
+    return None if kwargs else _matmul_pullbacks
+
+
+def _matmul_of_real_matrices(general: Any) -> Any:
+    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; ``general`` for other calls.
+
+    A seed of the output's dtype gives cotangents ``g @ b.T`` and
+    ``a.T @ g`` of the operands' own shape and dtype, with nothing to
+    project; any other seed is checked, and its products projected.
+    """
+
+    def _rrule_matmul(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
+            return general(f, a, b, *rest, **kwargs)
+        dtype = a.dtype
+        if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
+            return general(f, a, b)
+        out = f(a, b)
+        shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
+
+        def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+            if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
+                out_bar = unthunk(out_bar)
+                if isinstance(out_bar, AbstractZero):
+                    return _NO_TANGENT, out_bar, out_bar
+                g = seed_of_shape(f, out_bar, shape)
+                return (
+                    _NO_TANGENT,
+                    Thunk(lambda: project_onto(a, g @ adjoint(b))),
+                    Thunk(lambda: project_onto(b, adjoint(a) @ g)),
+                )
+            return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
+
+        return out, matmul_pullback
+
+    return _rrule_matmul
+
+
+for _f in (np.matmul, np.linalg.matmul):
+    bilinear_rule(_f, _matmul_pullbacks_of, first=_matmul_of_real_matrices)
+
+# ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
+_MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
+_MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
+for _types in _MATMUL_OPERANDS:
+    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types, first=_matmul_of_real_matrices)
+
+
+# ----- tensordot, dot, inner, outer -----
+
+
+def _normalize_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], list[int]]:
+    """tensordot's ``axes`` as two lists of non-negative axes, paired in order."""
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        return list(range(a_ndim - n, a_ndim)), list(range(n))
+    ax_a, ax_b = axes
+    ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+    ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    return [int(i) % max(a_ndim, 1) for i in ax_a], [int(j) % max(b_ndim, 1) for j in ax_b]
+
+
+def _tensordot_pullbacks(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: list[int], g: np.ndarray) -> Any:
+    """Functions computing the cotangents of ``a`` and ``b`` in ``tensordot(a, b, (ax_a, ax_b))``.
+
+    The output's axes are the free axes of ``a`` then those of ``b``; each
+    cotangent contracts ``g`` with the other operand over that operand's free
+    axes and puts the axes back in the operand's order (as autograd's
+    ``tensordot_adjoint_0/1`` do).
+    """
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    n_free_a = len(free_a)
+
+    def a_bar() -> np.ndarray:
+        r = np.tensordot(g, b.conj(), axes=(list(range(n_free_a, g.ndim)), free_b))
+        order = free_a + [ax_a[ax_b.index(j)] for j in sorted(ax_b)]
+        return np.transpose(r, np.argsort(order))
+
+    def b_bar() -> np.ndarray:
+        r = np.tensordot(a.conj(), g, axes=(free_a, list(range(n_free_a))))
+        order = [ax_b[ax_a.index(i)] for i in sorted(ax_a)] + free_b
+        return np.transpose(r, np.argsort(order))
+
+    return a_bar, b_bar
+
+
+def _contraction(axes_of: Callable[..., Any]) -> Callable[..., Pullbacks | None]:
+    """``pullbacks_of`` for a product that is a ``tensordot`` with axes ``axes_of(a, b, *rest, **kwargs)``."""
+
+    def pullbacks_of(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Pullbacks | None:
+        axes = axes_of(a, b, *rest, **kwargs)
+        if axes is None:
+            return None
+        ax_a, ax_b = _normalize_axes(axes, np.ndim(a), np.ndim(b))
+        return lambda a_arr, b_arr, g: _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, g)
+
+    return pullbacks_of
+
+
+def _tensordot_axes(a: Any, b: Any, axes: Any = 2, *rest: Any, **kwargs: Any) -> Any:
+    return None if rest or kwargs else axes
+
+
+def _dot_axes(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    if rest or kwargs:
+        return None
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    if a_ndim == 0 or b_ndim == 0:
+        return 0
+    return [a_ndim - 1], [0 if b_ndim == 1 else b_ndim - 2]
+
+
+def _inner_axes(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    if rest or kwargs:
+        return None
+    return 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
+
+
+for _f, _axes_of in [
+    (np.tensordot, _tensordot_axes),
+    (np.linalg.tensordot, _tensordot_axes),
+    (np.dot, _dot_axes),
+    (np.inner, _inner_axes),
+]:
+    bilinear_rule(_f, _contraction(_axes_of))
+
+
+def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    a_flat, b_flat = a.ravel(), b.ravel()
+    return (lambda: (g @ b_flat.conj()).reshape(a.shape)), (lambda: (a_flat.conj() @ g).reshape(b.shape))
+
+
+def _vdot_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
+    return (lambda: (g.conj() * b).reshape(a.shape)), (lambda: (g * a).reshape(b.shape))
+
+
+def _without_keywords(pullbacks: Pullbacks) -> Callable[..., Pullbacks | None]:
+    return lambda a, b, *rest, **kwargs: None if rest or kwargs else pullbacks
+
+
+for _f in (np.outer, np.linalg.outer):
+    bilinear_rule(_f, _without_keywords(_outer_pullbacks))
+bilinear_rule(np.vdot, _without_keywords(_vdot_pullbacks))
+
+
+# ----- kron -----
+
+
+def _kron_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    """``kron(a, b)`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a[i0, i1, ...] b[j0, j1, ...]``.
+
+    Each cotangent contracts that view of the seed with the other operand's
+    conjugate over the other operand's axes (autograd's ``grad_kron``, conjugated).
+    """
+    nd = max(a.ndim, b.ndim)
+    a_full = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b_full = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    interleaved = g.reshape([n for pair in zip(a_full.shape, b_full.shape) for n in pair])
+    split = interleaved.transpose([*range(0, 2 * nd, 2), *range(1, 2 * nd, 2)])  # a's axes, then b's
+
+    def a_bar() -> np.ndarray:
+        return np.tensordot(split, b_full.conj(), axes=nd).reshape(a.shape)
+
+    def b_bar() -> np.ndarray:
+        return np.tensordot(a_full.conj(), split, axes=nd).reshape(b.shape)
+
+    return a_bar, b_bar
+
+
+bilinear_rule(np.kron, _without_keywords(_kron_pullbacks))
+
+
+# ----- cross -----
+
+_CROSS_ARGS = ("axisa", "axisb", "axisc", "axis")
+
+
+def _padded(v: np.ndarray) -> np.ndarray:
+    """2-vectors (along the last axis) as 3-vectors with a zero third component."""
+    return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], axis=-1)
+
+
+def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks | None:
+    """``c = a x b`` is linear in each: ``a_bar = conj(b) x c_bar`` and ``b_bar = c_bar x conj(a)``.
+
+    These are autograd's ``cross`` VJPs, conjugated for the complex convention.
+    The adjoint of ``a -> a x b = -[b]_x a`` is ``-[b]_x^H = conj([b]_x)``
+    (``[b]_x`` is antisymmetric). 2-vectors are 3-vectors with a zero third
+    component, which gets no cotangent; two 2-vectors give the third
+    component alone. Broadcast axes are summed back.
+    """
+    options = bind_options(_CROSS_ARGS, args, kwargs, axisa=-1, axisb=-1, axisc=-1)
+    if options["axis"] is not None:
+        options["axisa"] = options["axisb"] = options["axisc"] = options["axis"]
+    axisa, axisb, axisc = (int(options[name]) for name in _CROSS_ARGS[:3])
+
+    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+        a_moved, b_moved = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+        if a_moved.shape[-1] == 2 and b_moved.shape[-1] == 2:
+            g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+        else:
+            g3 = np.moveaxis(g, axisc, -1)
+
+        def a_bar() -> np.ndarray:
+            x_bar = np.cross(_padded(b_moved).conj(), g3)[..., : a_moved.shape[-1]]
+            return np.moveaxis(sum_to_shape(x_bar, a_moved.shape), -1, axisa)
+
+        def b_bar() -> np.ndarray:
+            x_bar = np.cross(g3, _padded(a_moved).conj())[..., : b_moved.shape[-1]]
+            return np.moveaxis(sum_to_shape(x_bar, b_moved.shape), -1, axisb)
+
+        return a_bar, b_bar
+
+    return pullbacks
+
+
+bilinear_rule(np.cross, _cross_pullbacks_of)
+if hasattr(np.linalg, "cross"):  # numpy >= 2.0: 3-vectors only, along ``axis``
+    bilinear_rule(np.linalg.cross, lambda a, b, axis=-1: _cross_pullbacks_of(a, b, axis=axis))
+
+
+# ----- vecdot, matvec, vecmat (numpy >= 2.0 and 2.2): batched, broadcasting -----
+
+
+def _vecdot_pullbacks_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: Any) -> Pullbacks | None:
+    """``vecdot(a, b) = sum(conj(a) * b, axis)``: antiholomorphic in ``a``, as ``vdot``.
+
+    ``a_bar = b conj(out_bar)``, ``b_bar = a out_bar``, each summed back over broadcast axes.
+    """
+    if rest or kwargs:
+        return None
+
+    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+        a_moved, b_moved = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
+        g_column = g[..., None]
+
+        def a_bar() -> np.ndarray:
+            return np.moveaxis(sum_to_shape(b_moved * g_column.conj(), a_moved.shape), -1, axis)
+
+        def b_bar() -> np.ndarray:
+            return np.moveaxis(sum_to_shape(a_moved * g_column, b_moved.shape), -1, axis)
+
+        return a_bar, b_bar
+
+    return pullbacks
+
+
+def _matvec_pullbacks(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
+    """``matvec(a, v) = a @ v``: ``a_bar = out_bar v^H``, ``v_bar = a^H out_bar``."""
+    g_column = g[..., None]
+
+    def a_bar() -> np.ndarray:
+        return matmul_summed(g_column, v.conj()[..., None, :], a.shape)
+
+    def v_bar() -> np.ndarray:
+        return matmul_summed(adjoint(a), g_column, (*v.shape, 1))[..., 0]
+
+    return a_bar, v_bar
+
+
+def _vecmat_pullbacks(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
+    """``vecmat(v, a) = conj(v) @ a``, antiholomorphic in ``v``: ``v_bar = a conj(out_bar)``, ``a_bar = v out_bar^T``.
+
+    With ``out_j = sum_i conj(v_i) a_ij``, ``a`` enters holomorphically with
+    partial ``conj(v_i)``, so its cotangent is ``v_i out_bar_j``.
+    """
+
+    def v_bar() -> np.ndarray:
+        return matmul_summed(a, g.conj()[..., None], (*v.shape, 1))[..., 0]
+
+    def a_bar() -> np.ndarray:
+        return matmul_summed(v[..., None], g[..., None, :], a.shape)
+
+    return v_bar, a_bar
+
+
+if hasattr(np, "vecdot"):  # numpy >= 2.0
+    bilinear_rule(np.vecdot, _vecdot_pullbacks_of)
+    bilinear_rule(np.linalg.vecdot, _vecdot_pullbacks_of)
+if hasattr(np, "matvec"):
+    bilinear_rule(np.matvec, _without_keywords(_matvec_pullbacks))
+    bilinear_rule(np.vecmat, _without_keywords(_vecmat_pullbacks))

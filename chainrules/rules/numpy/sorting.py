@@ -1,0 +1,237 @@
+"""Sorting: sort, partition, sort_complex, the unique family, and the index-valued functions as non-differentiable.
+
+``sort`` moves each entry to its place: the pushforward gathers the tangent
+through the stable ``argsort`` permutation and the pullback gathers the
+seed through its inverse. Ties are the one place where sorting is not smooth;
+the stable permutation is the consistent choice rule_coverage.md suggests
+(autograd and PyTorch do the same).
+
+``partition`` and ``sort_complex`` move entries too (``entries_rule``): the
+output is numpy's own, and the entry each output came from is found by
+matching the sorted values of input and output, so ties and the order
+numpy leaves on either side of ``kth`` need no assumption about numpy's
+algorithm. That costs two sorts, ``O(n log n)`` against the partition's
+``O(n)``. ``argpartition`` is index-valued: no derivative.
+
+The ``unique`` family: the unique values are entries of the input, each
+read from its first occurrence, so their tangent is the input's tangent
+there and their cotangent goes back there. Where the input holds duplicates
+a perturbation can split them and change the output's length, so there is
+no derivative; the first occurrence is the convention. Counts, indices and
+inverses have no tangent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    non_differentiable,
+    unthunk,
+)
+
+from .._arrays import bind_options, cast_to, real_dtype_of, scatter_add
+from .._makers import rule_in_first
+from .._nested import is_followed, primal_of
+from ._entries import entries_rule
+
+# ----- sort -----
+
+
+def _sort_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a sort, or ``None`` for ``order=`` (fields of structured arrays)."""
+    options = bind_options(("axis", "kind", "order"), args, kwargs, axis=-1)
+    return None if options["order"] is not None else options
+
+
+def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
+    values = x if is_followed(x) else np.asarray(x)  # an engine's followed values stay as they are
+    return np.reshape(values, -1)[perm] if axis is None else np.take_along_axis(values, perm, axis)
+
+
+def _sorted(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> Any:
+    """The sorted array, gathered through the stable permutation (which the rules keep)."""
+    options["perm"] = np.argsort(np.asarray(primal_of(x)), axis=options["axis"], kind="stable")
+    return _gather(x, options["perm"], options["axis"])
+
+
+def _sort_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    return x, options["perm"], options["axis"]
+
+
+def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, perm, axis = state
+    dtype = real_dtype_of(x)
+    assert dtype is not None
+    seed = cast_to(out_bar, dtype)
+    if is_followed(seed):  # nested differentiation: a gather through the inverse permutation, which an engine follows
+        return np.reshape(_gather(seed, _inverse(perm, axis), axis), np.shape(x))
+    x_bar = np.empty(np.shape(x), dtype=dtype)
+    if axis is None:
+        x_bar.reshape(-1)[perm] = seed
+    else:
+        np.put_along_axis(x_bar, perm, seed, axis)
+    return x_bar
+
+
+def _inverse(perm: np.ndarray[Any, Any], axis: Any) -> np.ndarray[Any, Any]:
+    """The permutation undoing ``perm`` along ``axis`` (of the flat array for ``None``)."""
+    inverse = np.empty_like(perm)
+    positions = np.arange(perm.shape[-1 if axis is None else axis])
+    if axis is None:
+        inverse[perm] = positions
+        return inverse
+    shape = [1] * perm.ndim
+    shape[axis] = -1
+    np.put_along_axis(inverse, perm, positions.reshape(shape), axis)
+    return inverse
+
+
+def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, perm, axis = state
+    return _gather(x_dot, perm, axis)
+
+
+rule_in_first(
+    np.sort,
+    parse=_sort_options,
+    prepare=_sort_state,
+    pullback=_sort_cotangent,
+    pushforward=_sort_pushforward,
+    primal=_sorted,
+)
+
+
+# ----- partition and sort_complex: entries moved, found by matching sorted values -----
+
+
+def _matching_order(x: Any, out: Any, axis: int) -> np.ndarray[Any, Any]:
+    """The permutation ``p`` along ``axis`` with ``take_along_axis(x, p, axis) == out``.
+
+    ``out`` holds the entries of ``x`` along each line, reordered: sorting
+    both (stably, NaNs last) pairs each entry of ``out`` with one of ``x``
+    holding the same value; equal values are interchangeable.
+    """
+    from_x = np.argsort(x, axis=axis, kind="stable")
+    from_out = np.argsort(out, axis=axis, kind="stable")
+    order = np.empty_like(from_x)
+    np.put_along_axis(order, from_out, from_x, axis)
+    return order
+
+
+def _partition_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
+    axis = bind_options(("a", "kth", "axis"), args, kwargs, axis=-1)["axis"]
+    x, labels, out = np.asarray(primal_of(args[0])), np.asarray(label_args[0]), np.asarray(primal_of(out))
+    if axis is None:
+        x, labels, axis = x.reshape(-1), labels.reshape(-1), -1
+    return np.take_along_axis(labels, _matching_order(x, out, int(axis)), int(axis))
+
+
+def _sort_complex_source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
+    order = np.argsort(np.asarray(primal_of(args[0])), axis=-1, kind="stable")
+    return np.take_along_axis(np.asarray(label_args[0]), order, -1)
+
+
+def _no_order(*args: Any, **kwargs: Any) -> bool:
+    return bind_options(("a", "kth", "axis", "kind", "order"), args, kwargs)["order"] is None
+
+
+entries_rule(np.partition, [(0, "a")], source=_partition_source, applies=_no_order)
+entries_rule(np.sort_complex, [(0, "a")], source=_sort_complex_source)
+
+
+# ----- unique -----
+
+
+def _first_occurrence(flat: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where each of ``values`` first occurs in ``flat`` (a stable sort keeps first occurrences first)."""
+    order = np.argsort(flat, kind="stable")
+    return order[np.searchsorted(flat[order], values, side="left")]
+
+
+def _values_of(result: Any) -> Any:
+    """The unique values in what a function of the unique family returned."""
+    if isinstance(result, tuple):
+        return result[0]
+    return result
+
+
+def _values_seed(out_bar: Any) -> Any:
+    """The seed of the values in a seed for an output of the unique family."""
+    out_bar = unthunk(out_bar)
+    if isinstance(out_bar, Tangent):
+        fields = backing(out_bar)
+        out_bar = fields.get("values", ZeroTangent()) if isinstance(fields, dict) else fields[0]
+    elif isinstance(out_bar, (tuple, list)):
+        out_bar = out_bar[0]
+    return unthunk(out_bar)
+
+
+def _values_tangent(out: Any, values_dot: Any) -> Any:
+    """A tangent for an output of the unique family, from the values' tangent."""
+    if not isinstance(out, tuple):
+        return values_dot
+    if hasattr(out, "_fields"):
+        return Tangent(type(out), values=values_dot)
+    return Tangent(tuple, values_dot, *(NoTangent(),) * (len(out) - 1))
+
+
+def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The options of a call of the unique family; ``None`` for ``axis=`` (unique rows or columns)."""
+    options = bind_options(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
+    return None if options["axis"] is not None else options
+
+
+def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+    flat = np.asarray(primal_of(x)).reshape(-1)
+    return x, _first_occurrence(flat, _values_of(primal_of(out))), out
+
+
+def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
+    x, first, _ = state
+    seed = _values_seed(out_bar)
+    dtype = real_dtype_of(x)
+    if isinstance(seed, AbstractZero) or dtype is None:
+        return seed
+    return np.reshape(scatter_add(np.size(x), first, cast_to(seed, dtype), dtype), np.shape(x))
+
+
+def _unique_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
+    _, first, out = state
+    return _values_tangent(out, np.reshape(x_dot if is_followed(x_dot) else np.asarray(x_dot), -1)[first])
+
+
+_UNIQUE = [np.unique] + [
+    getattr(np, name)
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all")
+    if hasattr(np, name)
+]
+for _f in _UNIQUE:
+    rule_in_first(
+        _f, parse=_unique_options, prepare=_unique_state, pullback=_unique_cotangent, pushforward=_unique_pushforward
+    )
+
+
+# ----- index-valued: no derivative -----
+
+non_differentiable(
+    np.argsort,
+    np.argpartition,
+    np.lexsort,
+    np.searchsorted,
+    np.digitize,
+    np.nonzero,
+    np.flatnonzero,
+    np.argwhere,
+    np.ndarray.argsort,
+    np.ndarray.argpartition,
+    np.ndarray.searchsorted,
+    np.ndarray.nonzero,
+)

@@ -1,0 +1,104 @@
+"""Rules for the operator module and the builtins."""
+
+import builtins
+import operator
+
+import numpy as np
+import pytest
+
+from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule, unthunk
+from tests.rules.cases import case_params
+
+
+@pytest.mark.parametrize("case, dtype, mode", case_params("python_operators"))
+def test_rule(case, dtype, mode):
+    """Every declared case of the operator and builtins family passes the harness."""
+    case.run(dtype, mode)
+
+
+# ----- types, fallbacks, containers -----
+
+
+class Opaque:
+    """An object with arithmetic the rules know nothing about."""
+
+    def __add__(self, other):
+        return self
+
+    __mul__ = __add__
+
+
+@pytest.mark.parametrize("f", [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow])
+def test_python_floats_and_ints(f):
+    """Floats get Python floats back; ints get NoTangent, as everywhere."""
+    _, pullback = rrule(f, 1.5, 2.5)
+    assert all(type(unthunk(b)) is float for b in pullback(1.0)[1:])
+    _, x_bar, n_bar = rrule(f, 1.5, 2)[1](1.0)
+    assert type(x_bar) is float and n_bar == NoTangent()
+    assert type(frule((NoTangent(), 1.0, 0.5), f, 1.5, 2.5)[1]) is float
+
+
+def test_numpy_and_complex_arguments_use_numpy_rules():
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    _, pullback = rrule(operator.mul, x, 3.0)
+    _, x_bar, y_bar = pullback(np.ones(2, dtype=np.float32))
+    assert x_bar.dtype == np.float32 and type(y_bar) is float and y_bar == 3.0
+    _, z_bar, w_bar = rrule(operator.mul, 1 + 2j, 3.0)[1](1.0)
+    assert z_bar == 3.0 and w_bar == 1.0  # conj(3) * 1 and Re(conj(1 + 2j) * 1)
+
+
+def test_a_complex_power_of_python_floats():
+    """(-8.0) ** 0.5 is complex in Python: the numpy rule differentiates it, real cotangents for real inputs."""
+    out, pullback = rrule(operator.pow, -4.0, 0.5)
+    assert out == pytest.approx(2j)
+    _, x_bar, p_bar = pullback(1.0)
+    assert type(x_bar) is float and x_bar == pytest.approx((0.5 * (-4.0 + 0j) ** -0.5).real)
+
+
+def test_other_types_get_no_rule():
+    assert rrule(operator.add, Opaque(), 1.0) is None
+    assert rrule(operator.mul, 2.0, Opaque()) is None
+    assert rrule(operator.add, "a", "b") is None
+    assert rrule(builtins.sum, (x for x in [1.0])) is None
+    assert rrule(builtins.max, np.ones((2, 2))) is None  # rows compare ambiguously
+
+
+def test_getitem_of_numpy_arrays_is_not_claimed_here():
+    """x[i] on an array is indexing's rule; this family's getitem is for tuples, lists and dicts."""
+    rule = rrule.find(operator.getitem, np.ones(3), 0)
+    (record,) = [r for r in rrule.records() if r.primal is operator.getitem and r.rule is rule]
+    assert record.module == "chainrules.rules.numpy.indexing"
+
+
+def test_getitem_cotangents_are_structural():
+    _, pullback = rrule(operator.getitem, (1.0, 2.0, 3), 1)
+    assert pullback(5.0) == (NoTangent(), Tangent(tuple, ZeroTangent(), 5.0, NoTangent()), NoTangent())
+    _, pullback = rrule(operator.getitem, {"a": 1.0, "b": 2.0}, "a")
+    assert pullback(5.0)[1] == Tangent(dict, {"a": 5.0})
+
+
+def test_round_to_an_int_has_no_tangent():
+    out, out_dot = frule((NoTangent(), 1.0), builtins.round, 2.4)
+    assert out == 2 and out_dot == NoTangent()
+    assert rrule(builtins.round, 2.46, 1)[1](1.0) == (NoTangent(), 0.0, NoTangent())
+
+
+def test_float_of_a_string_has_no_tangent():
+    assert rrule(float, "1.5")[1](1.0) == (NoTangent(), NoTangent())
+    out, pullback = rrule(float)
+    assert out == 0.0 and pullback(1.0) == (NoTangent(),)
+    assert frule((NoTangent(),), float) == (0.0, ZeroTangent())
+
+
+def test_three_argument_pow_is_integer_arithmetic():
+    out, pullback = rrule(builtins.pow, 3, 4, 5)
+    assert out == 1 and pullback(1.0) == (NoTangent(),) * 4
+
+
+def test_seeds_passed_on_are_read_only():
+    """sum and getitem hand the seed itself to their arguments: as read-only views, not writable aliases."""
+    seed = np.ones(3)
+    _, xs_bar = rrule(builtins.sum, [np.zeros(3), np.zeros(3)])[1](seed)
+    assert all(np.shares_memory(b, seed) and not b.flags.writeable for b in xs_bar)
+    _, xs_bar, _ = rrule(operator.getitem, (np.zeros(3), 1.0), 0)[1](seed)
+    assert not unthunk(xs_bar[0]).flags.writeable
