@@ -9,7 +9,7 @@ chainrules`` alone never builds a case nor imports the harness.
 
 >>> import chainrules.checks
 >>> from chainrules_core.testing import registered_cases
->>> len(registered_cases("elementwise")) > 100
+>>> len(registered_cases("numpy.elementwise")) > 100
 True
 """
 

@@ -69,7 +69,7 @@ def test_check_summarises_the_families() -> None:
     lines = out.splitlines()
     assert cells(lines[0]) == FAMILY_HEADERS
     family = cells(lines[2])
-    assert family[:5] == ["higher_order", "1", "12", "12", "0"] and float(family[5]) < 1e-6
+    assert family[:5] == ["numpy.higher_order", "1", "12", "12", "0"] and float(family[5]) < 1e-6
     assert lines[-2].startswith("12 runs of 1 family in ") and lines[-1] == "12 passed, 0 failed"
     assert "checking 12 runs of 3 declared cases" in err and "complex128" not in out
 

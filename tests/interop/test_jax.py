@@ -137,7 +137,7 @@ def _one_case_per_function() -> list[Any]:
 
     Of the holomorphic elementwise functions, only those in ``COMPLEX_ELEMENTWISE`` run in complex128.
     """
-    elementwise = {case.f for case in declared_cases("elementwise")} - COMPLEX_ELEMENTWISE
+    elementwise = {case.f for case in declared_cases("numpy.elementwise")} - COMPLEX_ELEMENTWISE
     seen, params = set(), []
     for param in case_params(("float64", "complex128")):
         case, dtype = param.values

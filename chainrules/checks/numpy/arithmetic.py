@@ -137,4 +137,4 @@ def _cases() -> list[Case]:
     ]
 
 
-register_cases("arithmetic", *_cases())
+register_cases("numpy.arithmetic", *_cases())

@@ -16,7 +16,7 @@ def coordinates(n: int) -> Generated:
 
 
 register_cases(
-    "calculus",
+    "numpy.calculus",
     *(
         Case(np.gradient, (Arg(REALS, shape), *spacing), kwargs=kw)
         for shape, spacing in (
@@ -49,7 +49,7 @@ register_cases(
 )
 
 refuse_edges(
-    "calculus",
+    "numpy.calculus",
     np.gradient,
     ("huge",),
     "numpy's gradient over coordinates multiplies spacings, which overflows from 1e154: its values there are 0 or "

@@ -13,7 +13,7 @@ _AWEIGHTS = Arg(POSITIVE_REAL_ONLY, (6,))
 _FWEIGHTS = np.array([1, 2, 1, 3, 1, 2])
 
 register_cases(
-    "covariance",
+    "numpy.covariance",
     Case(np.cov, (Arg(REALS, (6,)),), name="one variable"),
     # corrcoef of one variable is the constant 1 (tests/rules/numpy/test_covariance.py checks its zero derivative)
     *(
@@ -40,7 +40,7 @@ register_cases(
 
 for _f in (np.cov, np.corrcoef):
     refuse_edges(
-        "covariance",
+        "numpy.covariance",
         _f,
         ("empty",),
         "numpy returns an empty (0, 0) result when m has no variables, whatever y holds; the rules join m and y",

@@ -20,7 +20,7 @@ def _rows(rng: np.random.Generator, dtype: str) -> tuple[Any, ...]:
 
 
 register_cases(
-    "creation",
+    "numpy.creation",
     Case(np.array, (Arg(REALS, (2, 3)),)),
     Case(np.array, (Arg(REALS, (2, 3)),), kwargs={"ndmin": 4}),
     Case(np.array, (Arg(REALS, (2, 3)), np.complex128), name="to complex"),
@@ -44,7 +44,7 @@ register_cases(
 _A, _B = Arg(REALS, (2, 3)), Arg(REALS, (3,))
 
 register_cases(
-    "creation",
+    "numpy.creation",
     Case(np.ascontiguousarray, (Arg(REALS, (2, 3)),)),
     Case(np.asfortranarray, (Arg(REALS, (2, 3)),)),
     Case(np.asanyarray, (Arg(REALS, (2, 3)),)),

@@ -12,7 +12,7 @@ _ARRAY_API = (np.cumulative_sum, np.cumulative_prod) if hasattr(np, "cumulative_
 _ZEROS = At([[2.0, 0.0, 3.0, 0.0, -1.5], [0.0, 1.5, 2.0, 0.5, 3.0], [1.0, 2.0, 0.5, -1.0, 0.0]])
 
 register_cases(
-    "cumulative",
+    "numpy.cumulative",
     *(
         Case(f, (Arg(REALS, (2, 3, 4)),), kwargs=kw)
         for f in (np.cumsum, np.cumprod)

@@ -20,7 +20,7 @@ def _interleaved_case(*parts: Any, name: str) -> Case:
 
 
 register_cases(
-    "einsum",
+    "numpy.einsum",
     _einsum_case("ij,jk->ik", (3, 4), (4, 2)),
     _einsum_case("ij,jk", (3, 4), (4, 2), name="implicit output"),
     _einsum_case("ba,aB", (3, 4), (4, 2), name="implicit output orders upper case first"),
@@ -55,7 +55,7 @@ register_cases(
 )
 
 refuse_edges(
-    "einsum",
+    "numpy.einsum",
     np.einsum,
     ("empty",),
     "numpy reads a label repeated in one operand with the sizes 0 and n as of size n (it does not raise), so the "

@@ -114,12 +114,14 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("elementwise", *_cases())
+register_cases("numpy.elementwise", *_cases())
 
 FLOATS_ARE_INTEGERS = (
     "at |x| >= 2**52 every float64 is an integer, so rounding is the identity on floats there and finite "
     "differences see a slope of 1; the rule keeps the derivative of the mathematical function, 0"
 )
 for _f in (np.floor, np.ceil, np.trunc, np.fix, np.rint, np.round, np.around):
-    refuse_edges("elementwise", _f, ("huge",), FLOATS_ARE_INTEGERS)
-refuse_edges("elementwise", np.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)")
+    refuse_edges("numpy.elementwise", _f, ("huge",), FLOATS_ARE_INTEGERS)
+refuse_edges(
+    "numpy.elementwise", np.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)"
+)

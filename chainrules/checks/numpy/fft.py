@@ -136,7 +136,7 @@ _SHIFTS: list[Spec] = [
 ]
 
 register_cases(
-    "fft",
+    "numpy.fft",
     *_cases([np.fft.fft, np.fft.ifft], COMPLEX_INPUT, _FORWARD_1D),
     *_cases([np.fft.rfft, np.fft.ihfft], REAL_INPUT, _FORWARD_1D),
     *_cases([np.fft.irfft, np.fft.hfft], HALF_SPECTRUM_INPUT, _BACKWARD_1D),
@@ -151,7 +151,7 @@ register_cases(
 
 for _f in (np.fft.irfft, np.fft.hfft, np.fft.irfft2, np.fft.irfftn):
     refuse_edges(
-        "fft",
+        "numpy.fft",
         _f,
         ("empty", "zero batch"),
         "numpy's inverse real transforms of an empty half spectrum padded to n > 0 read uninitialised memory for "

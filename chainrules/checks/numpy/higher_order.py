@@ -127,7 +127,7 @@ def _frule_outer_self(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
 _ENGINES = {"config": EngineConfig()}
 
 register_cases(
-    "higher_order",
+    "numpy.higher_order",
     Case(functools.reduce, (_damped_step, Arg(REALS, (5,))), options=_ENGINES),
     Case(functools.reduce, (_damped_step, Arg(REALS, (4, 3))), name="rows", options=_ENGINES),
     Case(
@@ -154,13 +154,13 @@ register_cases(
 )
 
 refuse_edges(
-    "higher_order",
+    "numpy.higher_order",
     functools.reduce,
     ("huge",),
     "0.5 acc + sin(x) at 1e300: sin turns far below the finite-difference steps, which see the linear part only",
 )
 refuse_edges(
-    "higher_order",
+    "numpy.higher_order",
     np.apply_along_axis,
     ("empty",),
     "the rule declines (None) when the axis is empty: there is no slice to differentiate func1d at",

@@ -34,7 +34,7 @@ INDEXES = (
 """Basic slices, negative steps, Ellipsis and None, integer arrays with repeats, masks."""
 
 register_cases(
-    "indexing",
+    "numpy.indexing",
     Case(np.where, (np.array([True, False, True]), Arg(REALS, (3,)), Arg(REALS, (3,)))),
     Case(np.where, (np.array([[True], [False]]), Arg(REALS, (2, 3)), Arg(REALS, (1, 3))), name="broadcast"),
     Case(np.where, (np.array([True, False, True]), Arg(REALS, None), Arg(REALS, (2, 3))), name="python scalar"),
@@ -68,11 +68,11 @@ register_cases(
 )
 if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0
     register_cases(
-        "indexing",
+        "numpy.indexing",
         Case(np.linalg.diagonal, (Arg(REALS, (2, 3, 4)),)),
         Case(np.linalg.diagonal, (Arg(REALS, (3, 2)),), kwargs={"offset": -1}),
     )
 
 _WRAP_HANGS = "numpy's take with mode='wrap' loops forever on an empty axis (a negative index never wraps into range)"
-refuse_edges("indexing", np.take, ("empty",), _WRAP_HANGS, where=("mode='wrap'", "argument 1 axis 0"), run=False)
-refuse_edges("indexing", np.take, ("zero batch",), _WRAP_HANGS, where=("mode='wrap'",), run=False)
+refuse_edges("numpy.indexing", np.take, ("empty",), _WRAP_HANGS, where=("mode='wrap'", "argument 1 axis 0"), run=False)
+refuse_edges("numpy.indexing", np.take, ("zero batch",), _WRAP_HANGS, where=("mode='wrap'",), run=False)

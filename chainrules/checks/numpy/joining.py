@@ -20,7 +20,7 @@ def _arrays(*shapes: tuple[int, ...], container: type = list) -> Generated:
 
 
 register_cases(
-    "joining",
+    "numpy.joining",
     Case(np.concatenate, (_arrays((2, 3), (4, 3)),)),
     Case(np.concatenate, (_arrays((2, 3), (2, 1), (2, 2), container=tuple), 1)),
     Case(np.concatenate, (_arrays((2, 3), (2, 2)),), kwargs={"axis": -1}),
@@ -64,7 +64,7 @@ def _stacked(*shape: int) -> Generated:
 
 
 register_cases(
-    "joining",
+    "numpy.joining",
     Case(np.concatenate, (_stacked(2, 3, 4),), name="an array as the sequence"),
     Case(np.concatenate, (_stacked(3, 2),), kwargs={"axis": None}, name="an array as the sequence"),
     Case(np.stack, (_stacked(2, 3), 1), name="an array as the sequence"),
@@ -85,12 +85,12 @@ register_cases(
 )
 if hasattr(np, "unstack"):  # numpy >= 2.1
     register_cases(
-        "joining",
+        "numpy.joining",
         Case(np.unstack, (Arg(REALS, (3, 2)),)),
         Case(np.unstack, (Arg(REALS, (2, 3, 4)),), kwargs={"axis": -1}),
     )
 if hasattr(np, "row_stack"):  # deprecated in numpy 2.0
-    register_cases("joining", Case(np.row_stack, (_arrays((3,), (2, 3)),)))
+    register_cases("numpy.joining", Case(np.row_stack, (_arrays((3,), (2, 3)),)))
 
 
 def _block(rng: np.random.Generator, dtype: str) -> list[Any]:

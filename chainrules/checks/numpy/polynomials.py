@@ -28,7 +28,7 @@ def _coefficients(rng: np.random.Generator, dtype: str) -> list[Any]:
 
 
 register_cases(
-    "polynomials",
+    "numpy.polynomials",
     Case(np.polyval, (_P, Arg(REALS, (3,)))),
     Case(np.polyval, (Generated(_coefficients, "list"), Arg(REALS, None)), name="python scalars"),
     Case(np.polyval, (Arg(REALS, (3, 2)), Arg(REALS, (2,))), name="columns of coefficients"),
@@ -70,20 +70,20 @@ register_cases(
 )
 
 refuse_edges(
-    "polynomials",
+    "numpy.polynomials",
     np.polymul,
     ("empty", "inf", "nan"),
     "not handled: numpy strips leading zero coefficients of each factor (and of a tangent with a zero leading "
     "entry), so the rules' convolutions do not line up with its output",
 )
 refuse_edges(
-    "polynomials",
+    "numpy.polynomials",
     np.polydiv,
     ("inf", "huge"),
     "not handled: numpy trims the remainder's leading near-zeros, so its length depends on the values",
 )
 refuse_edges(
-    "polynomials",
+    "numpy.polynomials",
     np.polyfit,
     ("size 1", "huge"),
     "the rules decline (None) fits that are rank deficient: one point for degree 2, weighted Vandermonde "

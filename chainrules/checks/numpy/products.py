@@ -16,7 +16,7 @@ def _arrays(*shapes: tuple[int, ...]) -> tuple[Arg, ...]:
 
 
 register_cases(
-    "products",
+    "numpy.products",
     *[
         Case(np.matmul, _arrays(a, b))
         for a, b in [
@@ -58,7 +58,7 @@ register_cases(
 
 
 register_cases(
-    "products",
+    "numpy.products",
     Case(np.kron, _arrays((2, 3), (3, 2))),
     Case(np.kron, _arrays((3,), (2, 2)), name="different ndim"),
     Case(np.kron, _arrays((), (2,)), name="0-d operand"),
@@ -73,7 +73,7 @@ register_cases(
 )
 if hasattr(np, "vecdot"):  # numpy >= 2.0
     register_cases(
-        "products",
+        "numpy.products",
         Case(np.vecdot, _arrays((2, 3), (3,))),
         Case(np.vecdot, _arrays((3, 2), (3, 1)), kwargs={"axis": 0}),
         Case(np.linalg.vecdot, _arrays((2, 3), (2, 3))),
@@ -82,7 +82,7 @@ if hasattr(np, "vecdot"):  # numpy >= 2.0
     )
 if hasattr(np, "matvec"):  # numpy >= 2.2
     register_cases(
-        "products",
+        "numpy.products",
         Case(np.matvec, _arrays((2, 3, 4), (4,))),
         Case(np.matvec, _arrays((3, 4), (2, 4)), name="broadcast matrix"),
         Case(np.vecmat, _arrays((3,), (2, 3, 4))),

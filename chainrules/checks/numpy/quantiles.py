@@ -30,7 +30,7 @@ _TIES = At([[1.0, 3.0, 3.0, 0.5, 2.0], [2.0, 2.0, 1.0, 4.0, 5.0], [0.5, 1.5, 4.0
 is not linear; the rules' 1/k each is checked exactly in tests/rules/numpy/test_quantiles.py.)"""
 
 register_cases(
-    "quantiles",
+    "numpy.quantiles",
     *(Case(np.median, (Arg(REALS, SHAPE),), kwargs=kw) for kw in SMALL_AXIS_GRID),
     Case(np.median, (Arg(REALS, (6,)),), name="even count"),
     Case(np.median, (_TIES,), kwargs={"axis": 1}, name="ties", dtypes=REAL_DTYPES),
@@ -68,7 +68,7 @@ register_cases(
 )
 
 refuse_edges(
-    "quantiles",
+    "numpy.quantiles",
     np.nanquantile,
     ("empty", "zero batch"),
     "numpy's nanquantile of empty slices returns one NaN per slice whatever q's shape (its shape is not the output's)",

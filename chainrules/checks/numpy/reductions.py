@@ -39,7 +39,7 @@ _ONE_ZERO = At([[0.5, 2.0, 3.0], [1.5, 0.0, -5.0]])
 _TIES = At([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0], [-1.0, 0.5, -1.0], [0.0, 7.0, 6.0]])
 
 register_cases(
-    "reductions",
+    "numpy.reductions",
     *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in REDUCTIONS for kw in AXIS_GRID),
     *(
         Case(method, (Arg(REALS, SHAPE), *args), name="method")
@@ -92,7 +92,7 @@ register_cases(
 )
 
 refuse_edges(
-    "reductions",
+    "numpy.reductions",
     np.prod,
     ("huge",),
     "the product of the other entries overflows to inf at 1e300, and inf times a zero is NaN where a zero factor "

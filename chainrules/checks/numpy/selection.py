@@ -36,7 +36,7 @@ def _trimmable(front: int, back: int, ndim: int = 1) -> Any:
 
 
 register_cases(
-    "selection",
+    "numpy.selection",
     Case(np.insert, (_X, 1, Arg(REALS, (4,))), kwargs={"axis": 0}),
     Case(np.insert, (_X, [0, 2, 2], Arg(REALS, ())), name="flattened, broadcast value"),
     Case(np.insert, (_X, slice(1, 3), Arg(REALS, (3, 1)), 1)),

@@ -64,4 +64,4 @@ SHAPE_CASES = (
 if hasattr(np, "matrix_transpose"):  # numpy >= 2.0
     SHAPE_CASES += (Case(np.matrix_transpose, (_X,)), Case(np.linalg.matrix_transpose, (Arg(REALS, (3, 2)),)))
 
-register_cases("shape", *SHAPE_CASES)
+register_cases("numpy.shape", *SHAPE_CASES)

@@ -46,7 +46,7 @@ _PHASES = Generated(
 """Steps of at most 1 plus jumps of whole turns: every difference is more than 0.1 from the threshold pi."""
 
 register_cases(
-    "signal",
+    "numpy.signal",
     *(
         Case(f, (Arg(REALS, (n,)), Arg(REALS, (m,)), mode))
         for f in (np.convolve, np.correlate)
@@ -89,9 +89,11 @@ register_cases(
 )
 
 _DECREASING = "numpy's interp needs increasing knots (its results are undefined otherwise): "
-refuse_edges("signal", np.interp, ("inf",), _DECREASING + "a first knot of +inf", where="argument 2 entry 0 = inf")
 refuse_edges(
-    "signal",
+    "numpy.signal", np.interp, ("inf",), _DECREASING + "a first knot of +inf", where="argument 2 entry 0 = inf"
+)
+refuse_edges(
+    "numpy.signal",
     np.interp,
     ("huge",),
     _DECREASING + "knots scaled by -1e300",
@@ -99,7 +101,7 @@ refuse_edges(
     cases=lambda case: case.name != "period" and "period" not in case.kwargs,
 )
 refuse_edges(
-    "signal",
+    "numpy.signal",
     np.interp,
     ("huge", "tiny"),
     "scaled by 1e300 or 1e-300, a point wrapped by the period lands an ulp off a knot (-0.7 mod 6 is 5.3, "
@@ -107,14 +109,14 @@ refuse_edges(
     cases=lambda case: case.name == "period",
 )
 refuse_edges(
-    "signal",
+    "numpy.signal",
     np.interp,
     ("huge",),
     "at 1e300 a period of 6 is far below the spacing of floats: the knots wrap onto one another (steps of 0)",
     cases=lambda case: case.kwargs.get("period") is not None,
 )
 refuse_edges(
-    "signal",
+    "numpy.signal",
     np.unwrap,
     ("huge",),
     "at 1e300 a period 2 pi is far below the spacing of floats: numpy's unwrap does not wrap anything there",

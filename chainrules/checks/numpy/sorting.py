@@ -20,7 +20,7 @@ def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
 # Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
 # difference could confirm; tests/rules/numpy/test_sorting.py checks the conventions there exactly.
 register_cases(
-    "sorting",
+    "numpy.sorting",
     *(
         Case(np.sort, (Arg(REALS, (3, 4)), *args), kwargs=kw)
         for args, kw in (((), {}), ((0,), {}), ((), {"axis": None}))
@@ -37,7 +37,7 @@ register_cases(
     ),
 )
 register_cases(
-    "sorting",
+    "numpy.sorting",
     Case(np.partition, (Arg(REALS, (3, 5)), 2)),
     Case(np.partition, (Arg(REALS, (4, 3)), [0, 2], 0), name="several kth"),
     Case(np.partition, (Arg(REALS, (2, 3)), -1), kwargs={"axis": None}),
@@ -47,7 +47,7 @@ register_cases(
 )
 if "sorted" in inspect.signature(np.unique).parameters:
     register_cases(
-        "sorting",
+        "numpy.sorting",
         Case(
             np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"
         ),

@@ -9,7 +9,7 @@ from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, regist
 from chainrules_core.testing.edges import refuse_edges
 
 register_cases(
-    "statistics",
+    "numpy.statistics",
     *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
     *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),
     *(Case(f, (Arg(REALS, (3, 4)), 0, None, None, 2), name="positional ddof") for f in (np.var, np.std)),
@@ -32,13 +32,13 @@ register_cases(
 )
 
 refuse_edges(
-    "statistics",
+    "numpy.statistics",
     np.average,
     ("size 1",),
     "a single weight: the average does not depend on it, and finite differences see only its rounding",
 )
 refuse_edges(
-    "statistics",
+    "numpy.statistics",
     np.average,
     ("tiny", "subnormal"),
     "numpy computes a weighted average as sum(w a) / sum(w): w a underflows at 1e-300, so its average is 0 there",

@@ -83,5 +83,5 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("python_math", *_cases())
-refuse_edges("python_math", math.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)")
+register_cases("python.math", *_cases())
+refuse_edges("python.math", math.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)")

@@ -50,10 +50,10 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("python_operators", *_cases())
+register_cases("python.operators", *_cases())
 
 refuse_edges(
-    "python_operators",
+    "python.operators",
     round,
     ("huge",),
     "at |x| >= 2**52 every float64 is an integer, so rounding is the identity on floats there and finite "

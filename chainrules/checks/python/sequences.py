@@ -16,7 +16,7 @@ def _floats(n: int, low: float = -2.0, high: float = 2.0) -> Generated:
 
 real = ("float64",)
 register_cases(
-    "python_sequences",
+    "python.sequences",
     Case(math.fsum, (_floats(5),), dtypes=real),
     Case(math.fsum, ((1.5, 2, -0.25),), name="tuple with an int", dtypes=real),
     Case(math.fsum, (At([0.5, -1.5, 2.0]),), name="array", dtypes=("float64", "float32")),

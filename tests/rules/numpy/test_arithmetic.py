@@ -11,7 +11,7 @@ from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("arithmetic"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.arithmetic"))
 def test_rule(case, dtype, mode):
     """Every declared case of the arithmetic family passes the harness."""
     case.run(dtype, mode)

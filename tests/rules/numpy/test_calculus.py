@@ -5,7 +5,7 @@ from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("calculus"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.calculus"))
 def test_rule(case, dtype, mode):
     """Every declared case of the calculus family passes the harness."""
     case.run(dtype, mode)

@@ -7,7 +7,7 @@ from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("covariance"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.covariance"))
 def test_rule(case, dtype, mode):
     """Every declared case of the covariance family passes the harness."""
     case.run(dtype, mode)

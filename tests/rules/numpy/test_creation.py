@@ -5,7 +5,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("creation"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.creation"))
 def test_rule(case, dtype, mode):
     """Every declared case of the creation family passes the harness."""
     case.run(dtype, mode)

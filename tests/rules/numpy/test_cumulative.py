@@ -7,7 +7,7 @@ from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("cumulative"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.cumulative"))
 def test_rule(case, dtype, mode):
     """Every declared case of the cumulative family passes the harness."""
     case.run(dtype, mode)

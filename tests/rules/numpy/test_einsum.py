@@ -7,7 +7,7 @@ from chainrules_core import NoTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("einsum"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.einsum"))
 def test_rule(case, dtype, mode):
     """Every declared case of einsum passes the harness."""
     case.run(dtype, mode)

@@ -13,7 +13,7 @@ from chainrules_core import AbstractZero, NoTangent, Thunk, ZeroTangent, accumul
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("elementwise"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.elementwise"))
 def test_rule(case, dtype, mode):
     """Every declared case of the elementwise family passes the harness."""
     case.run(dtype, mode)

@@ -13,7 +13,7 @@ ONE_D = [np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.hfft, np.fft
 N_D = [np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn]
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("fft"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.fft"))
 def test_rule(case, dtype, mode):
     """Every declared case of the fft family passes the harness."""
     case.run(dtype, mode)

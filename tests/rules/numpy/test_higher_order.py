@@ -21,7 +21,7 @@ def _product_step(acc: Any, x: Any) -> Any:
 scalar_rule(_product_step, lambda out, acc, x: (x, acc))
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("higher_order"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.higher_order"))
 def test_rule(case: Any, dtype: str, mode: str) -> None:
     """Every declared case of higher_order passes the harness."""
     case.run(dtype, mode)

@@ -8,7 +8,7 @@ from chainrules_core.testing import test_frule, test_rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("indexing"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.indexing"))
 def test_rule(case, dtype, mode):
     """Every declared case of the indexing family passes the harness."""
     case.run(dtype, mode)

@@ -6,7 +6,7 @@ from tests.rules.cases import case_params
 
 
 @pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
-@pytest.mark.parametrize("case, dtype, mode", case_params("joining"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.joining"))
 def test_rule(case, dtype, mode):
     """Every declared case of the join and split family passes the harness."""
     case.run(dtype, mode)

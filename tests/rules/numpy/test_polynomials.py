@@ -8,7 +8,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("polynomials"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.polynomials"))
 def test_rule(case, dtype, mode):
     """Every declared case of the polynomial family passes the harness."""
     case.run(dtype, mode)

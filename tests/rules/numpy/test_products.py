@@ -11,7 +11,7 @@ from tests.rules.cases import case_params
 
 
 @pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors are deprecated:DeprecationWarning")
-@pytest.mark.parametrize("case, dtype, mode", case_params("products"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.products"))
 def test_rule(case, dtype, mode):
     """Every declared case of the products family passes the harness."""
     case.run(dtype, mode)

@@ -9,7 +9,7 @@ from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("quantiles"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.quantiles"))
 def test_rule(case, dtype, mode):
     """Every declared case of the order statistics passes the harness."""
     case.run(dtype, mode)

@@ -14,7 +14,7 @@ from chainrules_core.testing.cases import REALS, Arg, Case, Domain
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("reductions"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.reductions"))
 def test_rule(case, dtype, mode):
     """Every declared case of the reductions passes the harness."""
     case.run(dtype, mode)

@@ -9,7 +9,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("selection"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.selection"))
 def test_rule(case, dtype, mode):
     """Every declared case of the selection family passes the harness."""
     case.run(dtype, mode)

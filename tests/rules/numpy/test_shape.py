@@ -9,7 +9,7 @@ from chainrules_core.testing import REALS, Arg, Case, test_rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("shape"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.shape"))
 def test_rule(case, dtype, mode):
     """Every declared case of the shape family passes the harness."""
     case.run(dtype, mode)

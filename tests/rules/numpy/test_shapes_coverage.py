@@ -208,7 +208,7 @@ NO_RULE = {
 """Functions without a rule: ``rrule`` and ``frule`` answer ``None``."""
 
 OTHER_FAMILIES = {
-    "apply_along_axis": "higher_order",
+    "apply_along_axis": "numpy.higher_order",
     "apply_over_axes": "higher-order functions (no rule)",
     "histogram2d": "statistics (no rule)",
 }

@@ -5,7 +5,7 @@ from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("signal"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.signal"))
 def test_rule(case, dtype, mode):
     """Every declared case of the signal family passes the harness."""
     case.run(dtype, mode)

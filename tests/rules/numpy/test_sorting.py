@@ -5,7 +5,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("sorting"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.sorting"))
 def test_rule(case, dtype, mode):
     """Every declared case of the sorting family passes the harness."""
     case.run(dtype, mode)

@@ -5,7 +5,7 @@ from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("statistics"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.statistics"))
 def test_rule(case, dtype, mode):
     """Every declared case of the statistics passes the harness."""
     case.run(dtype, mode)

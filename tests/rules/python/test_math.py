@@ -17,7 +17,7 @@ from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("python_math"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("python.math"))
 def test_rule(case, dtype, mode):
     """Every declared case of the math family passes the harness."""
     case.run(dtype, mode)

@@ -10,7 +10,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule, unthu
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("python_operators"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("python.operators"))
 def test_rule(case, dtype, mode):
     """Every declared case of the operator and builtins family passes the harness."""
     case.run(dtype, mode)

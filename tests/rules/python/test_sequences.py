@@ -10,7 +10,7 @@ from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("python_sequences"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("python.sequences"))
 def test_rule(case, dtype, mode):
     """Every declared case of the sequence family passes the harness."""
     case.run(dtype, mode)

@@ -8,7 +8,7 @@ from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
 
 if hasattr(np.linalg, "vecdot"):
     register_cases(
-        "linalg_aliases",
+        "numpy.linalg.aliases",
         Case(np.linalg.vecdot, (Arg(REALS, (4, 3)), Arg(REALS, (4, 3)))),
         Case(np.linalg.vecdot, (Arg(REALS, (2, 1, 3)), Arg(REALS, (4, 3))), name="broadcast"),
         Case(np.linalg.vecdot, (Arg(REALS, (3, 4)), Arg(REALS, (3, 1))), kwargs={"axis": 0}),

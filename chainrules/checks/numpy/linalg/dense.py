@@ -38,7 +38,7 @@ def _scaled(shape: tuple[int, ...]) -> Generated:
 
 
 register_cases(
-    "linalg",
+    "numpy.linalg.dense",
     Case(np.linalg.inv, (well_conditioned((3, 3)),)),
     Case(np.linalg.inv, (well_conditioned((2, 3, 3)),)),
     Case(np.linalg.solve, (well_conditioned((3, 3)), Arg(REALS, (3,)))),
@@ -73,21 +73,21 @@ register_cases(
 )
 
 refuse_edges(
-    "linalg",
+    "numpy.linalg.dense",
     np.linalg.det,
     ("huge",),
     "the adjugate of a singular matrix of entries 1e300 comes from products of singular values that overflow",
     where="singular",
 )
 refuse_edges(
-    "linalg",
+    "numpy.linalg.dense",
     np.linalg.multi_dot,
     ("0-d", "zero batch"),
     "the rules decline (None) arrays that are not 1-d or 2-d, where numpy's dot semantics apply",
 )
 for _f in (np.linalg.solve, np.linalg.tensorsolve):
     refuse_edges(
-        "linalg",
+        "numpy.linalg.dense",
         _f,
         ("subnormal",),
         "at subnormal magnitudes LAPACK's solve loses digits: the solution itself is inaccurate",

@@ -150,7 +150,7 @@ def _eig_case(f: Any, spec: Generated, **kwargs: Any) -> Case:
 
 
 register_cases(
-    "eig",
+    "numpy.linalg.eig",
     _eig_case(np.linalg.eig, _diagonalizable((4, 4), np.linspace(-2.0, 3.0, 4), "real eigenvalues"), dtypes=_REAL),
     _eig_case(np.linalg.eig, _diagonalizable((2, 3, 3), [-4.0, 1.0, 6.0], "real eigenvalues"), dtypes=_REAL),
     _eig_case(eig_invariants, _diagonalizable((4, 4), np.linspace(-2.0, 3.0, 4), "real eigenvalues")),

@@ -107,7 +107,7 @@ def _full_rank(shape: tuple[int, ...]) -> Generated:
 _REAL = ("float64", "float32")
 
 register_cases(
-    "factorizations",
+    "numpy.linalg.factorizations",
     Case(np.linalg.cholesky, (_spd((3, 3)),)),
     Case(np.linalg.cholesky, (_spd((2, 4, 4)),)),
     Case(np.linalg.cholesky, (_spd_upper((3, 3)),), kwargs={"upper": True}),
@@ -122,14 +122,14 @@ register_cases(
 
 for _f in (np.linalg.qr, np.linalg.cholesky, qr_complete_parts):
     refuse_edges(
-        "factorizations",
+        "numpy.linalg.factorizations",
         _f,
         ("inf",),
         "not handled: with an infinite entry the rules' solves with the factors give NaN, though some outputs tend to "
         "limits",
     )
 refuse_edges(
-    "factorizations",
+    "numpy.linalg.factorizations",
     np.linalg.qr,
     ("subnormal",),
     "at subnormal magnitudes the pullback's entries, of size |Q_bar| / |A|, exceed float64 (inf) and its products with "
@@ -137,7 +137,7 @@ refuse_edges(
     modes=("rrule",),
 )
 refuse_edges(
-    "factorizations",
+    "numpy.linalg.factorizations",
     np.linalg.qr,
     ("size 1",),
     "not unique: a single column leaves m - 1 extra columns of Q in mode 'complete', which numpy's Householder "

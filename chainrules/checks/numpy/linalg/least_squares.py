@@ -45,7 +45,7 @@ _HELD_RANK = {"fdm": FiniteDifferences(max_step=0.01)}
 _RTOL = {"rtol": 0.1}
 
 register_cases(
-    "least_squares",
+    "numpy.linalg.least_squares",
     *[Case(np.linalg.pinv, (_of_rank(shape, [3.0, 2.0, 1.0]),)) for shape in [(3, 3), (5, 3), (3, 5), (2, 4, 3)]],
     Case(np.linalg.pinv, (_of_rank((4, 3), [3.0, 1.5]),), kwargs=_RTOL, options=_HELD_RANK, name="rank deficient"),
     Case(np.linalg.pinv, (_of_rank((2, 3, 5), [2.0]),), kwargs=_RTOL, options=_HELD_RANK, name="rank deficient"),
@@ -76,17 +76,17 @@ register_cases(
 )
 
 for _f in (np.linalg.pinv, np.linalg.lstsq):
-    refuse_edges("least_squares", _f, ("inf",), SVD_HANGS, run=False)
+    refuse_edges("numpy.linalg.least_squares", _f, ("inf",), SVD_HANGS, run=False)
 
 refuse_edges(
-    "least_squares",
+    "numpy.linalg.least_squares",
     np.linalg.pinv,
     ("empty",),
     "numpy's pinv(hermitian=True) takes a non-square empty matrix, which the rules' eigendecomposition does not",
     where="hermitian=True",
 )
 refuse_edges(
-    "least_squares",
+    "numpy.linalg.least_squares",
     np.linalg.lstsq,
     ("subnormal",),
     "at subnormal magnitudes LAPACK's least squares loses most digits of a rank-deficient fit",

@@ -36,7 +36,7 @@ def _norm_case(f: Any, shape: tuple[int, ...], name: str = "", **kwargs: Any) ->
 
 
 register_cases(
-    "norms",
+    "numpy.linalg.norms",
     _norm_case(np.linalg.norm, (5,)),
     _norm_case(np.linalg.norm, (3, 4), name="2-norm of the flattened matrix"),
     _norm_case(np.linalg.norm, (2, 3, 4)),
@@ -104,10 +104,10 @@ def _through_svd(case: Case) -> bool:
 
 
 for _f in (np.linalg.norm, np.linalg.matrix_norm, np.linalg.cond):
-    refuse_edges("norms", _f, ("inf",), SVD_HANGS, run=False, cases=_through_svd)
+    refuse_edges("numpy.linalg.norms", _f, ("inf",), SVD_HANGS, run=False, cases=_through_svd)
 
 refuse_edges(
-    "norms",
+    "numpy.linalg.norms",
     np.linalg.cond,
     ("subnormal",),
     "the gradient of cond at entries of 1e-310 is of size 1e310, beyond float64: the cotangent of a seed of size "

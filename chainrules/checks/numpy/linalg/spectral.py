@@ -211,7 +211,7 @@ def _eigenvalue_seed(out: Any) -> Any:
 
 
 register_cases(
-    "spectral",
+    "numpy.linalg.spectral",
     Case(np.linalg.eigh, (_hermitian((3, 3)),), dtypes=_REAL, name="raw outputs"),
     Case(np.linalg.eigh, (_upper(_hermitian((3, 3))),), kwargs={"UPLO": "U"}, dtypes=_REAL, name="raw outputs"),
     Case(eigh_invariants, (_hermitian((4, 4)),)),
@@ -255,25 +255,27 @@ register_cases(
 )
 
 for _f in (np.linalg.svd, np.linalg.svdvals, svd_invariants, svd_complements):
-    refuse_edges("spectral", _f, ("inf",), SVD_HANGS, run=False, cases=lambda case: not case.kwargs.get("hermitian"))
+    refuse_edges(
+        "numpy.linalg.spectral", _f, ("inf",), SVD_HANGS, run=False, cases=lambda case: not case.kwargs.get("hermitian")
+    )
 
 for _f in (np.linalg.eigh, eigh_invariants, svd_invariants):
     refuse_edges(
-        "spectral",
+        "numpy.linalg.spectral",
         _f,
         ("inf",),
         "with an infinite entry numpy's eigendecomposition is NaN but for the entries it does not touch: the rules "
         "give NaN where a few outputs tend to limits",
     )
 refuse_edges(
-    "spectral",
+    "numpy.linalg.spectral",
     np.linalg.svd,
     ("size 1",),
     "full_matrices of a single row: the complement of its right singular vector has two dimensions, and its "
     "basis numpy returns (any rotation of it) has no derivative",
 )
 refuse_edges(
-    "spectral",
+    "numpy.linalg.spectral",
     np.linalg.eigvalsh,
     ("huge",),
     "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",

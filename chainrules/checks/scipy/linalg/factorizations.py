@@ -72,7 +72,7 @@ def _seed_zero_past(k: int) -> Any:
 if linalg is not None:
     wc, fr = well_conditioned, _full_rank
     register_cases(
-        "scipy_linalg_factor",
+        "scipy.linalg.factorizations",
         # lu: P gets NoTangent
         Case(linalg.lu, (wc((3, 3)),)),
         Case(linalg.lu, (fr((4, 3)),)),
@@ -121,7 +121,7 @@ if linalg is not None:
     )
 
     refuse_edges(
-        "scipy_linalg_factor",
+        "scipy.linalg.factorizations",
         linalg.qr,
         ("subnormal",),
         "at subnormal magnitudes the pullback's entries, of size |Q_bar| / |A|, exceed float64 (inf) and its products "
@@ -129,7 +129,7 @@ if linalg is not None:
         modes=("rrule",),
     )
     refuse_edges(
-        "scipy_linalg_factor",
+        "scipy.linalg.factorizations",
         linalg.lu_solve,
         ("huge",),
         "packed factors scaled by 1e300 hold an L of unit diagonal with entries of 1e300 below it: its transposed "
@@ -137,7 +137,7 @@ if linalg is not None:
         cases=lambda case: case.kwargs.get("trans") in (1, 2),
     )
     refuse_edges(
-        "scipy_linalg_factor",
+        "scipy.linalg.factorizations",
         linalg.lu_solve,
         ("size 1",),
         "the pivots of 3 x 3 factors cut to 1 x 1 point past the matrix: scipy reads outside its arrays and "
@@ -145,7 +145,7 @@ if linalg is not None:
         where="every axis of length 3",
     )
     refuse_edges(
-        "scipy_linalg_factor",
+        "scipy.linalg.factorizations",
         linalg.qr,
         ("empty", "size 1"),
         "mode 'full' of a matrix with more rows than columns: Q's last columns are any basis of a complement, so "

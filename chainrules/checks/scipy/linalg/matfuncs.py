@@ -34,7 +34,7 @@ def _right_half_plane(shape: tuple[int, ...]) -> Generated:
 if linalg is not None:
     wc = well_conditioned
     register_cases(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         Case(linalg.expm, (Arg(REALS, (3, 3)),)),
         Case(linalg.expm, (Arg(REALS, (2, 3, 3)),), dtypes=_DOUBLE),
         Case(linalg.expm, (At([[0.0, 0.0], [0.0, 0.0]]),), name="zero matrix"),
@@ -58,7 +58,7 @@ if linalg is not None:
     )
 
     refuse_edges(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         linalg.sqrtm,
         ("huge", "tiny", "subnormal"),
         "scipy's sqrtm of a matrix with complex eigenvalues scaled by 1e300 is NaN, and by 1e-300 wrong "
@@ -66,14 +66,14 @@ if linalg is not None:
         where="complex eigenvalues",
     )
     refuse_edges(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         linalg.sqrtm,
         ("0-d",),
         "scipy 1.17's sqrtm returns exp(a) for a 0-d a (a shortcut like expm's), not its square root: the rules "
         "decline it (None)",
     )
     refuse_edges(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         linalg.solve_sylvester,
         ("tiny", "subnormal"),
         "scipy's own solve loses its digits there: for well-conditioned a and b, solve_sylvester(1e-300 a, "
@@ -81,7 +81,7 @@ if linalg is not None:
     )
     for _argument in ("argument 1 axis", "argument 2 axis"):
         refuse_edges(
-            "scipy_linalg_matfuncs",
+            "scipy.linalg.matfuncs",
             linalg.solve_sylvester,
             ("empty",),
             "a or b cut to an empty matrix that is not square: scipy checks no shapes then and returns "
@@ -89,14 +89,14 @@ if linalg is not None:
             where=_argument,
         )
     refuse_edges(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         linalg.solve_continuous_lyapunov,
         ("tiny", "subnormal"),
         "scipy's own solve loses its digits there: for a well-conditioned 3 x 3 a, solve_continuous_lyapunov(1e-300 "
         "a, 1e-300 q) has entries of 3e-9 where solve_continuous_lyapunov(a, q), the same X, has 0.4",
     )
     refuse_edges(
-        "scipy_linalg_matfuncs",
+        "scipy.linalg.matfuncs",
         linalg.logm,
         ("huge",),
         "logm at -1e300: the matrix logarithm's series and scaling lose digits there",

@@ -68,7 +68,7 @@ if linalg is not None:
     st = linalg.solve_triangular
     wc = well_conditioned
     register_cases(
-        "scipy_linalg",
+        "scipy.linalg.solvers",
         Case(st, (_triangular((3, 3), True), Arg(REALS, (3,))), kwargs={"lower": True}),
         Case(st, (_triangular((3, 3), False), Arg(REALS, (3, 2)))),
         *[
@@ -149,7 +149,7 @@ if linalg is not None:
     )
 
     refuse_edges(
-        "scipy_linalg",
+        "scipy.linalg.solvers",
         linalg.det,
         ("huge",),
         "the adjugate of a singular matrix of entries 1e300 comes from products of singular values that overflow",
@@ -157,7 +157,7 @@ if linalg is not None:
     )
     for _f in (linalg.solve, linalg.solve_banded):
         refuse_edges(
-            "scipy_linalg",
+            "scipy.linalg.solvers",
             _f,
             ("subnormal",),
             "at subnormal magnitudes LAPACK loses digits: the solution itself is inaccurate",

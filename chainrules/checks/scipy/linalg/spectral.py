@@ -99,7 +99,7 @@ def _equal_seed(out: Any) -> Any:
 if linalg is not None:
     h, pd = _hermitian, _positive_definite
     register_cases(
-        "scipy_linalg_spectral",
+        "scipy.linalg.spectral",
         # the default driver (evr) flips eigenvector signs under tiny perturbations: raw outputs through evd
         Case(linalg.eigh, (h((3, 3)),), kwargs={"driver": "evd"}, dtypes=_REAL, name="raw outputs"),
         Case(linalg.eigh, (h((3, 3)), pd((3, 3))), kwargs={"driver": "gvd"}, dtypes=_REAL, name="raw outputs"),
@@ -140,14 +140,14 @@ if linalg is not None:
     )
 
     refuse_edges(
-        "scipy_linalg_spectral",
+        "scipy.linalg.spectral",
         linalg.eigh,
         ("huge",),
         "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",
         where="degenerate",
     )
     refuse_edges(
-        "scipy_linalg_spectral",
+        "scipy.linalg.spectral",
         linalg.polar,
         ("empty", "size 1"),
         "the rules decline (None) the side without a derivative: side='right' needs at least as many rows as columns",

@@ -48,10 +48,10 @@ def _cases() -> list[Case]:
 if special is not None:
     from chainrules.rules.scipy.special.bessel import BESSEL
 
-    register_family("scipy_special_bessel", BESSEL, TABLE_CHECKS, _cases())
+    register_family("scipy.special.bessel", BESSEL, TABLE_CHECKS, _cases())
 
     refuse_edges(
-        "scipy_special_bessel",
+        "scipy.special.bessel",
         special.ive,
         ("tiny",),
         "scipy's ive(1, x) is 0 below x of about 7e-305, where it is x / 2 (ive(1, 1e-300) = 5e-301): finite "

@@ -76,10 +76,10 @@ def _cases() -> list[Case]:
 if special is not None:
     from chainrules.rules.scipy.special.elementary import ELEMENTARY
 
-    register_family("scipy_special_elementary", ELEMENTARY, TABLE_CHECKS, _cases())
+    register_family("scipy.special.elementary", ELEMENTARY, TABLE_CHECKS, _cases())
 
     refuse_edges(
-        "scipy_special_elementary",
+        "scipy.special.elementary",
         special.lambertw,
         ("inf",),
         "at an infinite z scipy returns inf + i (Im z + 2 pi k) (pi more at -inf): its imaginary part moves with "
@@ -88,7 +88,7 @@ if special is not None:
         cases=lambda case: case.args[1:2] != () and case.args[1] in (-1, 1),
     )
     refuse_edges(
-        "scipy_special_elementary",
+        "scipy.special.elementary",
         special.lambertw,
         ("inf",),
         "a tolerance of inf stops scipy after its first Halley step: the value is not W, whose derivative the "
@@ -96,7 +96,7 @@ if special is not None:
         where="argument 3 entry 0 = inf",
     )
     refuse_edges(
-        "scipy_special_elementary",
+        "scipy.special.elementary",
         special.lambertw,
         ("subnormal",),
         "W(z) = z to the last bit at z = 1e-318 (scipy's values show it), so W' = 1 and the rule's tangent is dz; "

@@ -57,10 +57,10 @@ def _cases() -> list[Case]:
 if special is not None:
     from chainrules.rules.scipy.special.erf import ERROR_FUNCTIONS
 
-    register_family("scipy_special_erf", ERROR_FUNCTIONS, TABLE_CHECKS, _cases())
+    register_family("scipy.special.erf", ERROR_FUNCTIONS, TABLE_CHECKS, _cases())
 
     refuse_edges(
-        "scipy_special_erf",
+        "scipy.special.erf",
         special.erfinv,
         ("subnormal",),
         "erfinv near 0 at 1e-310: the argument's subnormal spacing leaves finite differences a few digits",

@@ -91,7 +91,7 @@ if special is not None:
     from chainrules.rules.scipy.special.gamma import GAMMA
 
     register_family(
-        "scipy_special_gamma",
+        "scipy.special.gamma",
         GAMMA,
         TABLE_CHECKS,
         _cases(),
@@ -102,14 +102,14 @@ if special is not None:
         ),
     )
     refuse_edges(
-        "scipy_special_gamma",
+        "scipy.special.gamma",
         special.rgamma,
         ("subnormal",),
         "scipy's rgamma(-1e-310) is -0.0 (Gamma overflows to -inf), not -1e-310: the finite differences across 0 "
         "see half of the slope 1 = (-1)^0 0! that the rule gives there",
     )
     refuse_edges(
-        "scipy_special_gamma",
+        "scipy.special.gamma",
         special.zeta,
         ("tiny",),
         "scipy's complex zeta near 0 is wrong: zeta(1e-300 (0.5 + 14j)) has the imaginary part 1/56, moving with s "

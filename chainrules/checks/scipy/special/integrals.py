@@ -56,10 +56,10 @@ def _cases() -> list[Case]:
 if special is not None:
     from chainrules.rules.scipy.special.integrals import INTEGRALS
 
-    register_family("scipy_special_integrals", INTEGRALS, TABLE_CHECKS, _cases(), elsewhere=(special.expn,))
+    register_family("scipy.special.integrals", INTEGRALS, TABLE_CHECKS, _cases(), elsewhere=(special.expn,))
 
     refuse_edges(
-        "scipy_special_integrals",
+        "scipy.special.integrals",
         special.sici,
         ("huge",),
         "Si' = sin(x)/x and Ci' = cos(x)/x turn far below the finite-difference steps at 1e300",

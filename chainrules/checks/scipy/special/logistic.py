@@ -107,4 +107,4 @@ def register_family(
 if special is not None:
     from chainrules.rules.scipy.special.logistic import SPECIAL
 
-    register_family("scipy_special", SPECIAL, TABLE_CHECKS, _cases())
+    register_family("scipy.special.logistic", SPECIAL, TABLE_CHECKS, _cases())

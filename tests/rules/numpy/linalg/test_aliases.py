@@ -9,7 +9,7 @@ from tests.rules.cases import case_params
 pytestmark = pytest.mark.skipif(not hasattr(np.linalg, "vecdot"), reason="numpy < 2 has no array-API linalg")
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("linalg_aliases"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.linalg.aliases"))
 def test_rule(case, dtype, mode):
     """Every declared case of the linalg_aliases family passes the harness."""
     case.run(dtype, mode)

@@ -8,7 +8,7 @@ from chainrules_core.testing import registered_cases
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("factorizations"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.linalg.factorizations"))
 def test_rule(case, dtype, mode):
     """Every declared case of the factorizations family passes the harness."""
     case.run(dtype, mode)
@@ -64,7 +64,7 @@ def test_cholesky_without_scipy(monkeypatch, mode):
     from chainrules.rules.numpy.linalg import _common as _linalg_common
 
     monkeypatch.setattr(_linalg_common, "_scipy_solve_triangular", lambda: None)
-    for _, case in registered_cases("factorizations"):
+    for _, case in registered_cases("numpy.linalg.factorizations"):
         if case.f is np.linalg.cholesky:
             for dtype in ("float64", "complex128"):
                 case.run(dtype, mode)

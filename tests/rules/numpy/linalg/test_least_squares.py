@@ -7,7 +7,7 @@ from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("least_squares"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.linalg.least_squares"))
 def test_rule(case, dtype, mode):
     """Every declared case of the least_squares family passes the harness."""
     case.run(dtype, mode)

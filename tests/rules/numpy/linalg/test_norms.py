@@ -9,7 +9,7 @@ from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("norms"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("numpy.linalg.norms"))
 def test_rule(case, dtype, mode):
     """Every declared case of the norms family passes the harness."""
     case.run(dtype, mode)

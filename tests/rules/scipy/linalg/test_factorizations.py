@@ -14,7 +14,7 @@ _A = _RNG.normal(size=(3, 3)) + 4 * np.eye(3)
 _B = _RNG.normal(size=(3, 2))
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_linalg_factor"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.linalg.factorizations"))
 def test_rule(case, dtype, mode):
     """Every declared case of the factorizations passes the harness."""
     case.run(dtype, mode)

@@ -15,7 +15,7 @@ _A = 2 * np.eye(3) + _RNG.normal(size=(3, 3)) / 4 + 1j * _RNG.normal(size=(3, 3)
 _E = _RNG.normal(size=(3, 3)) + 1j * _RNG.normal(size=(3, 3))
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_linalg_matfuncs"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.linalg.matfuncs"))
 def test_rule(case, dtype, mode):
     """Every declared case of the matrix functions passes the harness."""
     case.run(dtype, mode)

@@ -9,7 +9,7 @@ from tests.rules.cases import case_params
 scipy_linalg = pytest.importorskip("scipy.linalg", reason="scipy is an optional dependency")
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_linalg"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.linalg.solvers"))
 def test_rule(case, dtype, mode):
     """Every declared case of the scipy.linalg solvers passes the harness."""
     case.run(dtype, mode)

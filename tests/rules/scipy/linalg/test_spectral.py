@@ -13,7 +13,7 @@ _H = np.diag([-1.0, 0.5, 2.0]) + 0.1 * _RNG.normal(size=(3, 3))
 _SPD = np.eye(3) + 0.1 * np.ones((3, 3))
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_linalg_spectral"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.linalg.spectral"))
 def test_rule(case, dtype, mode):
     """Every declared case of eigh and polar passes the harness."""
     case.run(dtype, mode)

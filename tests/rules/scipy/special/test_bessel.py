@@ -11,7 +11,7 @@ special = pytest.importorskip("scipy.special", reason="scipy is an optional depe
 ORDERED = [special.jv, special.yv, special.iv, special.kv, special.kve, special.ive]
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_bessel"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.special.bessel"))
 def test_rule(case, dtype, mode):
     """Every declared case of the Bessel family passes the harness."""
     case.run(dtype, mode)

@@ -13,7 +13,7 @@ special = pytest.importorskip("scipy.special", reason="scipy is an optional depe
 CATALAN = 0.915965594177219015054603514932
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_gamma"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.special.gamma"))
 def test_rule(case, dtype, mode):
     """Every declared case of the gamma and zeta family passes the harness."""
     case.run(dtype, mode)

@@ -11,7 +11,7 @@ from tests.rules.cases import case_params
 special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
 
 
-@pytest.mark.parametrize("case, dtype, mode", case_params("scipy_special_integrals"))
+@pytest.mark.parametrize("case, dtype, mode", case_params("scipy.special.integrals"))
 def test_rule(case, dtype, mode):
     """Every declared case of the integrals family passes the harness."""
     case.run(dtype, mode)
