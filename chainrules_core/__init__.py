@@ -12,6 +12,8 @@ from ._lazy import lazy_getattr
 from .accumulation import accumulate, is_inplaceable_destination
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
+from .fast_paths import fast_paths, fast_paths_enabled
+from .followed import follow, is_followed, primal_of
 from .rules import FRuleResult, Pullback, RRuleResult, RuleRecord, frule, rrule
 from .tangent_types import (
     AbstractTangent,
@@ -36,7 +38,7 @@ from .tangent_types import (
 
 if TYPE_CHECKING:
     from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
-    from .rule_definition import cotangent_from_partial, named_after, non_differentiable, scalar_rule
+    from .rule_definition import LinearAdjoint, cotangent_from_partial, named_after, non_differentiable, scalar_rule
 
 # Loaded on first use, as they import numpy: name -> module.
 _LAZY = {
@@ -46,6 +48,7 @@ _LAZY = {
     "sum_to_shape": "projection",
     "unbroadcast": "projection",
     "cotangent_from_partial": "rule_definition",
+    "LinearAdjoint": "rule_definition",
     "named_after": "rule_definition",
     "non_differentiable": "rule_definition",
     "scalar_rule": "rule_definition",
@@ -70,6 +73,11 @@ __all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its e
     "not_implemented",
     "cotangent_from_partial",
     "named_after",
+    # nested differentiation: what rules do for an engine that differentiates them again
+    "follow",
+    "is_followed",
+    "primal_of",
+    "LinearAdjoint",
     # tangent types
     "AbstractTangent",
     "AbstractZero",
@@ -97,7 +105,9 @@ __all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its e
     # accumulation
     "accumulate",
     "is_inplaceable_destination",
-    # debugging
+    # fast paths and debugging
+    "fast_paths",
+    "fast_paths_enabled",
     "debug_mode",
     "set_debug_mode",
 ]

@@ -23,6 +23,7 @@ only if no registration happened meanwhile.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import types
@@ -36,6 +37,7 @@ from ._callables import Unwrapped, unwrap
 from ._registration import check_registration
 from .config import RuleConfig
 from .debug import check_frule_tangents, checked_frule_result, checked_rrule_result, follow_debug_mode
+from .fast_paths import follow_fast_paths
 from .naming import function_name
 
 Rule = Callable[..., Any]
@@ -73,6 +75,8 @@ class RuleRecord:
     """``"rule"``; ``"non_differentiable"`` (registered by ``non_differentiable``); ``"opt_out"`` (no rule here)."""
     module: str = "?"
     """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
+    fast_path: Rule | None = None
+    """The fast path declared beside the rule (``rrule.fast_path``), called with the rule first; ``None`` if none."""
 
     @property
     def opt_out(self) -> bool:
@@ -81,11 +85,14 @@ class RuleRecord:
 
 
 def _registering_module() -> str:
-    """The innermost calling module that is neither this package nor a private module (``_helpers``)."""
+    """The innermost calling module that is neither this package nor a private module (``_helpers``); a module
+    of this package registering a rule of its own (``LinearAdjoint``) at import is that module."""
     frame = sys._getframe(2)
     while frame is not None:
         name = str(frame.f_globals.get("__name__", ""))
         if not name.startswith("chainrules_core") and not name.rsplit(".", 1)[-1].startswith("_"):
+            return name
+        if name.startswith("chainrules_core") and frame.f_code.co_name == "<module>":
             return name
         frame = frame.f_back  # type: ignore[assignment]
     return "?"
@@ -93,27 +100,43 @@ def _registering_module() -> str:
 
 def _signature(record: RuleRecord) -> tuple[Any, ...]:
     """What makes two registrations the same: the primal (by identity), the types, the config and capabilities."""
-    primal = record.primal
-    key = primal if isinstance(primal, types.GenericAlias) else id(primal)
-    return (key, record.arg_types, record.config, record.requires)
+    return _signature_of(record.primal, record.arg_types, record.config, record.requires)
+
+
+def _signature_of(
+    primal: Any, arg_types: tuple[Any, ...] | None, config: bool, requires: tuple[type, ...]
+) -> tuple[Any, ...]:
+    return (primal if isinstance(primal, types.GenericAlias) else id(primal), arg_types, config, requires)
+
+
+def _callable(record: RuleRecord, fast: bool) -> Rule:
+    """What a call that selects ``record`` runs: its fast path bound to the rule while fast paths are on
+    (``fast_path(rule, *call)``, as a bound method: no frame of its own), else the rule."""
+    if fast and record.fast_path is not None:
+        return types.MethodType(record.fast_path, record.rule)
+    return record.rule
 
 
 class _Rules:
     """One primal's registrations at one moment, with the dispatch caches over them.
 
     Never changed once published (``_Entry.rules``), but for the caches,
-    which only gain entries: a registration publishes a new ``_Rules``.
+    which only gain entries: a registration, and a turn of the fast-path
+    switch (``fast``: whether the caches hold fast paths), publishes a new
+    ``_Rules``.
     """
 
-    __slots__ = ("config_cache", "configured", "plain", "plain_cache")
+    __slots__ = ("config_cache", "configured", "fast", "plain", "plain_cache")
 
     def __init__(
         self,
         plain: dict[tuple[Any, ...] | None, RuleRecord],
         configured: dict[tuple[Any, ...] | None, tuple[RuleRecord, ...]],
+        fast: bool = True,
     ) -> None:
         self.plain = plain
         self.configured = configured
+        self.fast = fast
         self.plain_cache: dict[tuple[type, ...], Rule | None] = {}
         self.config_cache: dict[tuple[type, tuple[type, ...]], Rule | None] = {}
 
@@ -122,20 +145,24 @@ class _Rules:
         if record.config:
             same = self.configured.get(record.arg_types, ())
             kept = tuple(r for r in same if r.requires != record.requires)
-            return _Rules(self.plain, {**self.configured, record.arg_types: (*kept, record)})
-        return _Rules({**self.plain, record.arg_types: record}, self.configured)
+            return _Rules(self.plain, {**self.configured, record.arg_types: (*kept, record)}, self.fast)
+        return _Rules({**self.plain, record.arg_types: record}, self.configured, self.fast)
+
+    def switched(self, fast: bool) -> _Rules:
+        """These rules, their caches empty, resolving to fast paths or not."""
+        return _Rules(self.plain, self.configured, fast)
 
     def single_rule(self) -> Rule | None:
         """The rule when there is exactly one and it takes any arguments."""
         if not self.configured and len(self.plain) == 1 and None in self.plain:
             record = self.plain[None]
-            return None if record.opt_out else record.rule
+            return None if record.opt_out else _callable(record, self.fast)
         return None
 
     def find_plain(self, arg_types: tuple[type, ...]) -> Rule | None:
         rule = self.plain_cache.get(arg_types, MISSING)
         if rule is MISSING:
-            rule = self.plain_cache[arg_types] = _select(list(self.plain.values()), arg_types)
+            rule = self.plain_cache[arg_types] = _select(list(self.plain.values()), arg_types, self.fast)
         return rule  # type: ignore[no-any-return]
 
     def find(self, arg_types: tuple[type, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
@@ -150,7 +177,7 @@ class _Rules:
                     for r in records
                     if all(isinstance(config, cap) for cap in r.requires)
                 ]
-                rule = self.config_cache[key] = _select(usable, arg_types)
+                rule = self.config_cache[key] = _select(usable, arg_types, self.fast)
             if rule is not None:
                 return rule, True
         rule = self.plain_cache.get(arg_types, MISSING)
@@ -170,19 +197,20 @@ class _Entry:
         self.rules = _NO_RULES
 
 
-def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...]) -> Rule | None:
-    """The most specific record matching ``arg_types``; an untyped one as fallback."""
+def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...], fast: bool) -> Rule | None:
+    """What a call runs for the most specific record matching ``arg_types``, an untyped one as fallback (with its
+    fast path if ``fast``)."""
     typed = [r for r in records if r.arg_types is not None]
     if typed:
         dispatcher = Dispatcher("rule")
         for record in typed:
-            dispatcher.add(record.arg_types, record.rule)
-        rule = dispatcher.dispatch(*arg_types)
-        if rule is not None:
-            return rule  # type: ignore[no-any-return]
+            dispatcher.add(record.arg_types, record)
+        chosen: RuleRecord | None = dispatcher.dispatch(*arg_types)
+        if chosen is not None:
+            return _callable(chosen, fast)
     for record in records:
         if record.arg_types is None:
-            return record.rule
+            return _callable(record, fast)
     return None
 
 
@@ -211,7 +239,9 @@ class RuleRegistry:
         """``fast`` without the primals that have config-aware rules: what a call with a config may use."""
         self.fast_types_with_config: dict[type, Rule] = {}
         self._watchers: list[Callable[[], object]] = []
+        self._fast_paths = True
         follow_debug_mode(self)
+        follow_fast_paths(self)
 
     # ----- registration -----
 
@@ -281,6 +311,56 @@ class RuleRegistry:
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
 
+    def fast_path(
+        self, primal: Any, *arg_types: Any, config: bool = False, requires: Sequence[type] = ()
+    ) -> Callable[[Rule], Rule]:
+        """Decorator declaring a fast path for the rule registered for ``primal`` with this signature.
+
+        The fast path is called in the rule's place, with the rule first:
+        ``fast(rule, f, *args, **kwargs)`` for an rrule,
+        ``fast(rule, tangents, f, *args, **kwargs)`` for an frule (and the
+        config before ``f``'s head for a config-aware rule). It answers the
+        calls it has a shorter way for and returns ``rule(...)`` for every
+        other one; both must give the same numbers, which the declared
+        checks compare (``chainrules_core.fast_paths``). Register the rule
+        first: its signature (``arg_types``, ``config``, ``requires``) names
+        the rule the fast path belongs to. Registering that rule again drops
+        the fast path, so a user's own rule is never bypassed by the one it
+        replaced.
+
+        >>> def halve(x):
+        ...     return x / 2
+        >>> @rrule.register(halve)
+        ... def _rrule_halve(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), y_bar / 2)
+        >>> @rrule.fast_path(halve)
+        ... def _rrule_halve_of_float(rule, f, x):
+        ...     if type(x) is not float:
+        ...         return rule(f, x)
+        ...     return 0.5 * x, lambda y_bar: (NoTangent(), 0.5 * y_bar)
+        >>> rrule(halve, 3.0)[1](1.0)
+        (NoTangent(), 0.5)
+        >>> [r.fast_path is _rrule_halve_of_float for r in rrule.records_for(halve)]
+        [True]
+        """
+        check_registration(f"{self.mode}.fast_path", primal, arg_types, config, requires)
+        key = _signature_of(primal, arg_types or None, config, tuple(requires))
+
+        def decorator(fast: Rule) -> Rule:
+            if not callable(fast):
+                raise TypeError(f"{self.mode}.fast_path({function_name(primal)}): the fast path must be callable")
+            with self._lock:
+                record = self._records.get(key)
+            if record is None or record.opt_out:
+                raise TypeError(
+                    f"{self.mode}.fast_path({function_name(primal)}): no rule is registered for this signature; "
+                    f"register the general rule first ({self.mode}.register with the same argument types)"
+                )
+            self._add(dataclasses.replace(record, fast_path=fast))
+            return fast
+
+        return decorator
+
     def _add(self, record: RuleRecord) -> None:
         primal = record.primal
         with self._lock:
@@ -291,6 +371,8 @@ class RuleRegistry:
                 entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
             else:
                 entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
+            if entry.rules.fast != self._fast_paths:
+                entry.rules = entry.rules.switched(self._fast_paths)
             entry.rules = entry.rules.added(record)
             self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
             self._records[_signature(record)] = record
@@ -357,6 +439,21 @@ class RuleRegistry:
                 table.clear()
             self._class_cache = {}
             if not enabled:
+                for key, entry in list(self._by_id.items()):
+                    self._make_fast(key, entry, self.fast, self.fast_with_config)
+            self._changed()
+
+    def set_fast_paths(self, enabled: bool) -> None:
+        """Resolve calls to the fast paths declared beside the rules, or to the rules alone; see
+        ``chainrules_core.fast_paths``."""
+        with self._lock:
+            self._fast_paths = enabled
+            for entry in (*self._by_id.values(), *self._by_class.values()):
+                entry.rules = entry.rules.switched(enabled)
+            for table in (self.fast, self.fast_types, self.fast_with_config, self.fast_types_with_config):
+                table.clear()
+            self._class_cache = {}
+            if not self._debug:
                 for key, entry in list(self._by_id.items()):
                     self._make_fast(key, entry, self.fast, self.fast_with_config)
             self._changed()

@@ -7,16 +7,11 @@ subspace (a complex cotangent for a real input keeps its real part), the
 Python type (a Python float gets a Python float) and trivial dimensions. It
 returns ``NoTangent()`` for primals that have no tangent space.
 
-An AD engine whose values wrap primals (boxes, tracers) lets projection see
-through them with two methods on the wrapper's class:
-``__chainrules_primal__(self)`` returns the plain value it stands for, which
-``ProjectTo`` builds the projector from, and
-``__chainrules_call__(self, fn, *args, **kwargs)`` computes
-``fn(*args, **kwargs)``, some of whose arguments it follows, as one
-operation of its engine (with ``fn``'s rules; here a projector's). Nested differentiation needs
-both: rules then run on wrapped values, pullbacks included. An object array
-of wrapped values (what numpy makes of a list of them) is handed to the first
-one's class.
+An AD engine's followed values (``chainrules_core.followed``) are projected
+as the plain values they stand for: ``ProjectTo`` builds the projector from
+``__chainrules_primal__``, and a projector applied to a followed value runs
+as one operation of its engine (``__chainrules_call__``), so that nested
+differentiation follows it.
 """
 
 from __future__ import annotations
@@ -29,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .followed import engine_call, is_followed, primal_of
 from .tangent_types import (
     AbstractTangent,
     AbstractThunk,
@@ -65,14 +61,9 @@ class Projector:
 
 
 def _wrapped(projector: Projector, dx: Any) -> Any:
-    """``projector(dx)`` for an engine's wrapped value ``dx``; ``None`` for any other value.
-
-    An object array holding wrapped values (what numpy makes of a list of
-    them) goes to the class of the first one, whose engine assembles it.
-    """
-    call = getattr(type(dx), "__chainrules_call__", None)
-    if call is None and type(dx) is np.ndarray and dx.dtype.kind == "O":
-        call = next((c for v in dx.flat if (c := getattr(type(v), "__chainrules_call__", None))), None)
+    """``projector(dx)`` for an engine's followed value ``dx`` (``chainrules_core.followed``); ``None`` for any
+    other value."""
+    call = engine_call(dx)
     return None if call is None else call(dx, projector, dx)
 
 
@@ -350,9 +341,8 @@ def _make_generic(x: Any) -> Projector:
         return _make_fields(type(x), x)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return _make_fields(type(x), {f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
-    primal = getattr(type(x), "__chainrules_primal__", None)
-    if primal is not None:  # an engine's wrapped value: the projector of the value it stands for
-        return ProjectTo(primal(x))
+    if is_followed(x):  # an engine's value: the projector of the value it stands for
+        return ProjectTo(primal_of(x))
     return _IDENTITY
 
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from .followed import follow, is_followed
 from .naming import function_name
 from .projection import Projector, ProjectTo, _ArrayProjector, fits, no_tangent_space, shape_of, sum_to_shape
 from .rules import frule, rrule
@@ -29,7 +30,7 @@ def _conj(p: Any) -> Any:
         return p
     dtype = getattr(p, "dtype", None)
     if dtype is None:  # a Python complex, or a value an AD engine follows (np.iscomplexobj sees through it)
-        followed_complex = hasattr(type(p), "__chainrules_primal__") and np.iscomplexobj(p)
+        followed_complex = is_followed(p) and np.iscomplexobj(p)
         return np.conjugate(p) if isinstance(p, complex) or followed_complex else p
     if getattr(dtype, "kind", None) == "c":
         return np.conjugate(p)
@@ -388,3 +389,44 @@ def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
 
 def _non_differentiable_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     return f(*args, **kwargs), NoTangent()
+
+
+class LinearAdjoint:
+    """The pullback of a function linear in its first argument, ``out_bar -> adjoint(out_bar, x, *args)``.
+
+    A callable object with rules of its own, for a pullback that an engine
+    differentiates again (a gradient of a gradient) where it could not follow
+    ``adjoint`` piece by piece (it writes into an array, say): the map is
+    linear, so its pushforward is itself and its pullback is the function's
+    pushforward ``f(x_dot, *args, **kwargs)``, the adjoint of the adjoint.
+    ``x`` only gives the adjoint its shape and dtype. A rule calls it as
+    ``follow(LinearAdjoint(adjoint, f, x, args, kwargs), out_bar)``
+    (``chainrules_core.followed``).
+
+    >>> double = LinearAdjoint(lambda g, x: 2 * g, lambda t: 2 * t, 0.0, (), {})
+    >>> double(1.5), rrule(double, 1.5)[1](1.0), frule((NoTangent(), 1.0), double, 1.5)
+    (3.0, (NoTangent(), 2.0), (3.0, 2.0))
+    """
+
+    __slots__ = ("adjoint", "args", "f", "kwargs", "x")
+
+    def __init__(self, adjoint: Callable[..., Any], f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]):
+        self.adjoint, self.f, self.x, self.args, self.kwargs = adjoint, f, x, args, kwargs
+
+    def __call__(self, out_bar: Any) -> Any:
+        return self.adjoint(out_bar, self.x, *self.args, **self.kwargs)
+
+
+@rrule.register(LinearAdjoint)
+def _rrule_linear_adjoint(a: LinearAdjoint, out_bar: Any) -> Any:
+    project = ProjectTo(out_bar)
+
+    def linear_adjoint_pullback(x_bar_bar: Any) -> tuple[Any, Any]:
+        return NoTangent(), project(follow(a.f, unthunk(x_bar_bar), *a.args, **a.kwargs))
+
+    return follow(a, out_bar), linear_adjoint_pullback
+
+
+@frule.register(LinearAdjoint)
+def _frule_linear_adjoint(tangents: tuple[Any, Any], a: LinearAdjoint, out_bar: Any) -> Any:
+    return follow(a, out_bar), follow(a, unthunk(tangents[1]))

@@ -42,7 +42,9 @@ then ``f``). The key is the primal: a function, ufunc or builtin by identity;
 a class for callable objects (every instance of it and of its subclasses);
 ``type[C]`` for the constructor ``C(...)`` itself. ``arg_types`` dispatch
 through ``multipledispatch``; a rule without types answers any arguments that
-no typed rule claims. Bound methods and ``functools.partial`` objects are
+no typed rule claims. ``@rrule.fast_path(primal, *arg_types)`` declares a
+shortcut beside a registered rule, which ``chainrules_core.fast_paths`` turns
+off. Bound methods and ``functools.partial`` objects are
 resolved to the rule of the underlying function and get a structural first
 cotangent. Dispatch is cached per primal and argument types.
 """
@@ -71,6 +73,7 @@ class _EntryPoint(Protocol):
     registry: RuleRegistry
     register: Callable[..., Callable[[Rule], Rule]]
     opt_out: Callable[..., None]
+    fast_path: Callable[..., Callable[[Rule], Rule]]
     records: Callable[[], Iterator[RuleRecord]]
     records_for: Callable[[Any], list[RuleRecord]]
     find: Callable[..., Rule | None]
@@ -98,6 +101,7 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.registry = registry
     function.register = registry.register
     function.opt_out = registry.opt_out
+    function.fast_path = registry.fast_path
     function.records = registry.records
     function.records_for = registry.records_for
     function.find = registry.find

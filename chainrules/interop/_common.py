@@ -28,6 +28,7 @@ from chainrules_core import (
     construct,
     frule,
     function_name,
+    is_followed,
     is_namedtuple,
     rrule,
     unthunk,
@@ -136,7 +137,7 @@ def tangent_entries(f: Any, kind: Kind, count: int, out_dot: Any) -> list[Any]:
 def _as_array(t: Any) -> Any:
     """``t`` as a numpy array; a value an engine follows (its class names its ``__chainrules_primal__``) as it is,
     so that an engine differentiating the pushforward keeps following it."""
-    return t if hasattr(type(t), "__chainrules_primal__") else np.asarray(t)
+    return t if is_followed(t) else np.asarray(t)
 
 
 def static_tangent(x: Any) -> Any:

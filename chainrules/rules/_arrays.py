@@ -9,13 +9,14 @@ import numpy as np
 
 from chainrules_core import (
     AbstractZero,
+    LinearAdjoint,
     Tangent,
     ZeroTangent,
     backing,
+    follow,
+    is_followed,
     unthunk,
 )
-
-from ._nested import LinearAdjoint, follow, is_followed
 
 NOVALUE: Any = getattr(np, "_NoValue", None)
 """numpy's marker for an argument that was not given (``initial``, ``prepend`` ...)."""
@@ -82,7 +83,7 @@ def real_dtype_of(x: Any) -> np.dtype[Any] | None:
 
 def dtype_of_value(x: Any) -> np.dtype[Any]:
     """``np.asarray(x).dtype``, for a value an AD engine follows too (``np.result_type`` answers for its primal)."""
-    if hasattr(type(x), "__chainrules_primal__"):
+    if is_followed(x):
         return np.result_type(x)
     return np.asarray(x).dtype
 

@@ -31,12 +31,15 @@ import numpy as np
 
 from chainrules_core import (
     AbstractZero,
+    LinearAdjoint,
     NoTangent,
     NotImplementedTangent,
     ProjectTo,
     ZeroTangent,
     cotangent_from_partial,
+    follow,
     frule,
+    is_followed,
     named_after,
     rrule,
     shape_of,
@@ -46,7 +49,6 @@ from chainrules_core import (
 from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 from ._arrays import instantiate_zeros
-from ._nested import LinearAdjoint, follow, is_followed
 from .python._numbers import PY as PY
 from .python._numbers import python_partials as python_partials
 from .python._numbers import python_rule as python_rule

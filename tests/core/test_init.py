@@ -18,6 +18,12 @@ EXPECTED_GROUPS = {
         "cotangent_from_partial",
         "named_after",
     ],
+    "nested differentiation: what rules do for an engine that differentiates them again": [
+        "follow",
+        "is_followed",
+        "primal_of",
+        "LinearAdjoint",
+    ],
     "tangent types": [
         "AbstractTangent",
         "AbstractZero",
@@ -45,7 +51,7 @@ EXPECTED_GROUPS = {
         "unbroadcast",
     ],
     "accumulation": ["accumulate", "is_inplaceable_destination"],
-    "debugging": ["debug_mode", "set_debug_mode"],
+    "fast paths and debugging": ["fast_paths", "fast_paths_enabled", "debug_mode", "set_debug_mode"],
 }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent
+from chainrules_core import NoTangent, is_followed
 
 from .._arrays import cast_to, dtype_of_value
 
@@ -36,7 +36,7 @@ def seed_as(out_bar: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
 
 def nan_mask(x: Any) -> np.ndarray[Any, Any] | None:
     """Where ``x`` is not NaN, or ``None`` when it holds no NaN (nothing to skip)."""
-    followed = hasattr(type(x), "__chainrules_primal__")  # it answers np.isnan itself, keeping its dtype
+    followed = is_followed(x)  # it answers np.isnan itself, keeping its dtype
     values = x if followed else np.asarray(x)
     if (dtype_of_value(x) if followed else values.dtype).kind not in "fc":
         return None

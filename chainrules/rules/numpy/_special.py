@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._nested import follow, is_followed
+from chainrules_core import follow, is_followed
 
 _SMALL = 0.05
 """Below this |x|, sinc' comes from its Taylor series: the quotient (cos(pi x) - sinc(x)) / x cancels."""

@@ -25,6 +25,7 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    follow,
     frule,
     named_after,
     non_differentiable,
@@ -35,7 +36,6 @@ from chainrules_core import (
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
 from .._makers import linear_in_first_rule, rule_in_first
-from .._nested import follow
 
 
 def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, rrule, sum_to_shape, unthunk
+from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, is_followed, rrule, sum_to_shape, unthunk
 
 from .._arrays import (
     NOVALUE,
@@ -26,7 +26,6 @@ from .._arrays import (
     plain_axis,
 )
 from .._makers import rule_in_first
-from .._nested import is_followed
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 from .linalg._common import as_array
 

@@ -32,6 +32,7 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     cotangent_from_partial,
+    follow,
     frule,
     named_after,
     rrule,
@@ -49,7 +50,6 @@ from .._makers import (
     rule_in_first,
     zero_derivative_rule,
 )
-from .._nested import follow
 from ..python._numbers import PY
 from ._special import bessel_i1, sinc_slope
 

@@ -42,10 +42,20 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, named_after, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    frule,
+    is_followed,
+    named_after,
+    primal_of,
+    rrule,
+    unthunk,
+)
 
 from .._arrays import bind_options, is_given, reduced_axes, scatter_add
-from .._nested import is_followed, primal_of
 from ._reducing import cotangent_dtype, seed_as
 from .linalg._common import as_array
 

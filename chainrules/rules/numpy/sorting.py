@@ -33,13 +33,14 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     backing,
+    is_followed,
     non_differentiable,
+    primal_of,
     unthunk,
 )
 
 from .._arrays import bind_options, cast_to, real_dtype_of, scatter_add
 from .._makers import rule_in_first
-from .._nested import is_followed, primal_of
 from ._entries import entries_rule
 
 # ----- sort -----

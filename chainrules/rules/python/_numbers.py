@@ -26,13 +26,13 @@ from chainrules_core import (
     ProjectTo,
     Thunk,
     ZeroTangent,
+    follow,
     frule,
+    is_followed,
     named_after,
     rrule,
     unthunk,
 )
-
-from .._nested import follow, is_followed
 
 Partials = Callable[..., Any]
 Rules = tuple[Callable[..., Any], Callable[..., Any]]

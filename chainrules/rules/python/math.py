@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, follow, frule, rrule, unthunk
 
 from .._makers import constant_partials, output_tangent, python_partials, python_rule
-from .._nested import follow
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
 from ..numpy.elementwise import LINEAR_UNARY, TWO_OUTPUTS, UNARY, two_outputs_rule
 

@@ -15,10 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unbroadcast, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    frule,
+    is_followed,
+    rrule,
+    unbroadcast,
+    unthunk,
+)
 
 from ..._arrays import tuple_entries
-from ..._nested import is_followed
 from .._bilinear import checked_seed
 from ._common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
 

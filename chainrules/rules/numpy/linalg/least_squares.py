@@ -33,10 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, primal_of, rrule, unthunk
 
 from ..._arrays import NOVALUE, tuple_entries
-from ..._nested import primal_of
 from ._common import adjoint, as_array, fold_to_triangle, hermitian_from_triangle, nonzero_singular_values
 
 

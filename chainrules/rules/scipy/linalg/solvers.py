@@ -47,6 +47,7 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    follow,
     frule,
     rrule,
     sum_to_shape,
@@ -55,7 +56,6 @@ from chainrules_core import (
 )
 
 from ..._makers import output_tangent
-from ..._nested import follow
 from ...numpy.linalg import dense as numpy_linalg
 from ...numpy.linalg._common import (
     adjoint,
