@@ -37,7 +37,16 @@ from .tangent_types import (
 )
 
 if TYPE_CHECKING:
-    from .projection import Projector, ProjectTo, shape_of, sum_to_shape, unbroadcast
+    from .projection import (
+        Projector,
+        ProjectTo,
+        checked_seed,
+        checked_tangent,
+        shape_of,
+        sum_to_shape,
+        unbroadcast,
+        value_shape,
+    )
     from .rule_definition import LinearAdjoint, cotangent_from_partial, named_after, non_differentiable, scalar_rule
 
 # Loaded on first use, as they import numpy: name -> module.
@@ -47,6 +56,9 @@ _LAZY = {
     "shape_of": "projection",
     "sum_to_shape": "projection",
     "unbroadcast": "projection",
+    "checked_seed": "projection",
+    "checked_tangent": "projection",
+    "value_shape": "projection",
     "cotangent_from_partial": "rule_definition",
     "LinearAdjoint": "rule_definition",
     "named_after": "rule_definition",
@@ -102,6 +114,9 @@ __all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its e
     "shape_of",
     "sum_to_shape",
     "unbroadcast",
+    "checked_seed",
+    "checked_tangent",
+    "value_shape",
     # accumulation
     "accumulate",
     "is_inplaceable_destination",

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .followed import engine_call, is_followed, primal_of
+from .naming import function_name
 from .tangent_types import (
     AbstractTangent,
     AbstractThunk,
@@ -36,6 +37,7 @@ from .tangent_types import (
     Thunk,
     backing,
     primal_type,
+    unthunk,
 )
 from .tangent_types.tangent import is_namedtuple
 
@@ -519,3 +521,66 @@ def unbroadcast(x: Any, dx: Any) -> Any:
     if isinstance(dx, AbstractThunk):
         return ProjectTo(x)._lazy(Thunk(lambda: sum_to_shape(dx.unthunk(), shape_of(x))))
     return ProjectTo(x)(sum_to_shape(dx, shape_of(x)))
+
+
+# ----- seeds and tangents of the wrong shape -----
+
+
+def value_shape(x: Any) -> tuple[int, ...] | None:
+    """The shape of a number or an array of any library (``()`` for a Python or numpy scalar); ``None`` for what
+    has none to check: zeros, thunks, structured tangents, lists.
+
+    >>> value_shape(1.5), value_shape(np.ones((2, 3))), value_shape(ZeroTangent())
+    ((), (2, 3), None)
+    """
+    if isinstance(x, (float, complex, int)):
+        return ()
+    if isinstance(x, AbstractTangent):
+        return None
+    shape = getattr(x, "shape", None)
+    return tuple(shape) if isinstance(shape, tuple) else None
+
+
+def checked_seed(f: Any, out_bar: Any, shape: tuple[int, ...]) -> Any:
+    """``unthunk(out_bar)``, the seed of ``f``'s pullback, once it is known to have the output's ``shape``.
+
+    A seed of another shape (one that only broadcasts to the output's, say)
+    raises ``ValueError`` naming ``f`` and both shapes, rather than giving
+    numbers for a different question; zeros and structured seeds pass as
+    they are. A 0-d array, a numpy scalar and a Python number are all seeds
+    of a 0-d output.
+
+    >>> checked_seed(np.sin, np.ones(3), (3,)).shape
+    (3,)
+    >>> checked_seed(np.sin, np.ones(1), (3,))
+    Traceback (most recent call last):
+        ...
+    ValueError: np.sin: a seed of shape (1,) for an output of shape (3,)
+    """
+    if type(out_bar) is np.ndarray and out_bar.shape == shape:
+        return out_bar
+    out_bar = unthunk(out_bar)
+    got = value_shape(out_bar)
+    if got is not None and got != shape:
+        raise ValueError(f"{function_name(f)}: a seed of shape {got} for an output of shape {shape}")
+    return out_bar
+
+
+def checked_tangent(f: Any, x_dot: Any, x: Any, position: int = 1) -> Any:
+    """``unthunk(x_dot)``, the tangent of argument ``position`` (``x``) of ``f``, once it is known to have ``x``'s
+    shape: ``ValueError`` naming ``f`` and both shapes otherwise; zeros and structured tangents pass.
+
+    >>> checked_tangent(np.sin, np.ones((1, 3)), np.ones(3))
+    Traceback (most recent call last):
+        ...
+    ValueError: np.sin: a tangent of shape (1, 3) for argument 1 of shape (3,)
+    """
+    if type(x_dot) is np.ndarray and type(x) is np.ndarray and x_dot.shape == x.shape:
+        return x_dot
+    x_dot = unthunk(x_dot)
+    got = value_shape(x_dot)
+    if got is not None:
+        want = value_shape(x)
+        if want is not None and got != want:
+            raise ValueError(f"{function_name(f)}: a tangent of shape {got} for argument {position} of shape {want}")
+    return x_dot

@@ -182,12 +182,13 @@ class Case:
     def make_args(self, rng: np.random.Generator, dtype: str) -> tuple[Any, ...]:
         return tuple(_make(spec, rng, dtype) for spec in self.args)
 
-    def run(self, dtype: str, mode: str, seed: int = 0) -> CheckReport:
-        """Run this case through the harness in one dtype and one mode."""
+    def run(self, dtype: str, mode: str, seed: int = 0, variants: bool = False) -> CheckReport:
+        """Run this case through the harness in one dtype and one mode, and its variants (``testing.variants``):
+        fast paths off, other layouts, a seed or tangent of the wrong shape."""
         rng = np.random.default_rng(seed)
         args = self.make_args(rng, dtype)
         check = test_frule if mode == "frule" else test_rrule
-        options = dict(self.options)
+        options = {"variants": variants, **self.options}
         if callable(options.get("output_tangent")):
             options["output_tangent"] = options["output_tangent"](self.f(*_primals(args), **self.kwargs))
         return check(self.f, *args, fkwargs=dict(self.kwargs), seed=seed, **options)

@@ -189,6 +189,9 @@ class CheckOptions:
     """First compare the full Jacobian entry by entry and list the entries that differ (O(n), for diagnosis)."""
     evaluations: str = "adaptive"
     """``"adaptive"``: a step search per argument; ``"few"``: one step along all arguments at once (about 6)."""
+    variants: bool = False
+    """Also call the rule with fast paths off, seeds, tangents and arguments in other layouts, and a seed or tangent
+    of the wrong shape: the same numbers, nothing modified, the wrong shape refused (``testing.variants``)."""
 
     @classmethod
     def parse(cls, caller: str, options: dict[str, Any]) -> CheckOptions:

@@ -61,6 +61,7 @@ from .pullback import (
 )
 from .tangents import PrimalAndTangent
 from .values import check_not_mutated, check_primal, check_types, same, snapshot
+from .variants import check_frule_variants, check_rrule_variants
 
 __all__ = ["INCONCLUSIVE", "SAFETY", "CheckOptions", "CheckReport", "test_frule", "test_rrule", "test_scalar"]
 
@@ -202,6 +203,8 @@ def test_frule(f: Callable[..., Any], *args: Any, check_zero_tangents: bool = Fa
         _check_frule_against_rrule(s, moving, y_dot_vec)
     watched.check(s)
     s.report.checks.append("inputs not mutated")
+    if opts.variants:
+        check_frule_variants(s, tangents, y_dot_vec)
     return s.report
 
 
@@ -412,6 +415,8 @@ def test_rrule(
         _check_rrule_against_frule(s, y_bar_vec, x_bars)
     watched.check(s)
     s.report.checks.append("inputs not mutated")
+    if opts.variants:
+        check_rrule_variants(s, y_bar, x_bars)
     return s.report
 
 

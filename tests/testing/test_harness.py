@@ -97,7 +97,18 @@ def test_a_report_of_what_was_checked() -> None:
 def test_the_options_are_one_definition_shown_in_each_signature() -> None:
     """``CheckOptions`` lists the shared options; each check's signature shows them, and refuses others."""
     shared = [option.name for option in dataclasses.fields(CheckOptions)]
-    assert shared == ["fkwargs", "rtol", "atol", "fdm", "seed", "config", "promote", "jacobian", "evaluations"]
+    assert shared == [
+        "fkwargs",
+        "rtol",
+        "atol",
+        "fdm",
+        "seed",
+        "config",
+        "promote",
+        "jacobian",
+        "evaluations",
+        "variants",
+    ]
     for check, own in [
         (test_frule, ["check_zero_tangents"]),
         (test_rrule, ["output_tangent", "check_zero_seed"]),
