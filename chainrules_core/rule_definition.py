@@ -11,7 +11,16 @@ import numpy as np
 
 from .followed import follow, is_followed
 from .naming import function_name
-from .projection import Projector, ProjectTo, _ArrayProjector, fits, no_tangent_space, shape_of, sum_to_shape
+from .projection import (
+    Projector,
+    ProjectTo,
+    checked_seed,
+    checked_tangent,
+    fits,
+    no_tangent_space,
+    shape_of,
+    sum_to_shape,
+)
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
 
@@ -22,11 +31,9 @@ _UFUNC_KEYWORDS = frozenset({"dtype", "casting", "order", "subok", "signature"})
 """A ufunc's keywords that leave its derivative alone; every other keyword makes ``scalar_rule``'s rules decline."""
 
 
-_REAL_SCALARS = frozenset({float, int, np.float64, np.float32, np.float16})
-
-
 def _conj(p: Any) -> Any:
-    if type(p) in _REAL_SCALARS:
+    """The complex conjugate of a partial; a real one as it is."""
+    if isinstance(p, (float, int)):
         return p
     dtype = getattr(p, "dtype", None)
     if dtype is None:  # a Python complex, or a value an AD engine follows (np.iscomplexobj sees through it)
@@ -55,11 +62,7 @@ def cotangent_from_partial(project: Projector, shape: tuple[int, ...], partial: 
     """
     if project.is_no_tangent:
         return NoTangent()
-    bar = _conj(partial) * out_bar
-    if type(bar) is np.ndarray and type(project) is _ArrayProjector and bar.shape == project.shape:
-        if bar.dtype == project.dtype:
-            return bar  # what the projector would return
-    return project(sum_to_shape(bar, shape))
+    return project(sum_to_shape(_conj(partial) * out_bar, shape))
 
 
 def named_after(f: Any, rule: RuleFunction) -> RuleFunction:
@@ -120,13 +123,18 @@ def _identifier(text: str) -> str:
 
 def _python_numbers_as_numpy(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Python floats and complex numbers as numpy scalars: partials then follow numpy (``1 / 0.0`` is inf)."""
-    for a in args:
-        if type(a) in _PYTHON_NUMBERS:
-            return tuple([_PYTHON_NUMBERS[type(a)](a) if type(a) in _PYTHON_NUMBERS else a for a in args])
+    if any(_is_python_number(a) for a in args):
+        return tuple([_as_numpy(a) if _is_python_number(a) else a for a in args])
     return args
 
 
-_PYTHON_NUMBERS: dict[type, Any] = {float: np.float64, complex: np.complex128}
+def _is_python_number(a: Any) -> bool:
+    return isinstance(a, (float, complex)) and not isinstance(a, np.generic)
+
+
+def _as_numpy(a: float | complex) -> Any:
+    return np.complex128(a) if isinstance(a, complex) else np.float64(a)
+
 
 
 def _declined(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -172,6 +180,12 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     ``math.sqrt(-1.0)``) or gives anything but a real number, ``partials``
     answers on numpy scalars instead, so both give the same derivatives.
 
+    The rules are the formula above, for any argument; Python floats and
+    numpy arrays take fast paths registered beside them (the section at the
+    bottom of this module), which give the same numbers and choose their
+    pullback once per call. A seed (or a tangent) of another shape than the
+    output's (or its argument's) raises ``ValueError``.
+
     >>> import math
     >>> def hypot(x, y):
     ...     return math.sqrt(x * x + y * y)
@@ -191,140 +205,56 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
     most = math.inf if nin is None else nin
 
-    # The first argument is a parameter of its own: a call of one argument, the common one, is not repacked.
-    def _rrule_scalar(f: Any, x: Any = _ABSENT, /, *rest: Any, **kwargs: Any) -> Any:
-        if rest or kwargs or x is _ABSENT:
-            args = rest if x is _ABSENT else (x, *rest)
-            if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
-                return None
-            out = f(*args, **kwargs) if kwargs else f(*args)
-            if len(args) != 1:
+    def pullback_of(f: Any, out: Any, args: tuple[Any, ...]) -> Callable[[Any], tuple[Any, ...]]:
+        """The pullback of ``f(*args) == out``: each partial, conjugated, times the seed, unbroadcast and projected."""
+        projects = [ProjectTo(a) for a in args]
+        shapes, shape = [shape_of(a) for a in args], shape_of(out)
+        constant = all(p.is_no_tangent for p in projects)
 
-                def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
-                    if type(out_bar) not in _PLAIN:
-                        out_bar = unthunk(out_bar)
-                        if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                            return (NoTangent(), *(ProjectTo(a)(ZeroTangent()) for a in args))
-                    ps = partials(out, *_python_numbers_as_numpy(args))
-                    return (_NO_TANGENT, *[_cotangent(a, p, out_bar) for a, p in zip(args, ps)])
+        def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = checked_seed(f, out_bar, shape)
+            if isinstance(out_bar, AbstractZero) or constant:  # skip the partials: nothing needs them
+                return (_NO_TANGENT, *(p(ZeroTangent()) for p in projects))
+            ps = partials(out, *_python_numbers_as_numpy(args))
+            if len(args) == 1:
+                ps = (ps,)
+            bars = [cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)]
+            return (_NO_TANGENT, *bars)
 
-                return out, scalar_pullback
-        else:
-            out = f(x)
-        if type(x) is not float and not _is_inexact_array(x) and no_tangent_space(x):
-            return out, _no_tangents(1)
-        python_float = floats if type(x) is float else None  # the partial in Python arithmetic, if any
+        return scalar_pullback
 
-        def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-            if python_float is not None and (type(out_bar) is float or type(out_bar) is np.float64):
-                try:
-                    bar = python_float(out, x) * out_bar
-                except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
-                    bar = None
-                if type(bar) is float:
-                    return _NO_TANGENT, bar
-                if type(bar) is np.float64:
-                    return _NO_TANGENT, float(bar)
-            if type(out_bar) not in _PLAIN:
-                out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):  # skip the partials: nothing needs them
-                    return NoTangent(), ProjectTo(x)(ZeroTangent())
-            # A real product means a real partial, which needs no conjugate; for an array, one expression
-            # lets numpy write the product into the partial it has just made.
-            if type(x) is float:
-                bar = partials(out, np.float64(x)) * out_bar
-                if type(bar) is np.float64 or type(bar) is float:
-                    return _NO_TANGENT, float(bar)
-            elif type(x) is type(out_bar) is np.ndarray and x.dtype.kind == "f" == out_bar.dtype.kind:
-                bar = partials(out, x) * out_bar
-                if type(bar) is np.ndarray and bar.dtype.kind == "f":
-                    if bar.shape == x.shape and bar.dtype == x.dtype:
-                        return _NO_TANGENT, bar
-                    return _NO_TANGENT, ProjectTo(x)(sum_to_shape(bar, x.shape))
-            partial = partials(out, np.float64(x) if type(x) is float else _python_numbers_as_numpy((x,))[0])
-            return _NO_TANGENT, _cotangent(x, partial, out_bar)
-
-        return out, unary_pullback
+    def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
+            return None
+        out = f(*args, **kwargs) if kwargs else f(*args)
+        return out, pullback_of(f, out, args)
 
     def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
         out = f(*args, **kwargs) if kwargs else f(*args)
-        if len(args) == 1:
-            (x,), x_dot = args, tangents[1]
-            if type(x) is float and type(x_dot) is float and floats is not None and type(out) is np.float64:
-                try:
-                    product = floats(out, x) * x_dot
-                except (ArithmeticError, ValueError):  # numpy answers: inf, nan
-                    product = None
-                if type(product) is float or type(product) is np.float64:
-                    return out, np.float64(product)
-            if type(x_dot) not in _PLAIN:
-                if isinstance(x_dot, AbstractZero):
-                    return out, ProjectTo(out)(ZeroTangent())
-                x_dot = unthunk(x_dot)
-            if type(x) is float:
-                out_dot = partials(out, np.float64(x)) * x_dot
-                if type(out_dot) is np.float64 and type(out) is np.float64:
-                    return out, out_dot  # what fits(out, out_dot) passes on as it is
-            elif no_tangent_space(x):
-                return out, ProjectTo(out)(ZeroTangent())
-            else:
-                out_dot = partials(out, _python_numbers_as_numpy(args)[0]) * x_dot
-            return out, out_dot if fits(out, out_dot) else _output_tangent(out, out_dot)
-        active = [
-            i
-            for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
-            if not isinstance(x_dot, AbstractZero) and not no_tangent_space(x)
-        ]
+        dots = [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], args), start=1)]
+        active = [i for i, (x, dot) in enumerate(zip(args, dots)) if not isinstance(dot, AbstractZero)]
+        active = [i for i in active if not no_tangent_space(args[i])]
         if not active:
             return out, ProjectTo(out)(ZeroTangent())
         ps = partials(out, *_python_numbers_as_numpy(args))
+        if len(args) == 1:
+            ps = (ps,)
         out_dot = None
         for i in active:
-            term = ps[i] * unthunk(tangents[i + 1])
+            term = ps[i] * dots[i]
             out_dot = term if out_dot is None else out_dot + term
         return out, _output_tangent(out, out_dot)
 
+    pullback_of = named_after(f, pullback_of)
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
-
-
-_ABSENT: Any = object()
-"""The default of ``scalar_rule``'s rrule's first argument: a call without arguments."""
-
-
-def _is_inexact_array(x: Any) -> bool:
-    return type(x) is np.ndarray and x.dtype.kind in "fc"
+    rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(partials, floats, most, pullback_of)))
+    frule.fast_path(f)(named_after(f, _scalar_frule_fast_path(partials, floats)))
 
 
 _NO_TANGENT = NoTangent()
-_PLAIN = frozenset({float, np.float64, np.ndarray})
-"""Seeds and tangents of these types are neither thunks nor zeros."""
-
-
-def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
-    """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
-
-    A real partial needs no conjugate, and a product of ``x``'s dtype and
-    shape (or a numpy float for a float ``x``) no summing or projection; a
-    float broadcast into an array gets the sum of its products.
-    """
-    t = type(x)
-    if t is float:
-        if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
-            bar = partial * out_bar
-            if type(bar) is np.float64:
-                return float(bar)
-            if type(bar) is np.ndarray and bar.dtype.kind == "f":
-                return float(np.add.reduce(bar, axis=None))
-            return ProjectTo(x)(sum_to_shape(bar, ()))
-    elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
-        bar = partial * out_bar
-        if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
-            return bar
-        return ProjectTo(x)(sum_to_shape(bar, x.shape))
-    return cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)
 
 
 def _output_tangent(out: Any, out_dot: Any) -> Any:
@@ -336,16 +266,6 @@ def _output_tangent(out: Any, out_dot: Any) -> Any:
     if shape_of(out_dot) != shape_of(out):
         out_dot = np.broadcast_to(out_dot, shape_of(out))
     return ProjectTo(out)(out_dot)
-
-
-def _no_tangents(n: int) -> Callable[[Any], tuple[Any, ...]]:
-    """A pullback for a call none of whose ``n`` arguments has a tangent space."""
-    bars = (NoTangent(),) * (n + 1)
-
-    def no_tangent_pullback(out_bar: Any) -> tuple[Any, ...]:
-        return bars
-
-    return no_tangent_pullback
 
 
 def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None = None) -> None:
@@ -430,3 +350,148 @@ def _rrule_linear_adjoint(a: LinearAdjoint, out_bar: Any) -> Any:
 @frule.register(LinearAdjoint)
 def _frule_linear_adjoint(tangents: tuple[Any, Any], a: LinearAdjoint, out_bar: Any) -> Any:
     return follow(a, out_bar), follow(a, unthunk(tangents[1]))
+
+
+# ----- fast paths: scalar_rule's rules on Python floats and numpy arrays -----
+
+
+_ABSENT: Any = object()
+"""The default of the fast rrule's first argument: a call without arguments."""
+
+
+def _scalar_rrule_fast_path(
+    partials: Partials, floats: Partials | None, most: float, pullback_of: Callable[..., Any]
+) -> Callable[..., Any]:
+    """``scalar_rule``'s rrule for Python floats and numpy arrays: the pullback chosen once per call by the
+    argument's type (a float's partial in Python arithmetic, a real array's product in the partial's own buffer),
+    every seed it does not expect handed to the general pullback (``pullback_of``)."""
+
+    # The first argument is a parameter of its own: a call of one argument, the common one, is not repacked.
+    def _rrule_scalar(rule: Any, f: Any, x: Any = _ABSENT, /, *rest: Any, **kwargs: Any) -> Any:
+        if kwargs or x is _ABSENT:
+            return rule(f, *rest, **kwargs) if x is _ABSENT else rule(f, x, *rest, **kwargs)
+        if rest:
+            if len(rest) >= most:
+                return rule(f, x, *rest)
+            return _many_arguments(f, (x, *rest), partials, pullback_of)
+        out = f(x)
+        if type(x) is float:
+            return out, _float_pullback(f, x, out, partials, floats, pullback_of)
+        if type(x) is np.ndarray and x.dtype.kind == "f":
+            return out, _real_array_pullback(f, x, out, partials, pullback_of)
+        return out, pullback_of(f, out, (x,))
+
+    return _rrule_scalar
+
+
+def _float_pullback(
+    f: Any, x: float, out: Any, partials: Partials, floats: Partials | None, pullback_of: Callable[..., Any]
+) -> Callable[[Any], tuple[Any, Any]]:
+    """The pullback at a Python float: a float seed's cotangent in Python arithmetic where ``floats`` answers."""
+
+    def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
+        if type(out_bar) is float or type(out_bar) is np.float64:
+            if floats is not None:
+                try:
+                    bar = floats(out, x) * out_bar
+                except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
+                    bar = None
+                if type(bar) is float:
+                    return _NO_TANGENT, bar
+                if type(bar) is np.float64:
+                    return _NO_TANGENT, float(bar)
+            bar = partials(out, np.float64(x)) * out_bar
+            if type(bar) is np.float64 or type(bar) is float:
+                return _NO_TANGENT, float(bar)
+        return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
+
+    return named_after(f, unary_pullback)
+
+
+def _real_array_pullback(
+    f: Any, x: np.ndarray[Any, Any], out: Any, partials: Partials, pullback_of: Callable[..., Any]
+) -> Callable[[Any], tuple[Any, Any]]:
+    """The pullback at a real array: a real seed of the output's shape multiplied into the partial's own buffer."""
+    shape = out.shape if type(out) is np.ndarray else ()
+
+    def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
+        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind == "f":
+            # A real product means a real partial, which needs no conjugate; one expression lets numpy write the
+            # product into the partial it has just made.
+            bar = partials(out, x) * out_bar
+            if type(bar) is np.ndarray and bar.dtype == x.dtype and bar.shape == x.shape:
+                return _NO_TANGENT, bar
+        return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
+
+    return named_after(f, unary_pullback)
+
+
+def _many_arguments(f: Any, args: tuple[Any, ...], partials: Partials, pullback_of: Callable[..., Any]) -> Any:
+    """``f(*args)`` with a pullback that takes a numpy float or array seed of the output's shape itself (without
+    projectors where a cotangent fits its argument already), every other seed through the general pullback."""
+    out = f(*args)
+    shape = out.shape if type(out) is np.ndarray else ()
+
+    def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
+        t = type(out_bar)
+        if (t is np.ndarray and out_bar.shape == shape) or ((t is float or t is np.float64) and not shape):
+            ps = partials(out, *_python_numbers_as_numpy(args))
+            return (_NO_TANGENT, *[_cotangent(a, p, out_bar) for a, p in zip(args, ps)])
+        return pullback_of(f, out, args)(out_bar)  # type: ignore[no-any-return]
+
+    return out, named_after(f, scalar_pullback)
+
+
+def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:
+    """``cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)``; without a projector when it fits.
+
+    A real partial needs no conjugate, and a product of ``x``'s dtype and
+    shape (or a numpy float for a float ``x``) no summing or projection; a
+    float broadcast into an array gets the sum of its products.
+    """
+    t = type(x)
+    if t is float:
+        if type(partial) is np.float64 or (type(partial) is np.ndarray and partial.dtype.kind == "f"):
+            bar = partial * out_bar
+            if type(bar) is np.float64:
+                return float(bar)
+            if type(bar) is np.ndarray and bar.dtype.kind == "f":
+                return float(np.add.reduce(bar, axis=None))
+            return ProjectTo(x)(sum_to_shape(bar, ()))
+    elif t is np.ndarray and type(partial) is np.ndarray and partial.dtype.kind == "f" and x.dtype.kind == "f":
+        bar = partial * out_bar
+        if type(bar) is np.ndarray and bar.shape == x.shape and bar.dtype == x.dtype:
+            return bar
+        return ProjectTo(x)(sum_to_shape(bar, x.shape))
+    return cotangent_from_partial(ProjectTo(x), shape_of(x), partial, out_bar)
+
+
+def _scalar_frule_fast_path(partials: Partials, floats: Partials | None) -> Callable[..., Any]:
+    """``scalar_rule``'s frule of one argument: a Python float's tangent in Python arithmetic where ``floats``
+    answers, a float or array tangent of its argument's shape without projection where it fits."""
+
+    def _frule_scalar(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 1:
+            return rule(tangents, f, *args, **kwargs)
+        (x,), x_dot = args, tangents[1]
+        tx, t_dot = type(x), type(x_dot)
+        if tx is float and t_dot is float:
+            out = f(x)
+            if floats is not None and type(out) is np.float64:
+                try:
+                    product = floats(out, x) * x_dot
+                except (ArithmeticError, ValueError):  # numpy answers: inf, nan
+                    product = None
+                if type(product) is float or type(product) is np.float64:
+                    return out, np.float64(product)
+            out_dot = partials(out, np.float64(x)) * x_dot
+            if type(out_dot) is np.float64 and type(out) is np.float64:
+                return out, out_dot  # what fits(out, out_dot) passes on as it is
+            return out, _output_tangent(out, out_dot)
+        if tx is np.ndarray and t_dot is np.ndarray and x_dot.shape == x.shape and x.dtype.kind in "fc":
+            out = f(x)
+            out_dot = partials(out, x) * x_dot
+            return out, out_dot if fits(out, out_dot) else _output_tangent(out, out_dot)
+        return rule(tangents, f, x)
+
+    return _frule_scalar

@@ -33,29 +33,6 @@ def bind_options(
     return options
 
 
-OTHER_OPTIONS: Any = object()
-"""What ``plain_axis`` answers for a call that gives more than an axis."""
-
-
-def plain_axis(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The ``axis`` of ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` (``None`` or an int); else ``OTHER_OPTIONS``.
-
-    For the fast paths of the common calls, which take nothing but an axis.
-    """
-    if kwargs:
-        axis = kwargs.get("axis", OTHER_OPTIONS) if len(kwargs) == 1 and not args else OTHER_OPTIONS
-    elif args:
-        axis = args[0] if len(args) == 1 else OTHER_OPTIONS
-    else:
-        return None
-    return axis if axis is None or type(axis) is int else OTHER_OPTIONS
-
-
-def is_plain_float_array(x: Any) -> bool:
-    """Whether ``x`` is a non-empty float or complex ``np.ndarray`` (not a subclass) in native byte order."""
-    return type(x) is np.ndarray and x.dtype.kind in "fc" and x.dtype.isnative and x.size > 0
-
-
 def is_given(value: Any) -> bool:
     """Whether an optional argument was passed: not ``None`` nor numpy's "no value"."""
     return value is not None and value is not NOVALUE
@@ -94,8 +71,6 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     A value an AD engine follows (nested differentiation runs pullbacks on
     them) goes through numpy functions that dispatch to it, not ``np.asarray``.
     """
-    if type(dx) is np.ndarray and dx.dtype == dtype:
-        return dx
     if isinstance(dx, (np.ndarray, np.generic, int, float, complex, list, tuple)):
         dx = np.asarray(dx)
     else:
@@ -107,7 +82,7 @@ def cast_to(dx: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
 
 def broadcast_view(seed: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(seed, shape)``: a read-only view, without the wrapper's cost for a one-entry float array."""
-    if type(seed) is np.ndarray and seed.size == 1 and seed.ndim <= len(shape) and seed.dtype.kind in "fc":
+    if isinstance(seed, np.ndarray) and seed.size == 1 and seed.ndim <= len(shape) and seed.dtype.kind in "fc":
         view = np.ndarray(shape, seed.dtype, seed, 0, (0,) * len(shape))  # every entry is seed's one entry
         view.setflags(write=False)
         return view
@@ -199,3 +174,29 @@ def diagonal_adjoint(
     i = np.arange(n) - min(offset, 0)
     moved[..., i, i + offset] = cast_to(d_bar, dtype)
     return x_bar
+
+
+# ----- fast paths: what they ask of a call -----
+
+
+OTHER_OPTIONS: Any = object()
+"""What ``plain_axis`` answers for a call that gives more than an axis."""
+
+
+def plain_axis(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The ``axis`` of ``f(x)``, ``f(x, axis)`` or ``f(x, axis=axis)`` (``None`` or an int); else ``OTHER_OPTIONS``.
+
+    For the fast paths of the common calls, which take nothing but an axis.
+    """
+    if kwargs:
+        axis = kwargs.get("axis", OTHER_OPTIONS) if len(kwargs) == 1 and not args else OTHER_OPTIONS
+    elif args:
+        axis = args[0] if len(args) == 1 else OTHER_OPTIONS
+    else:
+        return None
+    return axis if axis is None or type(axis) is int else OTHER_OPTIONS
+
+
+def is_plain_float_array(x: Any) -> bool:
+    """Whether ``x`` is a non-empty float or complex ``np.ndarray`` (not a subclass) in native byte order."""
+    return type(x) is np.ndarray and x.dtype.kind in "fc" and x.dtype.isnative and x.size > 0

@@ -9,7 +9,7 @@
   (in ``_python_numbers``, with ``PY`` and ``python_partials``).
 * ``linear_in_first_rule(f, adjoint)``: linear in the first argument, the
   others options (``reshape``, ``cumsum``, ``take``).
-* ``rule_in_first(f, parse=..., prepare=..., pullback=..., pushforward=...)``:
+* ``rule_in_first(f, parse=..., prepare=..., cotangent=..., tangent=...)``:
   differentiable in the first argument only, with options (``sum``,
   ``sort``, ``abs``, ``softmax``).
 * ``bound_rule(f, partials, parameters)``: elementwise with a partial per
@@ -17,7 +17,11 @@
   come by keyword (``scipy.special.zeta(x, q=...)``).
 
 Every closure a maker defines is named after its primal (``named_after``):
-a traceback through ``np.sum``'s pullback reads ``sum_pullback``.
+a traceback through ``np.sum``'s pullback reads ``sum_pullback``. Each
+pullback checks its seed against the output's shape, and each pushforward
+its tangents against their arguments' (``checked_seed``,
+``checked_tangent``). The makers' fast paths (two arrays of ``add``) sit in
+the section at the bottom.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from chainrules_core import (
     NotImplementedTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     cotangent_from_partial,
     follow,
     frule,
@@ -44,8 +50,8 @@ from chainrules_core import (
     rrule,
     shape_of,
     sum_to_shape,
-    unthunk,
 )
+from chainrules_core.followed import engine_call
 from chainrules_core.projection import fits, no_tangent_space, project_onto
 
 from ._arrays import instantiate_zeros
@@ -75,7 +81,7 @@ def readonly(x: Any) -> Any:
     An engine that accumulates cotangents in place then copies it instead of
     writing into the caller's seed (``chainrules_core.accumulate``).
     """
-    if type(x) is np.ndarray and x.flags.writeable:
+    if isinstance(x, np.ndarray) and x.flags.writeable:
         x = x.view()
         x.setflags(write=False)  # a third faster than setting x.flags.writeable
     return x
@@ -101,9 +107,18 @@ def output_tangent(out: Any, terms: list[Any]) -> Any:
     return ProjectTo(out)(out_dot)
 
 
-_NO_TANGENT = NoTangent()
-_PLAIN = frozenset({float, np.float64, np.ndarray})
-"""Seeds and tangents of these types are neither thunks nor zeros."""
+Shape = tuple[int, ...]
+
+
+def checked_tangents(f: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> list[Any]:
+    """The tangents of ``args`` (``tangents`` without ``f``'s), unthunked and checked against their arguments'
+    shapes (``checked_tangent``)."""
+    return [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], args), start=1)]
+
+
+NO_TANGENT = NoTangent()
+"""The one ``NoTangent()`` the rules hand out (it has no state: any instance is every other)."""
+_NO_TANGENT = NO_TANGENT
 
 
 # ----- elementwise functions with constant partials: add, subtract, negative, deg2rad ... -----
@@ -130,74 +145,23 @@ def _scaled(c: Any, t: Any) -> Any:
     return -t if c == -1 else c * t
 
 
-def _linear_bar(x: Any, bar: Any) -> Any:
-    """``bar`` summed back to ``x``'s shape and projected onto ``x``."""
-    if fits(x, bar):
-        return bar
-    if type(x) is float and type(bar) is np.ndarray and bar.dtype.kind == "f":
-        return float(np.add.reduce(bar, axis=None))  # a float broadcast into an array: the sum
-    return ProjectTo(x)(sum_to_shape(bar, shape_of(x)))
-
-
 def _linear_cotangents(
-    constants: tuple[float, ...], projects: list[Any], held: list[Any], out_bar: Any
+    f: Any, constants: tuple[float, ...], projects: list[Any], shapes: list[Shape], shape: Shape, out_bar: Any
 ) -> tuple[Any, ...]:
-    """The cotangents of an elementwise linear function: ``out_bar`` scaled by each constant, summed back to each
-    argument's shape and projected (by its projector, or onto the argument ``held`` when it has none)."""
-    if type(out_bar) not in _PLAIN:
-        out_bar = unthunk(out_bar)
-    bars: list[Any] = [_NO_TANGENT]
-    for c, project, x in zip(constants, projects, held):
-        if project is None:
-            bar = _linear_bar(x, _scaled(c, out_bar))
-            bars.append(readonly(bar) if bar is out_bar else bar)
-        else:
-            bars.append(_scaled_onto(c, out_bar, project))
+    """The cotangents of an elementwise linear function: the seed, checked against the output's ``shape``,
+    scaled by each constant, summed back to each argument's shape (``shapes``) and projected (``projects``); the
+    seed itself, read-only, where a constant 1 leaves it as it is."""
+    seed = checked_seed(f, out_bar, shape)
+    bars: list[Any] = [NO_TANGENT]
+    for c, project, arg_shape in zip(constants, projects, shapes):
+        if project.is_no_tangent:
+            bars.append(NO_TANGENT)
+            continue
+        bar = _scaled(c, seed)
+        if not isinstance(bar, AbstractZero):
+            bar = project(sum_to_shape(bar, arg_shape))
+        bars.append(readonly(bar) if bar is seed else bar)
     return tuple(bars)
-
-
-def _scaled_onto(c: float, out_bar: Any, project: Any) -> Any:
-    """``c * out_bar`` summed back to the shape of an array argument and projected by its projector; the seed
-    itself, read-only, for ``c = 1`` and a seed that already fits."""
-    bar = out_bar if c == 1 else _scaled(c, out_bar)
-    if type(bar) is not np.ndarray or bar.shape != project.shape or bar.dtype != project.dtype:
-        bar = project(sum_to_shape(bar, project.shape))
-    return readonly(bar) if bar is out_bar else bar
-
-
-Shape = tuple[int, ...]
-
-
-def _pair_pullback(
-    constants: tuple[float, float], shape_a: Shape, dtype_a: Any, shape_b: Shape, dtype_b: Any, shape: Shape, dtype: Any
-) -> Callable[[Any], tuple[Any, ...]]:
-    """The pullback of a linear function of two float or complex arrays (``a + b``, ``a - b``) of these shapes and
-    dtypes, and of its output's (``dtype`` None for a numpy scalar).
-
-    It depends on nothing else, so a rule keeps one per signature. When both arguments have the output's dtype
-    and each cotangent is one step from a seed of the output's shape and dtype (``_make_plan``), such a seed
-    takes those steps; any other seed, and any other call, goes through the projectors (``_scaled_onto``,
-    ``_linear_cotangents``).
-    """
-    ca, cb = constants
-    project_a, project_b = projector_of(shape_a, dtype_a), projector_of(shape_b, dtype_b)
-    plan_a = _make_plan(ca, shape, shape_a) if dtype_a == dtype else None
-    plan_b = _make_plan(cb, shape, shape_b) if dtype_b == dtype else None
-    if plan_a is None or plan_b is None:
-
-        def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) is not np.ndarray:
-                return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
-            return _NO_TANGENT, _scaled_onto(ca, out_bar, project_a), _scaled_onto(cb, out_bar, project_b)
-
-        return linear_pullback
-
-    def planned_linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == dtype:
-            return _NO_TANGENT, plan_a(out_bar), plan_b(out_bar)
-        return _linear_cotangents(constants, [project_a, project_b], [None, None], out_bar)
-
-    return planned_linear_pullback
 
 
 def projector_of(shape: Shape, dtype: Any) -> Any:
@@ -205,62 +169,24 @@ def projector_of(shape: Shape, dtype: Any) -> Any:
     return ProjectTo(np.broadcast_to(np.zeros((), dtype), shape))
 
 
-def _make_plan(c: float, out_shape: Shape, shape: Shape) -> Any:
-    """For ``c = ±1``: the read-only seed, its negation, or one ``np.add.reduce`` (negated after summing); ``None``
-    for another constant, a 0-d argument, leading and stretched axes both, shapes that do not broadcast."""
-    if c not in (1, -1) or not shape:
-        return None
-    if shape == out_shape:
-        return readonly if c == 1 else np.negative
-    lead = len(out_shape) - len(shape)
-    if lead < 0 or any(n not in (1, out_shape[lead + i]) for i, n in enumerate(shape)):
-        return None
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and out_shape[lead + i] != 1)
-    if lead and stretched:
-        return None
-    summed = functools.partial(np.add.reduce, axis=stretched or tuple(range(lead)), keepdims=not lead)
-    return summed if c == 1 else functools.partial(_negated, summed)
-
-
-def _negated(step: Callable[[np.ndarray], np.ndarray], g: np.ndarray) -> np.ndarray:
-    bar = step(g)
-    return np.negative(bar, out=bar)
-
-
 def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...], *, nin: int | None = None) -> None:
     """Register the rules of an elementwise function whose partials are ``constants``, one per argument.
 
     The pullback scales the cotangent by each constant, unbroadcasts and
     projects it; a constant 1 passes the seed on as a read-only view rather
-    than a copy.
+    than a copy. Arrays of two operands take a fast path (``_pair_of_arrays``).
     """
     most = len(constants) if nin is None else nin
-    pair = constants[:2] if len(constants) >= 2 else None
-    pair_pullback = named_after(f, _pair_pullback)
-    pullbacks: dict[tuple[Any, ...], Callable[[Any], tuple[Any, ...]]] = {}
-    """The pullback of two arrays per signature (``_pair_pullback``); cleared when it grows past 1024."""
 
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
         out = f(*args, **kwargs) if kwargs else f(*args)
-        # A float or complex array is kept by its projector (its dtype and shape), so that the array can be freed.
-        if pair is not None and len(args) == 2:
-            a, b = args
-            if type(a) is np.ndarray is type(b) and a.dtype.kind in "fc" and b.dtype.kind in "fc":
-                shape, dtype = (out.shape, out.dtype) if type(out) is np.ndarray else ((), None)  # None: a scalar
-                key = (a.shape, a.dtype, b.shape, b.dtype, shape, dtype)
-                pullback = pullbacks.get(key)
-                if pullback is None:
-                    if len(pullbacks) >= 1024:
-                        pullbacks.clear()
-                    pullback = pullbacks[key] = pair_pullback(pair, *key)
-                return out, pullback
-        projects = [ProjectTo(x) if type(x) is np.ndarray and x.dtype.kind in "fc" else None for x in args]
-        held = [None if p is not None else x for p, x in zip(projects, args)]
+        projects = [ProjectTo(x) for x in args]  # each argument kept as its projector and shape, so it can be freed
+        shapes, shape = [shape_of(x) for x in args], shape_of(out)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            return _linear_cotangents(constants, projects, held, out_bar)
+            return _linear_cotangents(f, constants, projects, shapes, shape, out_bar)
 
         return out, linear_pullback
 
@@ -269,14 +195,16 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
             return None
         out = f(*args, **kwargs)
         terms = [
-            _scaled(c, unthunk(x_dot))
-            for c, x, x_dot in zip(constants, args, tangents[1:])
+            _scaled(c, x_dot)
+            for c, x, x_dot in zip(constants, args, checked_tangents(f, tangents, args))
             if not isinstance(x_dot, AbstractZero) and not no_tangent_space(x)
         ]
         return out, readonly_if_given(output_tangent(out, terms), *tangents)
 
     rrule.register(f)(named_after(f, _rrule_linear))
     frule.register(f)(named_after(f, _frule_linear))
+    if len(constants) >= 2:
+        rrule.fast_path(f)(named_after(f, _pair_of_arrays(constants[:2])))
 
 
 # ----- zero derivatives: floor, ceil, trunc, rint, round, sign of a real -----
@@ -299,9 +227,11 @@ def zero_derivative_rule(
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
+        shapes, shape = [shape_of(x) for x in args], shape_of(out)
 
         def zero_pullback(out_bar: Any) -> tuple[Any, ...]:
-            return (NoTangent(), *(p(np.zeros(shape_of(x))) for p, x in zip(projects, args)))
+            checked_seed(f, out_bar, shape)
+            return (NO_TANGENT, *(p(np.zeros(s)) for p, s in zip(projects, shapes)))
 
         return out, zero_pullback
 
@@ -309,6 +239,7 @@ def zero_derivative_rule(
         if refused(nin, args, kwargs):
             return None
         out = f(*args, **kwargs)
+        checked_tangents(f, tangents, args)
         return out, ProjectTo(out)(np.zeros(shape_of(out)))
 
     rules = named_after(f, _rrule_zero), named_after(f, _frule_zero)
@@ -321,23 +252,18 @@ def zero_derivative_rule(
 # ----- functions linear in their first argument: reshape, transpose, cumsum, take ... -----
 
 
-def _float_arrays(a: Any, b: Any) -> bool:
-    """Whether ``a`` and ``b`` are both float or complex arrays (so both have a tangent space)."""
-    return type(a) is np.ndarray and type(b) is np.ndarray and a.dtype.kind in "fc" and b.dtype.kind in "fc"
-
-
 def linear_in_first_rule(
     f: Callable[..., Any],
     adjoint: Callable[..., Any],
     *,
-    pushforward: Callable[..., Any] | None = None,
+    tangent: Callable[..., Any] | None = None,
     applies: Callable[..., bool] | None = None,
     types: tuple[type, ...] = (),
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
-    Every other argument is non-differentiable. The pushforward is
-    ``f(x_dot, *args, **kwargs)`` unless ``pushforward`` says otherwise; the
+    Every other argument is non-differentiable. The output's tangent is
+    ``f(x_dot, *args, **kwargs)`` unless ``tangent`` says otherwise; the
     pullback projects ``adjoint(out_bar, x, *args, **kwargs)`` onto ``x``.
     ``applies(x, *args, **kwargs)`` returning false makes both rules answer
     ``None`` (refused keywords such as ``out=``). An output without a tangent
@@ -345,26 +271,24 @@ def linear_in_first_rule(
     ``NoTangent()`` for the output and every argument. ``types`` registers
     the rules for those argument types only.
     """
-    push = pushforward or f
+    push = tangent or f
 
     def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        out = f(x, *args, **kwargs) if type(x) is np.ndarray or not is_followed(x) else follow(f, x, *args, **kwargs)
-        constant = not _float_arrays(out, x) and (no_tangent_space(out) or no_tangent_space(x))
-        others = (_NO_TANGENT,) * len(args)
+        out = follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+        constant = no_tangent_space(out) or no_tangent_space(x)
+        others = (NO_TANGENT,) * len(args)
+        shape = shape_of(out)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) is np.ndarray and not constant and not out_bar.dtype.hasobject:  # the common seed
-                return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
-            if type(out_bar) not in _PLAIN:
-                out_bar = unthunk(out_bar)
+            out_bar = checked_seed(f, out_bar, shape)
             if constant or isinstance(out_bar, AbstractZero):
-                return (_NO_TANGENT, _NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
-            if (type(out_bar) is np.ndarray and not out_bar.dtype.hasobject) or not is_followed(out_bar):
-                return (_NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
+                return (NO_TANGENT, NO_TANGENT if constant else ProjectTo(x)(ZeroTangent()), *others)
+            if engine_call(out_bar) is None:
+                return (NO_TANGENT, project_onto(x, adjoint(out_bar, x, *args, **kwargs)), *others)
             x_bar = follow(LinearAdjoint(adjoint, push, x, args, kwargs), out_bar)  # an engine follows out_bar
-            return (_NO_TANGENT, project_onto(x, x_bar), *others)
+            return (NO_TANGENT, project_onto(x, x_bar), *others)
 
         return out, linear_pullback
 
@@ -373,14 +297,14 @@ def linear_in_first_rule(
             return None
         out = f(x, *args, **kwargs)
         project_out = ProjectTo(out)
-        x_dot = unthunk(tangents[1])
+        x_dot = checked_tangent(f, tangents[1], x)
         if project_out.is_no_tangent:
             return out, NoTangent()
         if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
             return out, ZeroTangent()
         if isinstance(x, (list, tuple)):
             x_dot = instantiate_zeros(x_dot, x)
-        if type(x_dot) is not np.ndarray and is_followed(x_dot):  # np.ndarray.reshape refuses an engine's value
+        if is_followed(x_dot):  # np.ndarray.reshape refuses an engine's value
             return out, project_out(follow(push, x_dot, *args, **kwargs))
         return out, project_out(push(x_dot, *args, **kwargs))
 
@@ -391,8 +315,8 @@ def linear_in_first_rule(
 # ----- functions of one argument with options: sum, prod, sort, abs, angle, softmax ... -----
 
 
-class Call:
-    """What ``rule_in_first``'s callbacks get by default: the argument, the output and the options."""
+class Prepared:
+    """What ``rule_in_first``'s formulas get by default: the argument, the output and the options of one call."""
 
     __slots__ = ("options", "out", "x")
 
@@ -411,78 +335,74 @@ def positional_options(nin: int | None = None) -> Callable[[tuple[Any, ...], dic
     return parse
 
 
+PullbackOf = Callable[[Any, Any, tuple[Any, ...], dict[str, Any], Any], Callable[[Any], tuple[Any, ...]]]
+"""``rule_in_first``'s general pullback of one call, ``(f, x, args, kwargs, out) -> pullback``, for a fast path."""
+
+
 def rule_in_first(
     f: Callable[..., Any],
     *,
     parse: Callable[[tuple[Any, ...], dict[str, Any]], Any],
-    pullback: Callable[[Any, Any], Any],
-    pushforward: Callable[[Any, Any], Any],
-    prepare: Callable[[Any, Any, Any], Any] = Call,
+    cotangent: Callable[[Any, Any], Any],
+    tangent: Callable[[Any, Any], Any],
+    prepare: Callable[[Any, Any, Any], Any] = Prepared,
     primal: Callable[..., Any] | None = None,
-    fast: Callable[..., Any] | None = None,
-) -> None:
+) -> PullbackOf:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
 
     ``parse(args, kwargs)`` reads the other arguments into options (``None``
     refuses the call: both rules answer ``None``); ``prepare(x, options,
-    out)`` keeps what the derivative needs (by default a ``Call``);
-    ``pullback(state, out_bar)`` is ``x``'s cotangent before projection (or
-    a zero) and ``pushforward(state, x_dot)`` the output's tangent.
-    ``primal(f, x, args, kwargs, options)`` computes the output when the rule
-    has a better way than calling ``f`` (a sort that keeps its permutation).
-    The other arguments get ``NoTangent()``.
+    out)`` keeps what the derivative needs (by default a ``Prepared``);
+    ``cotangent(state, seed)`` is ``x``'s cotangent before projection (or a
+    zero), given a seed of the output's shape, and ``tangent(state, x_dot)``
+    the output's tangent. ``primal(f, x, args, kwargs, options)`` computes the
+    output when the rule has a better way than calling ``f`` (a sort that
+    keeps its permutation). The other arguments get ``NoTangent()``.
 
-    ``fast(f, x, args, kwargs, general)`` is tried first by the ``rrule``: it
-    answers the common calls (a plain float array, few options) with less
-    bookkeeping, as ``(out, pullback)``, and ``None`` for every other call,
-    which then takes the general path. Its pullback hands a seed it does not
-    expect to ``general(x, args, kwargs, out)``, the general pullback of the
-    same call. Its closures are named after ``f`` as the others are.
+    Returns the general pullback of a call, ``(f, x, args, kwargs, out) ->
+    pullback``: a fast path registered beside the rule (``rrule.fast_path``)
+    hands it the seeds it does not take itself.
     """
 
-    def _rrule_prepared(x: Any, args: tuple[Any, ...], state: Any) -> Any:
+    def _rrule_prepared(f: Any, x: Any, args: tuple[Any, ...], state: Any, shape: Shape) -> Any:
         constant = no_tangent_space(x)
 
         def in_first_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) not in _PLAIN:
-                out_bar = unthunk(out_bar)
-            others = (_NO_TANGENT,) * len(args)
+            out_bar = checked_seed(f, out_bar, shape)
+            others = (NO_TANGENT,) * len(args)
             if constant or isinstance(out_bar, AbstractZero):
-                return (_NO_TANGENT, ProjectTo(x)(ZeroTangent()), *others)
-            x_bar = project_onto(x, pullback(state, out_bar))
-            return (_NO_TANGENT, readonly(x_bar) if x_bar is out_bar else x_bar, *others)
+                return (NO_TANGENT, ProjectTo(x)(ZeroTangent()), *others)
+            x_bar = project_onto(x, cotangent(state, out_bar))
+            return (NO_TANGENT, readonly(x_bar) if x_bar is out_bar else x_bar, *others)
 
         return in_first_pullback
 
-    pullback_of = named_after(f, _rrule_prepared)
+    prepared_pullback = named_after(f, _rrule_prepared)
 
-    def general(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> Any:
-        return pullback_of(x, args, prepare(x, parse(args, kwargs), out))
-
-    quick = None if fast is None else named_after(f, fast)
+    def pullback_of(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> Any:
+        return prepared_pullback(f, x, args, prepare(x, parse(args, kwargs), out), shape_of(out))
 
     def _rrule_in_first(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-        if quick is not None and (result := quick(f, x, args, kwargs, general)) is not None:
-            return result
         options = parse(args, kwargs)
         if options is None:
             return None
         out = _in_first_primal(f, x, args, kwargs, options, primal)
-        return out, pullback_of(x, args, prepare(x, options, out))
+        return out, prepared_pullback(f, x, args, prepare(x, options, out), shape_of(out))
 
     def _frule_in_first(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)
         if options is None:
             return None
         out = _in_first_primal(f, x, args, kwargs, options, primal)
-        x_dot = unthunk(tangents[1])
+        x_dot = checked_tangent(f, tangents[1], x)
         if isinstance(x_dot, AbstractZero) or no_tangent_space(x):
             return out, ProjectTo(out)(ZeroTangent())
-        out_dot = project_onto(out, pushforward(prepare(x, options, out), x_dot))
+        out_dot = project_onto(out, tangent(prepare(x, options, out), x_dot))
         return out, readonly(out_dot) if out_dot is x_dot else out_dot
 
     rrule.register(f)(named_after(f, _rrule_in_first))
     frule.register(f)(named_after(f, _frule_in_first))
+    return pullback_of
 
 
 def _in_first_primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, primal: Any) -> Any:
@@ -521,8 +441,10 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
         out = follow(f, *args, **kwargs)
         projects = [ProjectTo(x) for x in args]
 
+        shape = shape_of(out)
+
         def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
+            out_bar = checked_seed(f, out_bar, shape)
             ps = partials(out, *bind(args, kwargs))
             bars = [
                 cotangent_from_partial(pr, shape_of(x), ps[i], out_bar) for i, (pr, x) in enumerate(zip(projects, args))
@@ -535,15 +457,105 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
         if "out" in kwargs:
             return None
         out = follow(f, *args, **kwargs)
+        dots = checked_tangents(f, tangents, args)
         moving = [
             i
-            for i, (x, x_dot) in enumerate(zip(args, tangents[1:]))
+            for i, (x, x_dot) in enumerate(zip(args, dots))
             if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
         ]
         ps = partials(out, *bind(args, kwargs)) if moving else ()
-        terms = [ps[i] * unthunk(tangents[i + 1]) for i in moving if not isinstance(ps[i], AbstractZero)]
+        terms = [ps[i] * dots[i] for i in moving if not isinstance(ps[i], AbstractZero)]
         missing = [t for t in terms if isinstance(t, NotImplementedTangent)]
         return out, missing[0] if missing else output_tangent(out, terms)
 
     rrule.register(f)(named_after(f, _rrule_bound))
     frule.register(f)(named_after(f, _frule_bound))
+
+
+# ----- fast paths -----
+
+
+def _pair_of_arrays(constants: tuple[float, float]) -> Callable[..., Any]:
+    """The fast path of ``elementwise_linear_rule`` for two float or complex arrays (``a + b``): the pullback depends
+    only on the shapes and dtypes, so the rule keeps one per signature (``_pair_pullback``), with no projector or
+    closure per call."""
+    pullbacks: dict[tuple[Any, ...], Callable[[Any], tuple[Any, ...]]] = {}
+    """The pullback per signature; cleared when it grows past 1024."""
+
+    def _rrule_linear(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 2 or kwargs:
+            return rule(f, *args, **kwargs)
+        a, b = args
+        if type(a) is not np.ndarray or type(b) is not np.ndarray:
+            return rule(f, a, b)
+        if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+            return rule(f, a, b)
+        out = f(a, b)
+        shape, dtype = (out.shape, out.dtype) if type(out) is np.ndarray else ((), None)  # None: a scalar
+        key = (a.shape, a.dtype, b.shape, b.dtype, shape, dtype)
+        pullback = pullbacks.get(key)
+        if pullback is None:
+            if len(pullbacks) >= 1024:
+                pullbacks.clear()
+            pullback = pullbacks[key] = _pair_pullback(f, constants, *key)
+        return out, pullback
+
+    return _rrule_linear
+
+
+def _pair_pullback(
+    f: Any,
+    constants: tuple[float, float],
+    shape_a: Shape,
+    dtype_a: Any,
+    shape_b: Shape,
+    dtype_b: Any,
+    shape: Shape,
+    dtype: Any,
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback of a linear function of two float or complex arrays of these shapes and dtypes, and of its
+    output's (``dtype`` None for a numpy scalar).
+
+    When both arguments have the output's dtype and each cotangent is one step from a seed of the output's shape
+    and dtype (``_make_plan``), such a seed takes those steps; any other seed goes through the projectors, as the
+    general rule's does (``_linear_cotangents``).
+    """
+    projects = [projector_of(shape_a, dtype_a), projector_of(shape_b, dtype_b)]
+    shapes = [shape_a, shape_b]
+    plan_a = _make_plan(constants[0], shape, shape_a) if dtype_a == dtype else None
+    plan_b = _make_plan(constants[1], shape, shape_b) if dtype_b == dtype else None
+    if plan_a is None or plan_b is None:
+
+        def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+            return _linear_cotangents(f, constants, projects, shapes, shape, out_bar)
+
+        return named_after(f, linear_pullback)
+
+    def planned_linear_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == dtype:
+            return NO_TANGENT, plan_a(out_bar), plan_b(out_bar)
+        return _linear_cotangents(f, constants, projects, shapes, shape, out_bar)
+
+    return named_after(f, planned_linear_pullback)
+
+
+def _make_plan(c: float, out_shape: Shape, shape: Shape) -> Any:
+    """For ``c = ±1``: the read-only seed, its negation, or one ``np.add.reduce`` (negated after summing); ``None``
+    for another constant, a 0-d argument, leading and stretched axes both, shapes that do not broadcast."""
+    if c not in (1, -1) or not shape:
+        return None
+    if shape == out_shape:
+        return readonly if c == 1 else np.negative
+    lead = len(out_shape) - len(shape)
+    if lead < 0 or any(n not in (1, out_shape[lead + i]) for i, n in enumerate(shape)):
+        return None
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and out_shape[lead + i] != 1)
+    if lead and stretched:
+        return None
+    summed = functools.partial(np.add.reduce, axis=stretched or tuple(range(lead)), keepdims=not lead)
+    return summed if c == 1 else functools.partial(_negated, summed)
+
+
+def _negated(step: Callable[[np.ndarray], np.ndarray], g: np.ndarray) -> np.ndarray:
+    bar = step(g)
+    return np.negative(bar, out=bar)

@@ -22,6 +22,7 @@ Each costs one call of the rule: O(1) in the input size.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -283,5 +284,5 @@ def _check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
             want = np.shape(s.primals[k])
             bad = (*tangents[:k], wrong, *tangents[k + 1 :])
             what = f"a tangent of shape {wrong.shape} for {s.names[k]} of shape {want}"
-            _refused(s, lambda bad=bad: _call(s, "frule", s.args, bad), what, wrong, want)
+            _refused(s, functools.partial(_call, s, "frule", s.args, bad), what, wrong, want)
             return

@@ -9,7 +9,6 @@ function, rather than later inside a thunk.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,11 +19,12 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     Thunk,
+    checked_seed,
+    checked_tangent,
     frule,
     function_name,
     named_after,
     rrule,
-    unthunk,
 )
 from chainrules_core.projection import project_onto
 
@@ -36,35 +36,24 @@ Pullbacks = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], An
 """``(a, b, out_bar) -> (a_bar, b_bar)``: two functions computing the unprojected cotangents."""
 
 
-def checked_seed(f: Any, out_bar: Any, out: Any) -> np.ndarray[Any, Any]:
-    """``out_bar`` as an array of the output's shape; a ``TypeError`` or ``ValueError`` naming ``f`` if it is not one.
-
-    A seed whose shape differs from the output's only by dimensions of size 1 is reshaped.
-    """
-    return seed_of_shape(f, out_bar, np.shape(out))
-
-
-def seed_of_shape(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
-    """``checked_seed`` given the output's shape: a pullback that keeps the shape need not keep the output."""
-    if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind in "fc":
-        return out_bar
-    seed = as_array(out_bar)
-    if seed.dtype.kind not in "iufc":
+def numeric_seed(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """``out_bar`` as a numeric array of the output's ``shape``: ``ValueError`` naming ``f`` and both shapes for a seed
+    of another shape (``checked_seed``), ``TypeError`` for one that is not a number or a numeric array."""
+    seed = checked_seed(f, out_bar, shape)
+    if isinstance(seed, np.ndarray) and seed.dtype.kind in "fc":
+        return seed
+    array = as_array(seed)
+    if array.dtype.kind not in "iufc":
         raise TypeError(
             f"{function_name(f)}: the cotangent of the output must be a number or a numeric array, "
-            f"got {type(out_bar).__name__} {str(out_bar)[:40]!r}"
+            f"got {type(seed).__name__} {str(seed)[:40]!r}"
         )
-    if seed.shape != shape:
-        squeezed = tuple(n for n in seed.shape if n != 1) == tuple(n for n in shape if n != 1)
-        if seed.size != math.prod(shape) or not squeezed:
-            raise ValueError(f"{function_name(f)}: a cotangent of shape {seed.shape} for an output of shape {shape}")
-        seed = seed.reshape(shape)
-    return seed
+    if array.shape != shape:
+        raise ValueError(f"{function_name(f)}: a seed of shape {array.shape} for an output of shape {shape}")
+    return array
 
 
-def bilinear_rule(
-    f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any, first: Callable[[Any], Any] | None = None
-) -> None:
+def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
     """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
     ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
@@ -72,9 +61,7 @@ def bilinear_rule(
     the unprojected cotangents, which run only when the thunks holding them
     are forced; ``None`` refuses the call. ``rest`` are trailing
     non-differentiable arguments (tensordot's ``axes``). The pushforward is
-    ``f(a_dot, b) + f(a, b_dot)``. ``first(general)``, if given, makes the
-    rrule to register from the general one: a shorter path for the common
-    calls, which hands every other call to ``general``.
+    ``f(a_dot, b) + f(a, b_dot)``.
     """
 
     def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
@@ -88,11 +75,10 @@ def bilinear_rule(
         no_tangents = (_NO_TANGENT,) * len(rest)
 
         def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) is not np.ndarray:
-                out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):  # no product to compute
-                    return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
-            a_bar, b_bar = pullbacks(a_arr, b_arr, seed_of_shape(f, out_bar, out_shape))
+            out_bar = checked_seed(f, out_bar, out_shape)
+            if isinstance(out_bar, AbstractZero):  # no product to compute
+                return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
+            a_bar, b_bar = pullbacks(a_arr, b_arr, numeric_seed(f, out_bar, out_shape))
             return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
 
         return out, product_pullback
@@ -101,7 +87,9 @@ def bilinear_rule(
         if pullbacks_of(a, b, *rest, **kwargs) is None:
             return None
         out = f(a, b, *rest, **kwargs)
-        a_dot, b_dot = (_dense_if_sequence(unthunk(t), x) for t, x in zip(tangents[1:3], (a, b)))
+        a_dot, b_dot = (
+            _dense_if_sequence(checked_tangent(f, t, x, k), x) for k, (t, x) in enumerate(zip(tangents[1:3], (a, b)), 1)
+        )
         terms = []
         if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
             terms.append(f(a_dot, b, *rest, **kwargs))
@@ -109,8 +97,7 @@ def bilinear_rule(
             terms.append(f(a, b_dot, *rest, **kwargs))
         return out, output_tangent(out, terms)
 
-    general = named_after(f, _rrule_product)
-    rrule.register(f, *types)(general if first is None else named_after(f, first(general)))
+    rrule.register(f, *types)(named_after(f, _rrule_product))
     frule.register(f, *types)(named_after(f, _frule_product))
 
 
@@ -120,7 +107,7 @@ _NO_TANGENT = NoTangent()
 def _projector(x: Any) -> Any:
     """``ProjectTo(x)``, or ``None`` for a float or complex array: ``project_onto`` then projects only what does
     not fit it already."""
-    return None if type(x) is np.ndarray and x.dtype.kind in "fc" else ProjectTo(x)
+    return None if isinstance(x, np.ndarray) and x.dtype.kind in "fc" else ProjectTo(x)
 
 
 def _lazy(x: Any, project: Any, compute: Callable[[], Any]) -> Any:

@@ -39,7 +39,7 @@ from chainrules_core import (
 )
 
 from .._arrays import cast_to, dtype_of_value, scatter_add
-from ._bilinear import checked_seed
+from ._bilinear import numeric_seed
 
 Labels = Any
 """An argument with each differentiable leaf replaced by an integer array numbering its entries."""
@@ -174,7 +174,7 @@ def entries_rule(
                     NoTangent(),
                     *(projects[p](out_bar) if p in projects else NoTangent() for p in range(len(args))),
                 )
-            flat = scatter_add(leaves.size + 1, labels, checked_seed(f, out_bar, labels), dtype)
+            flat = scatter_add(leaves.size + 1, labels, numeric_seed(f, out_bar, np.shape(labels)), dtype)
             cursor = [0]
             bars = {p: projects[p](leaves.rebuild(args[p], flat, cursor)) for p in positions}
             return (NoTangent(), *(bars.get(p, NoTangent()) for p in range(len(args))))

@@ -33,6 +33,7 @@ from chainrules_core import (
     Tangent,
     Thunk,
     ZeroTangent,
+    checked_seed,
     cotangent_from_partial,
     frule,
     named_after,
@@ -44,7 +45,7 @@ from chainrules_core import (
 )
 
 from .._arrays import tuple_entries
-from .._makers import elementwise_linear_rule, output_tangent, refused
+from .._makers import checked_tangents, elementwise_linear_rule, output_tangent, refused
 
 _NO_TANGENT = NoTangent()
 
@@ -85,29 +86,11 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
     gets their slope 1/4 there). Where x and y are the same infinity the
     weights are the limit along x == y, 1/2 each; a NaN gives NaN.
     """
-    if type(t) is np.ndarray and t.ndim and t.dtype.kind == "f":
-        return _shares_of_array(t, x, y)
     t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
     ahead = t >= 0
     e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
     px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
     py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
-    return px, py
-
-
-def _shares_of_array(t: np.ndarray, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``_shares`` of a real array: with ``e = exp(-|t|)``, the side ahead weighs ``1 / (1 + e)``, the other
-    ``e / (1 + e)``; the same infinity on both sides is looked for only when there is a NaN."""
-    e = np.copysign(t, -1.0)  # -|t|
-    np.exp(e, out=e)
-    r = e + 1
-    np.reciprocal(r, out=r)
-    e *= r
-    ahead = t >= 0
-    px, py = np.where(ahead, r, e), np.where(ahead, e, r)
-    if np.isnan(np.add.reduce(r, axis=None)):
-        same = np.isnan(t) & np.equal(x, y)
-        px[same] = py[same] = 0.5
     return px, py
 
 
@@ -175,8 +158,6 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
     p is exact.
     """
-    if type(p) is int and p and -_EXACT_POWERS < p < _EXACT_POWERS and type(x) is np.ndarray:
-        return 2 * x if p == 2 else p * x ** (p - 1)  # a nonzero integer p: no limit to take
     t = x ** m.where(p == 0, 1, p - 1)
     return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
@@ -216,7 +197,7 @@ def _moved_by(partial: Any, t: Any) -> Any:
 def _all_finite(a: Any) -> bool:
     """Whether every entry of ``a`` is finite; for a real array, first by its sum of squares, finite if they all are
     (``vdot``, with no warning where its sum meets opposite infinities, as ``np.sum`` gives)."""
-    if type(a) is np.ndarray and a.dtype.kind == "f" and math.isfinite(np.vdot(a, a)):
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f" and math.isfinite(np.vdot(a, a)):
         return True
     return bool(np.all(np.isfinite(a)))
 
@@ -259,106 +240,12 @@ for _f, _constants in LINEAR_BINARY.items():
     elementwise_linear_rule(_f, _constants, nin=2)
 
 
-# ----- logaddexp of real arrays: each argument's weight a logistic function, computed only if needed -----
-
-
-def _weighted_seed(g: np.ndarray, t: np.ndarray, exp: Any, limit: float, v: Any) -> Any:
-    """``g / (1 + exp(t))`` (the seed times the share of ``v`` in logaddexp, ``t`` the other argument minus ``v``,
-    in the log's base) summed and projected onto ``v``; ``None`` where ``exp(t)`` could overflow or ``t`` has a NaN."""
-    largest = t.item(t.argmax()) if t.size < 4096 else np.maximum.reduce(t, axis=None)  # NaN if any: see below
-    if not largest <= limit:  # NaN compares false
-        return None
-    e = exp(t)
-    e += 1
-    bar = np.divide(g, e, out=e)
-    if type(v) is float:
-        return float(np.add.reduce(bar, axis=None))
-    if bar.shape == v.shape and bar.dtype == v.dtype:
-        return bar
-    return ProjectTo(v)(sum_to_shape(bar, v.shape))
-
-
-def _overflow_limits(exp: Any) -> dict[np.dtype[Any], float]:
-    """Per real dtype, a bound below which ``exp`` (``np.exp`` or ``np.exp2``) does not overflow, with a margin."""
-    log = np.log if exp is np.exp else np.log2
-    return {np.dtype(t): float(log(np.finfo(t).max)) - 1 for t in (np.float16, np.float32, np.float64)}
-
-
-def logaddexp_rule(f: Any, exp: Any) -> None:
-    """Register a shorter rrule of ``logaddexp``/``logaddexp2`` (``exp`` its base's exponential) for real arrays.
-
-    With ``t = x - y``, x weighs ``1 / (1 + exp(-t))`` and y ``1 / (1 + exp(t))``: each cotangent is three
-    array operations on the seed, and a Python float's is a thunk (softplus, ``logaddexp(0.0, z)``, has a
-    constant there). The rule ``scalar_rule`` made from ``BINARY`` (weights from ``exp(-|t|)``) answers every
-    other call, and the pullback where ``x - y`` has a NaN (the same infinity on both sides, a NaN argument),
-    where ``exp(±t)`` could overflow (that argument's cotangent), and for a seed that is not an array of the
-    output's shape and dtype; the pushforward is its own.
-    """
-    general = rrule.find(f, 0.0, 0.0)  # scalar_rule's rule, registered above for any arguments
-    assert general is not None
-    limits = _overflow_limits(exp)
-
-    def _rrule_logaddexp(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != 2:
-            return general(f, *args, **kwargs)
-        x, y = args
-        tx, ty = type(x), type(y)
-        arrays = (tx is np.ndarray and x.dtype.kind == "f") + (ty is np.ndarray and y.dtype.kind == "f")
-        if arrays == 0 or arrays + (tx is float) + (ty is float) != 2:
-            return general(f, x, y)
-        out = f(x, y)
-        dtype, shape = out.dtype, out.shape
-        limit = limits.get(dtype)
-        if limit is None or not out.size:
-            return general(f, x, y)
-        clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
-
-        def general_pullback() -> Any:
-            with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
-                return general(f, x, y)[1]  # type: ignore[index]
-
-        def general_bar(out_bar: Any, position: int) -> Any:
-            return unthunk(general_pullback()(out_bar)[position])
-
-        def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-            if type(out_bar) is not np.ndarray:
-                out_bar = unthunk(out_bar)
-            if type(out_bar) is np.ndarray and out_bar.dtype == dtype and out_bar.shape == shape:
-                if clean or np.isfinite(out).all():  # no argument infinite where the other is: x - y is clean
-                    x_bar = _share(x, y, out_bar, exp, limit, general_bar, 1)
-                    y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
-                    if x_bar is not None and y_bar is not None:
-                        return _NO_TANGENT, x_bar, y_bar
-            return general_pullback()(out_bar)  # type: ignore[no-any-return]
-
-        return out, logaddexp_pullback
-
-    rrule.register(f)(named_after(f, _rrule_logaddexp))
-
-
-def _share(v: Any, other: Any, g: np.ndarray, exp: Any, limit: float, general_bar: Any, position: int) -> Any:
-    """The cotangent of the argument ``v`` of logaddexp at ``position`` (1 or 2), ``other`` the other argument; a
-    thunk for a Python float, which the general rule (``general_bar``) answers where ``exp`` could overflow."""
-    if type(v) is float:
-
-        def float_share() -> Any:
-            bar = _weighted_seed(g, other - v, exp, limit, v)
-            return general_bar(g, position) if bar is None else bar
-
-        return Thunk(float_share)
-    return _weighted_seed(g, other - v, exp, limit, v)
-
-
-logaddexp_rule(np.logaddexp, np.exp)
-logaddexp_rule(np.logaddexp2, np.exp2)
-
-
 # ----- power -----
 
 
 def _power_args(x: Any, p: Any, out: Any) -> tuple[Any, Any]:
     """``x`` and ``p`` as the power saw them: a real base of a complex power is complex, so its log is too."""
-    if (type(out) is not np.ndarray or out.dtype.kind == "c") and np.iscomplexobj(out) and not np.iscomplexobj(x):
+    if np.iscomplexobj(out) and not np.iscomplexobj(x):
         x = np.asarray(x, dtype=np.result_type(out))
     return x, p
 
@@ -369,20 +256,17 @@ def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
     x, p = args
-    if type(x) is np.ndarray and x.dtype.kind == "f" and type(p) is int and not kwargs and 0 < p < _EXACT_POWERS:
-        if f is np.power:  # x ** p of a real array and a positive integer: a shorter path
-            return _power_of_real_array(x, p)
     out = f(x, p, **kwargs)
-    return out, _power_pullback(x, p, out)
+    return out, _power_pullback_of(f, x, p, out)
 
 
-def _power_pullback(x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any, Any]]:
+def _power_pullback_of(f: Any, x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any, Any]]:
+    """The pullback of ``f(x, p) == out``, ``f`` ``power`` or ``float_power``; the exponent's cotangent a thunk."""
     project_x, project_p = ProjectTo(x), ProjectTo(p)
-    shape_x, shape_p = shape_of(x), shape_of(p)
+    shape_x, shape_p, shape = shape_of(x), shape_of(p), shape_of(out)
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        if type(out_bar) is not np.ndarray:
-            out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         xc, pc = _power_args(x, p, out)
         x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
         x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)
@@ -397,36 +281,18 @@ def _power_pullback(x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any,
     return power_pullback
 
 
-def _power_of_real_array(x: np.ndarray, p: int) -> tuple[np.ndarray, Callable[[Any], tuple[Any, Any, Any]]]:
-    """``x ** p`` for a real array and an integer ``0 < p < 1024``, with its pullback.
-
-    ``p == 2`` squares (numpy's own ``x ** 2`` does, twice as fast as ``np.power``; the same numbers); a seed
-    of ``x``'s dtype and shape is multiplied into the partial's own buffer. The exponent is an int: no tangent.
-    """
-    out = np.square(x) if p == 2 else np.power(x, p)
-
-    def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
-            partial = _moved_by(power_dx(np, out, x, p), out_bar)  # a new array: 2 x, p x^(p-1), or np.where's
-            return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
-        return _power_pullback(x, p, out)(out_bar)
-
-    return out, power_pullback
-
-
 @frule.register(np.power)
 @frule.register(np.float_power)
 def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
     x, p = args
-    _, x_dot, p_dot = tangents
+    x_dot, p_dot = checked_tangents(f, tangents, args)
     out = f(x, p, **kwargs)
     xc, pc = _power_args(x, p, out)
     terms = []
     for partial, arg, dot in ((power_dx, x, x_dot), (power_dp, p, p_dot)):
         if not isinstance(dot, AbstractZero) and not ProjectTo(arg).is_no_tangent:
-            dot = unthunk(dot)
             terms.append(_moved_by(partial(np, out, xc, pc), dot) * dot)
     return out, output_tangent(out, terms)
 
@@ -467,10 +333,10 @@ def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
     lo, hi = _clip_bounds(bounds, kwargs)
     args = (x, *bounds)
     projects = [ProjectTo(a) for a in args]
-    shapes = [shape_of(a) for a in args]
+    shapes, shape = [shape_of(a) for a in args], shape_of(out)
 
     def clip_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         masks = _clip_masks(x, lo, hi)
         bars = [cotangent_from_partial(pr, sh, m, out_bar) for pr, sh, m in zip(projects, shapes, masks)]
         return (NoTangent(), *bars)
@@ -486,8 +352,8 @@ def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwarg
     lo, hi = _clip_bounds(bounds, kwargs)
     masks = _clip_masks(x, lo, hi)
     terms = [
-        m * unthunk(t)
-        for a, t, m in zip((x, *bounds), tangents[1:], masks)
+        m * t
+        for a, t, m in zip((x, *bounds), checked_tangents(f, tangents, (x, *bounds)), masks)
         if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
     return out, output_tangent(out, terms)
@@ -509,10 +375,11 @@ def _rrule_divmod(f: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(*args, **kwargs)
     projects = [ProjectTo(a) for a in args]
-    shapes = [shape_of(a) for a in args]
+    shapes, shape = [shape_of(a) for a in args], shape_of(out[1])
 
     def divmod_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         _, remainder_bar = tuple_entries(out_bar, 2)
+        remainder_bar = checked_seed(f, remainder_bar, shape)
         if isinstance(remainder_bar, AbstractZero):
             return NoTangent(), projects[0](ZeroTangent()), projects[1](ZeroTangent())
         partials = _divmod_partials(out)
@@ -529,9 +396,131 @@ def _frule_divmod(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) 
     out = f(*args, **kwargs)
     partials = _divmod_partials(out)
     terms = [
-        p * unthunk(t)
-        for a, t, p in zip(args, tangents[1:], partials)
-        if not isinstance(unthunk(t), AbstractZero) and not ProjectTo(a).is_no_tangent
+        p * t
+        for a, t, p in zip(args, checked_tangents(f, tangents, args), partials)
+        if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
     quotient_dot = ProjectTo(out[0])(np.zeros(shape_of(out[0])))
     return out, Tangent(tuple, quotient_dot, output_tangent(out[1], terms))
+
+
+# ----- fast paths -----
+# logaddexp of real arrays: each argument's weight a logistic function, computed only if needed
+
+
+def _weighted_seed(g: np.ndarray, t: np.ndarray, exp: Any, limit: float, v: Any) -> Any:
+    """``g / (1 + exp(t))`` (the seed times the share of ``v`` in logaddexp, ``t`` the other argument minus ``v``,
+    in the log's base) summed and projected onto ``v``; ``None`` where ``exp(t)`` could overflow or ``t`` has a NaN."""
+    largest = t.item(t.argmax()) if t.size < 4096 else np.maximum.reduce(t, axis=None)  # NaN if any: see below
+    if not largest <= limit:  # NaN compares false
+        return None
+    e = exp(t)
+    e += 1
+    bar = np.divide(g, e, out=e)
+    if type(v) is float:
+        return float(np.add.reduce(bar, axis=None))
+    if bar.shape == v.shape and bar.dtype == v.dtype:
+        return bar
+    return ProjectTo(v)(sum_to_shape(bar, v.shape))
+
+
+def _overflow_limits(exp: Any) -> dict[np.dtype[Any], float]:
+    """Per real dtype, a bound below which ``exp`` (``np.exp`` or ``np.exp2``) does not overflow, with a margin."""
+    log = np.log if exp is np.exp else np.log2
+    return {np.dtype(t): float(log(np.finfo(t).max)) - 1 for t in (np.float16, np.float32, np.float64)}
+
+
+def logaddexp_fast_path(f: Any, exp: Any) -> None:
+    """Register the fast path of ``logaddexp``/``logaddexp2`` (``exp`` its base's exponential) for real arrays.
+
+    With ``t = x - y``, x weighs ``1 / (1 + exp(-t))`` and y ``1 / (1 + exp(t))``: each cotangent is three
+    array operations on the seed, and a Python float's is a thunk (softplus, ``logaddexp(0.0, z)``, has a
+    constant there). The rule ``scalar_rule`` made from ``BINARY`` (weights from ``exp(-|t|)``) answers every
+    other call, and the pullback where ``x - y`` has a NaN (the same infinity on both sides, a NaN argument),
+    where ``exp(±t)`` could overflow (that argument's cotangent), and for a seed that is not an array of the
+    output's shape and dtype; the pushforward is its own. Every other call goes on to the fast path
+    ``scalar_rule`` made (``scalar_fast``).
+    """
+    scalar_fast = next(r.fast_path for r in rrule.records_for(f) if r.arg_types is None)
+    limits = _overflow_limits(exp)
+
+    def _rrule_logaddexp(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 2:
+            return scalar_fast(rule, f, *args, **kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        arrays = (tx is np.ndarray and x.dtype.kind == "f") + (ty is np.ndarray and y.dtype.kind == "f")
+        if arrays == 0 or arrays + (tx is float) + (ty is float) != 2:
+            return scalar_fast(rule, f, x, y)
+        out = f(x, y)
+        if type(out) is not np.ndarray or not out.size:  # 0-d arrays give a numpy scalar, which out= cannot take
+            return scalar_fast(rule, f, x, y)
+        dtype, shape = out.dtype, out.shape
+        limit = limits.get(dtype)
+        if limit is None:
+            return scalar_fast(rule, f, x, y)
+        general = rule
+        clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
+
+        def general_pullback() -> Any:
+            with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
+                return general(f, x, y)[1]  # type: ignore[index]
+
+        def general_bar(out_bar: Any, position: int) -> Any:
+            return unthunk(general_pullback()(out_bar)[position])
+
+        def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+            if type(out_bar) is not np.ndarray:
+                out_bar = unthunk(out_bar)
+            if type(out_bar) is np.ndarray and out_bar.dtype == dtype and out_bar.shape == shape:
+                if clean or np.isfinite(out).all():  # no argument infinite where the other is: x - y is clean
+                    x_bar = _share(x, y, out_bar, exp, limit, general_bar, 1)
+                    y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
+                    if x_bar is not None and y_bar is not None:
+                        return _NO_TANGENT, x_bar, y_bar
+            return general_pullback()(out_bar)  # type: ignore[no-any-return]
+
+        return out, logaddexp_pullback
+
+    rrule.fast_path(f)(named_after(f, _rrule_logaddexp))
+
+
+def _share(v: Any, other: Any, g: np.ndarray, exp: Any, limit: float, general_bar: Any, position: int) -> Any:
+    """The cotangent of the argument ``v`` of logaddexp at ``position`` (1 or 2), ``other`` the other argument; a
+    thunk for a Python float, which the general rule (``general_bar``) answers where ``exp`` could overflow."""
+    if type(v) is float:
+
+        def float_share() -> Any:
+            bar = _weighted_seed(g, other - v, exp, limit, v)
+            return general_bar(g, position) if bar is None else bar
+
+        return Thunk(float_share)
+    return _weighted_seed(g, other - v, exp, limit, v)
+
+
+logaddexp_fast_path(np.logaddexp, np.exp)
+logaddexp_fast_path(np.logaddexp2, np.exp2)
+
+
+@rrule.fast_path(np.power)
+def _rrule_power_of_real_array(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x ** p`` for a real array and an integer ``0 < p < 1024``, with its pullback; other calls the rule's.
+
+    ``p == 2`` squares (numpy's own ``x ** 2`` does, twice as fast as ``np.power``; the same numbers); the partial
+    ``p x^(p-1)`` needs no limit at 0 for such a ``p``, and a seed of ``x``'s dtype and shape is multiplied into its
+    own buffer. The exponent is an int: no tangent.
+    """
+    if kwargs or len(args) != 2:
+        return rule(f, *args, **kwargs)
+    x, p = args
+    if type(x) is not np.ndarray or x.dtype.kind != "f" or type(p) is not int or not 0 < p < _EXACT_POWERS:
+        return rule(f, x, p)
+    out = np.square(x) if p == 2 else np.power(x, p)
+
+    def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
+            partial = _moved_by(2 * x if p == 2 else p * x ** (p - 1), out_bar)  # a new array
+            return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
+        return _power_pullback_of(f, x, p, out)(out_bar)
+
+    return out, power_pullback

@@ -303,6 +303,6 @@ rule_in_first(
     np.vander,
     parse=_vander_options,
     prepare=_vander_partials,
-    pullback=lambda partials, out_bar: np.sum(np.conj(partials) * out_bar, axis=1),
-    pushforward=lambda partials, x_dot: partials * np.asarray(x_dot)[:, None],
+    cotangent=lambda partials, out_bar: np.sum(np.conj(partials) * out_bar, axis=1),
+    tangent=lambda partials, x_dot: partials * np.asarray(x_dot)[:, None],
 )

@@ -14,7 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, ProjectTo, ZeroTangent, frule, is_followed, rrule, sum_to_shape, unthunk
+from chainrules_core import (
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    frule,
+    is_followed,
+    named_after,
+    rrule,
+    sum_to_shape,
+    unthunk,
+)
 
 from .._arrays import (
     NOVALUE,
@@ -25,7 +35,7 @@ from .._arrays import (
     is_plain_float_array,
     plain_axis,
 )
-from .._makers import rule_in_first
+from .._makers import PullbackOf, rule_in_first
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 from .linalg._common import as_array
 
@@ -112,38 +122,8 @@ def _cumsum_cotangent(c: _Cumulative, out_bar: Any) -> Any:
     return c.cotangent(_reverse_cumsum(c.seed(out_bar)))
 
 
-def _cumsum_pushforward(c: _Cumulative, x_dot: Any) -> Any:
+def _cumsum_tangent(c: _Cumulative, x_dot: Any) -> Any:
     return c.tangent_out(np.cumsum(c.tangent_in(x_dot), axis=-1))
-
-
-@functools.lru_cache(maxsize=64)
-def _reversing(ndim: int, axis: int | None) -> tuple[slice, ...] | None:
-    """The index that reverses the scanned axis of an ``ndim``-d array, or ``None`` for an axis numpy refuses."""
-    if axis is None:
-        return (slice(None, None, -1),)
-    if not -ndim <= axis < ndim:
-        return None
-    return (slice(None),) * (axis % ndim) + (slice(None, None, -1),)
-
-
-def _rrule_fast_cumsum(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
-    """``cumsum(x)`` or ``cumsum(x, axis)`` of a float array of at least one entry; ``None`` for other calls."""
-    axis = plain_axis(args, kwargs)
-    if axis is OTHER_OPTIONS or not is_plain_float_array(x) or not x.ndim:
-        return None
-    reverse = _reversing(x.ndim, axis)
-    if reverse is None:
-        return None
-    out = f(x, *args, **kwargs)
-    flat = axis is None and x.ndim > 1
-
-    def cumsum_pullback(out_bar: Any) -> tuple[Any, ...]:
-        if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype != x.dtype:
-            return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
-        x_bar = out_bar[reverse].cumsum(axis)[reverse]
-        return (_NO_TANGENT, x_bar.reshape(x.shape) if flat else x_bar, *(_NO_TANGENT,) * len(args))
-
-    return out, cumsum_pullback
 
 
 # ----- cumprod -----
@@ -200,28 +180,25 @@ def _cumprod_cotangent(c: _Cumulative, out_bar: Any) -> Any:
     return c.cotangent(_Scan(np.conjugate(c.values)).pullback(c.seed(out_bar)))
 
 
-def _cumprod_pushforward(c: _Cumulative, x_dot: Any) -> Any:
+def _cumprod_tangent(c: _Cumulative, x_dot: Any) -> Any:
     return c.tangent_out(_Scan(c.values).pushforward(c.tangent_in(x_dot)))
 
 
 _SCANS = [
-    ((np.cumsum, np.ndarray.cumsum), _Cumulative, _cumsum_cotangent, _cumsum_pushforward),
-    ((np.nancumsum,), _NanSum, _cumsum_cotangent, _cumsum_pushforward),
-    ((np.cumprod, np.ndarray.cumprod), _Cumulative, _cumprod_cotangent, _cumprod_pushforward),
-    ((np.nancumprod,), _NanProduct, _cumprod_cotangent, _cumprod_pushforward),
+    ((np.cumsum, np.ndarray.cumsum), _Cumulative, _cumsum_cotangent, _cumsum_tangent),
+    ((np.nancumsum,), _NanSum, _cumsum_cotangent, _cumsum_tangent),
+    ((np.cumprod, np.ndarray.cumprod), _Cumulative, _cumprod_cotangent, _cumprod_tangent),
+    ((np.nancumprod,), _NanProduct, _cumprod_cotangent, _cumprod_tangent),
 ]
 if hasattr(np, "cumulative_sum"):  # numpy >= 2.1
-    _SCANS.append(((np.cumulative_sum,), _Cumulative, _cumsum_cotangent, _cumsum_pushforward))
-    _SCANS.append(((np.cumulative_prod,), _Cumulative, _cumprod_cotangent, _cumprod_pushforward))
-for _fs, _prepare, _pullback, _pushforward in _SCANS:
+    _SCANS.append(((np.cumulative_sum,), _Cumulative, _cumsum_cotangent, _cumsum_tangent))
+    _SCANS.append(((np.cumulative_prod,), _Cumulative, _cumprod_cotangent, _cumprod_tangent))
+_PULLBACK_OF: dict[Any, PullbackOf] = {}
+"""Each scan's general pullback of a call, for its fast path."""
+for _fs, _prepare, _cotangent, _tangent in _SCANS:
     for _f in _fs:
-        rule_in_first(
-            _f,
-            parse=_options,
-            prepare=_prepare,
-            pullback=unless_integer_output(_pullback),
-            pushforward=_pushforward,
-            fast=_rrule_fast_cumsum if _f in (np.cumsum, np.ndarray.cumsum) else None,
+        _PULLBACK_OF[_f] = rule_in_first(
+            _f, parse=_options, prepare=_prepare, cotangent=unless_integer_output(_cotangent), tangent=_tangent
         )
 
 
@@ -361,3 +338,45 @@ def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kw
             ends[name] = instantiate_zeros(dot, options[name])
     ary_dot = instantiate_zeros(tangents[1], ary)
     return out, project_out(np.ediff1d(ary_dot, **ends))
+
+
+# ----- fast paths -----
+
+
+@functools.lru_cache(maxsize=64)
+def _reversing(ndim: int, axis: int | None) -> tuple[slice, ...] | None:
+    """The index that reverses the scanned axis of an ``ndim``-d array, or ``None`` for an axis numpy refuses."""
+    if axis is None:
+        return (slice(None, None, -1),)
+    if not -ndim <= axis < ndim:
+        return None
+    return (slice(None),) * (axis % ndim) + (slice(None, None, -1),)
+
+
+def _fast_cumsum(pullback_of: PullbackOf) -> Any:
+    """The fast path of ``cumsum(x)`` or ``cumsum(x, axis)`` of a float array of at least one entry: the seed
+    reversed, summed and reversed by slicing; other calls and seeds take the general rule."""
+
+    def _rrule_cumsum(rule: Any, f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        axis = plain_axis(args, kwargs)
+        if axis is OTHER_OPTIONS or not is_plain_float_array(x) or not x.ndim:
+            return rule(f, x, *args, **kwargs)
+        reverse = _reversing(x.ndim, axis)
+        if reverse is None:
+            return rule(f, x, *args, **kwargs)
+        out = f(x, *args, **kwargs)
+        flat = axis is None and x.ndim > 1
+
+        def cumsum_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype != x.dtype:
+                return pullback_of(f, x, args, kwargs, out)(out_bar)
+            x_bar = out_bar[reverse].cumsum(axis)[reverse]
+            return (_NO_TANGENT, x_bar.reshape(x.shape) if flat else x_bar, *(_NO_TANGENT,) * len(args))
+
+        return out, cumsum_pullback
+
+    return _rrule_cumsum
+
+
+for _f in (np.cumsum, np.ndarray.cumsum):
+    rrule.fast_path(_f)(named_after(_f, _fast_cumsum(_PULLBACK_OF[_f])))

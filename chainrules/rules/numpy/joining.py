@@ -27,7 +27,7 @@ from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTan
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
 from .._makers import linear_in_first_rule, rule_in_first
-from ._bilinear import checked_seed
+from ._bilinear import numeric_seed
 from ._entries import entries_rule
 
 # ----- joins: the pullback splits the seed back into views -----
@@ -178,7 +178,7 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
             if isinstance(out_bar, AbstractZero):
                 return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
             fits = type(out_bar) is np.ndarray and out_bar.shape == out.shape
-            seed = out_bar if fits else checked_seed(f, out_bar, out)
+            seed = out_bar if fits else numeric_seed(f, out_bar, np.shape(out))
             bars = [_piece_bar(seed[where], a, shape) for where, a, shape in zip(pieces, arrays, shapes)]
             return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
 
@@ -230,7 +230,7 @@ def _rrule_append(f: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> A
         out_bar = unthunk(out_bar)
         if isinstance(out_bar, AbstractZero):
             return NoTangent(), project_arr(out_bar), project_values(out_bar), *others
-        seed = checked_seed(f, out_bar, out)
+        seed = numeric_seed(f, out_bar, np.shape(out))
         arr_bar, values_bar = (seed[where].reshape(shape) for where, shape in zip((first, second), shapes))
         return NoTangent(), project_arr(arr_bar), project_values(values_bar), *others
 
@@ -319,8 +319,8 @@ for _f, _axis in _SPLIT_AXIS.items():
         _f,
         parse=_split_options(_f, _axis),
         prepare=_split_state,
-        pullback=_split_cotangent,
-        pushforward=_split_pushforward,
+        cotangent=_split_cotangent,
+        tangent=_split_pushforward,
     )
 
 
@@ -413,5 +413,5 @@ def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> A
 
 
 linear_in_first_rule(
-    np.pad, _pad_adjoint, pushforward=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
+    np.pad, _pad_adjoint, tangent=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
 )

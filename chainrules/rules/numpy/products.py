@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Thunk, sum_to_shape, unthunk
+from chainrules_core import AbstractZero, NoTangent, Thunk, checked_seed, named_after, rrule, sum_to_shape
 from chainrules_core.projection import project_onto
 
 from .._arrays import bind_options
-from ._bilinear import Pullbacks, bilinear_rule, seed_of_shape
+from ._bilinear import Pullbacks, bilinear_rule, numeric_seed
 from .linalg._common import adjoint, matmul_summed
 
 # ----- matmul -----
@@ -59,49 +59,14 @@ def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
     return None if kwargs else _matmul_pullbacks
 
 
-def _matmul_of_real_matrices(general: Any) -> Any:
-    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; ``general`` for other calls.
-
-    A seed of the output's dtype gives cotangents ``g @ b.T`` and
-    ``a.T @ g`` of the operands' own shape and dtype, with nothing to
-    project; any other seed is checked, and its products projected.
-    """
-
-    def _rrule_matmul(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
-            return general(f, a, b, *rest, **kwargs)
-        dtype = a.dtype
-        if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
-            return general(f, a, b)
-        out = f(a, b)
-        shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
-
-        def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-            if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
-                out_bar = unthunk(out_bar)
-                if isinstance(out_bar, AbstractZero):
-                    return _NO_TANGENT, out_bar, out_bar
-                g = seed_of_shape(f, out_bar, shape)
-                return (
-                    _NO_TANGENT,
-                    Thunk(lambda: project_onto(a, g @ adjoint(b))),
-                    Thunk(lambda: project_onto(b, adjoint(a) @ g)),
-                )
-            return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
-
-        return out, matmul_pullback
-
-    return _rrule_matmul
-
-
 for _f in (np.matmul, np.linalg.matmul):
-    bilinear_rule(_f, _matmul_pullbacks_of, first=_matmul_of_real_matrices)
+    bilinear_rule(_f, _matmul_pullbacks_of)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
 _MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
 for _types in _MATMUL_OPERANDS:
-    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types, first=_matmul_of_real_matrices)
+    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
 
 
 # ----- tensordot, dot, inner, outer -----
@@ -340,3 +305,42 @@ if hasattr(np, "vecdot"):  # numpy >= 2.0
 if hasattr(np, "matvec"):
     bilinear_rule(np.matvec, _without_keywords(_matvec_pullbacks))
     bilinear_rule(np.vecmat, _without_keywords(_vecmat_pullbacks))
+
+
+# ----- fast paths -----
+
+
+def _rrule_matmul(rule: Any, f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    """The rrule of ``a @ b`` for two matrices of one real dtype, without options; the rule for other calls.
+
+    A seed of the output's dtype and shape gives cotangents ``g @ b.T`` and ``a.T @ g`` of the operands' own
+    shape and dtype, with nothing to project; any other seed is checked, and its products projected.
+    """
+    if rest or kwargs or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return rule(f, a, b, *rest, **kwargs)
+    dtype = a.dtype
+    if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
+        return rule(f, a, b)
+    out = f(a, b)
+    shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
+
+    def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
+            out_bar = checked_seed(f, out_bar, shape)
+            if isinstance(out_bar, AbstractZero):
+                return _NO_TANGENT, out_bar, out_bar
+            g = numeric_seed(f, out_bar, shape)
+            return (
+                _NO_TANGENT,
+                Thunk(lambda: project_onto(a, g @ adjoint(b))),
+                Thunk(lambda: project_onto(b, adjoint(a) @ g)),
+            )
+        return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
+
+    return out, matmul_pullback
+
+
+for _f in (np.matmul, np.linalg.matmul):
+    rrule.fast_path(_f)(named_after(_f, _rrule_matmul))
+for _types in _MATMUL_OPERANDS:
+    rrule.fast_path(operator.matmul, *_types)(named_after(operator.matmul, _rrule_matmul))

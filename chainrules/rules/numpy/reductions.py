@@ -20,9 +20,9 @@ numpy's object arithmetic, as numpy computes their primal.
 
 The common call of ``sum``, ``mean``, ``max`` and ``min``, a float array
 reduced over all axes or one with nothing else given, and a seed of the
-output's layout, takes a shorter path (its layout cached by shape, dtype
-and axis) that gives the same cotangents; every other call and seed takes
-the general one.
+output's layout, takes a fast path (its layout cached by shape, dtype and
+axis; the section at the bottom) that gives the same cotangents; every
+other call and seed takes the general rule.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, non_differentiable, shape_of
+from chainrules_core import NoTangent, named_after, non_differentiable, rrule, shape_of
 
 from .._arrays import (
     OTHER_OPTIONS,
@@ -47,7 +47,7 @@ from .._arrays import (
     plain_axis,
     reduced_axes,
 )
-from .._makers import linear_in_first_rule, rule_in_first
+from .._makers import PullbackOf, linear_in_first_rule, rule_in_first
 from ._reducing import cotangent_dtype, joined_mask, nan_mask, seed_as, unless_integer_output
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
@@ -122,26 +122,199 @@ def _options(names: tuple[str, ...]) -> Any:
     return options
 
 
-def _register(
-    functions: tuple[Any, ...],
-    names: tuple[str, ...],
-    prepare: Any,
-    pullback: Any,
-    pushforward: Any,
-    fast: Any = None,
-) -> None:
+_PULLBACK_OF: dict[Any, PullbackOf] = {}
+"""Each reduction's general pullback of a call, for its fast path."""
+
+
+def _register(functions: tuple[Any, ...], names: tuple[str, ...], prepare: Any, cotangent: Any, tangent: Any) -> None:
     for f in functions:
-        rule_in_first(
-            f,
-            parse=_options(names),
-            prepare=prepare,
-            pullback=unless_integer_output(pullback),
-            pushforward=pushforward,
-            fast=fast,
+        _PULLBACK_OF[f] = rule_in_first(
+            f, parse=_options(names), prepare=prepare, cotangent=unless_integer_output(cotangent), tangent=tangent
         )
 
 
-# ----- the common call: a float array reduced over all axes or one, nothing else given -----
+# ----- sum and mean: linear -----
+
+
+def _sum_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    return r.mask(broadcast_view(r.seed(out_bar), r.shape))
+
+
+def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    seed, count = r.seed(out_bar), r.count()
+    if 0 in r.shape:
+        return np.zeros(r.shape, dtype=seed.dtype)
+    if r.masked:  # rows with nothing left (where=, or NaNs only) give nan in the primal and nothing here
+        seed = _over_count(seed, count)
+    else:
+        seed = seed / count
+    return r.mask(broadcast_view(seed, r.shape))
+
+
+def _sum_tangent(r: _Reduction, x_dot: Any) -> Any:
+    where = {} if r.where is True else {"where": r.where}
+    return np.sum(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims, **where)
+
+
+def _mean_tangent(r: _Reduction, x_dot: Any) -> Any:
+    if not r.masked:
+        return np.mean(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims)
+    total = np.sum(x_dot, axis=r.axes, keepdims=True, where=r.where)
+    return r.laid_out(_over_count(total, r.count()))
+
+
+def _over_count(v: Any, count: np.ndarray) -> Any:
+    """``v / count`` in ``v``'s dtype, 0 where the count is 0: ``np.where`` rather than a division into a buffer, so
+    that an engine differentiating the pullback or pushforward can follow it."""
+    counted = count > 0
+    return np.where(counted, v / np.where(counted, count, 1).astype(v.dtype), 0)
+
+
+_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_tangent)
+_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_tangent)
+_register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_tangent)
+_register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_tangent)
+
+
+# ----- prod: exact with zeros -----
+
+
+def _others_product(x: np.ndarray[Any, Any], axes: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """For each entry, the product of the other entries it is reduced with.
+
+    The product of the entries before it times the product of those after it
+    (exclusive cumulative products from both ends), so zeros need no special
+    case and nothing is divided by ``x``, as in ChainRules.jl's ``∇prod``.
+    """
+    k = len(axes)
+    moved = np.moveaxis(x, axes, tuple(range(-k, 0)))
+    flat = moved.reshape((*moved.shape[: moved.ndim - k], math.prod(moved.shape[moved.ndim - k :])))  # no -1: empty
+    ones = np.ones_like(flat[..., :1])  # built without out=, so that an engine can follow x
+    if flat.shape[-1] < 2:
+        return np.moveaxis(np.ones_like(flat).reshape(moved.shape), tuple(range(-k, 0)), axes)
+    before = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    after = np.concatenate([np.flip(np.cumprod(np.flip(flat[..., 1:], -1), axis=-1), -1), ones], axis=-1)
+    return np.moveaxis((before * after).reshape(moved.shape), tuple(range(-k, 0)), axes)
+
+
+def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
+    """d(out)/dx entry by entry; entries left out by ``where=`` (or NaNs, for nanprod) count as 1 and get 0."""
+    values = cast_to(x, r.dtype)
+    if r.masked:
+        values = np.where(r.where, values, np.ones((), dtype=r.dtype))
+    partials = _others_product(values, r.axes)
+    if is_given(r.initial):
+        partials *= r.initial
+    return r.mask(partials)
+
+
+def _prod_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    return np.conjugate(_prod_partials(r, r.x)) * r.seed(out_bar)
+
+
+def _prod_tangent(r: _Reduction, x_dot: Any) -> Any:
+    return r.total(_prod_partials(r, r.x) * x_dot)
+
+
+_register((np.prod, np.ndarray.prod), _REDUCE_ARGS, _Reduction, _prod_cotangent, _prod_tangent)
+_register((np.nanprod,), _REDUCE_ARGS, _NanReduction, _prod_cotangent, _prod_tangent)
+
+
+# ----- max and min: ties split evenly -----
+
+
+def _extremum_hits(r: _Reduction, extremum: Any) -> tuple[Any, Any]:
+    """Where the entries equal the extremum (of the kept shape), and how many tie in each slice.
+
+    Ties split evenly, as autograd and PyTorch's full reductions do
+    (ChainRules.jl gives all to one index). For two ties this is what a
+    central difference sees; for k > 2 the central difference is the mean of
+    the largest and smallest tied directions, which is not linear, and 1/k
+    each is the symmetric subgradient. A NaN extremum goes to the NaN
+    entries (for ``nanmax``, NaNs are masked out, so a slice of NaNs gets
+    nothing). An ``initial`` equal to the extremum counts as one of the ties.
+    """
+    values = np.asarray(r.x)
+    hit = values == extremum
+    if values.dtype.kind in "fc":
+        nan_extremum = np.isnan(extremum)
+        if nan_extremum.any():  # the full-size NaN passes only where a slice's extremum is NaN
+            hit |= np.isnan(values) & nan_extremum
+    if r.masked:
+        hit &= np.asarray(r.where, dtype=bool)
+    count = np.sum(hit, axis=r.axes, keepdims=True)
+    if is_given(r.initial):
+        count = count + (extremum == r.initial)
+    return hit, np.maximum(count, 1)
+
+
+def _extremum_scale(r: _Reduction, out_bar: Any, count: Any) -> Any:
+    """The seed divided among the ties, in the kept shape (small: no full-size division)."""
+    return (r.seed(out_bar) / count).astype(r.dtype, copy=False)
+
+
+def _extremum_cotangent(r: _Reduction, out_bar: Any) -> Any:
+    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
+    return hit * _extremum_scale(r, out_bar, count)
+
+
+def _extremum_tangent(r: _Reduction, x_dot: Any) -> Any:
+    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
+    return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
+
+
+_MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
+_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_tangent)
+_register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_tangent)
+
+
+# ----- ptp: max - min, with the ties of each -----
+
+
+class _Range(_Reduction):
+    """``ptp``: the reduction and the entries at its maximum and at its minimum."""
+
+    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
+        super().__init__(x, options, out)
+        self.high = _extremum_hits(self, np.max(x, axis=self.axes, keepdims=True))
+        self.low = _extremum_hits(self, np.min(x, axis=self.axes, keepdims=True))
+
+
+def _ptp_cotangent(r: _Range, out_bar: Any) -> Any:
+    (high, n_high), (low, n_low) = r.high, r.low
+    return high * _extremum_scale(r, out_bar, n_high) - low * _extremum_scale(r, out_bar, n_low)
+
+
+def _ptp_tangent(r: _Range, x_dot: Any) -> Any:
+    (high, n_high), (low, n_low) = r.high, r.low
+    spread = np.sum(np.where(high, x_dot, 0), axis=r.axes, keepdims=True) / n_high
+    spread = spread - np.sum(np.where(low, x_dot, 0), axis=r.axes, keepdims=True) / n_low
+    return r.laid_out(spread)
+
+
+_register((np.ptp,), _PTP_ARGS, _Range, _ptp_cotangent, _ptp_tangent)
+
+
+# ----- trace -----
+
+
+def _trace_adjoint(
+    out_bar: Any, x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None
+) -> Any:
+    return diagonal_adjoint(np.asarray(out_bar)[..., None], np.shape(x), cotangent_dtype(x), offset, axis1, axis2)
+
+
+def _trace_applies(x: Any, *args: Any, **kwargs: Any) -> bool:
+    return not is_given(bind_options(("offset", "axis1", "axis2", "dtype", "out"), args, kwargs).get("out"))
+
+
+for _f in (np.trace, np.ndarray.trace):
+    linear_in_first_rule(_f, _trace_adjoint, applies=_trace_applies)
+
+non_differentiable(np.count_nonzero)
+
+
+# ----- fast paths: the common call, a float array reduced over all axes or one, nothing else given -----
 
 
 class _Plain:
@@ -200,54 +373,17 @@ def _plain(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Plain | No
     return _plain_layout(x.shape, x.dtype, axis)
 
 
-# ----- sum and mean: linear -----
-
-
-def _sum_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    return r.mask(broadcast_view(r.seed(out_bar), r.shape))
-
-
-def _mean_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    seed, count = r.seed(out_bar), r.count()
-    if 0 in r.shape:
-        return np.zeros(r.shape, dtype=seed.dtype)
-    if r.masked:  # rows with nothing left (where=, or NaNs only) give nan in the primal and nothing here
-        seed = _over_count(seed, count)
-    else:
-        seed = seed / count
-    return r.mask(broadcast_view(seed, r.shape))
-
-
-def _sum_pushforward(r: _Reduction, x_dot: Any) -> Any:
-    where = {} if r.where is True else {"where": r.where}
-    return np.sum(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims, **where)
-
-
-def _mean_pushforward(r: _Reduction, x_dot: Any) -> Any:
-    if not r.masked:
-        return np.mean(x_dot, axis=r.axes, dtype=r.out_dtype, keepdims=r.keepdims)
-    total = np.sum(x_dot, axis=r.axes, keepdims=True, where=r.where)
-    return r.laid_out(_over_count(total, r.count()))
-
-
-def _over_count(v: Any, count: np.ndarray) -> Any:
-    """``v / count`` in ``v``'s dtype, 0 where the count is 0: ``np.where`` rather than a division into a buffer, so
-    that an engine differentiating the pullback or pushforward can follow it."""
-    counted = count > 0
-    return np.where(counted, v / np.where(counted, count, 1).astype(v.dtype), 0)
-
-
-def _fast(cotangent: Any) -> Any:
-    """The fast path of a reduction's ``rrule`` (``rule_in_first``'s ``fast``), from its cotangent on that path.
+def _fast_path(cotangent: Any, pullback_of: PullbackOf) -> Any:
+    """The fast path of a reduction's ``rrule``, from its cotangent on that path and the general pullback.
 
     ``cotangent(plain, x, out, seed)`` gets the layout, the input, the output and a seed of the output's layout;
-    it returns ``None`` where the general path must answer (a NaN maximum).
+    it returns ``None`` where the general pullback must answer (a NaN maximum), as it does for every other seed.
     """
 
-    def _rrule_fast(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], general: Any) -> Any:
+    def _rrule_reduction(rule: Any, f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         plain = _plain(x, args, kwargs)
         if plain is None:
-            return None
+            return rule(f, x, *args, **kwargs)
         out = f(x, *args, **kwargs)
         others = (_NO_TANGENT,) * len(args)
 
@@ -255,12 +391,12 @@ def _fast(cotangent: Any) -> Any:
             seed = plain.seed(out_bar)
             x_bar = None if seed is None else cotangent(plain, x, out, seed)
             if x_bar is None:
-                return general(x, args, kwargs, out)(out_bar)  # type: ignore[no-any-return]
+                return pullback_of(f, x, args, kwargs, out)(out_bar)
             return (_NO_TANGENT, x_bar, *others)
 
         return out, reduction_pullback
 
-    return _rrule_fast
+    return _rrule_reduction
 
 
 def _plain_sum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
@@ -272,99 +408,6 @@ def _plain_mean(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> 
     return plain.broadcast(scaled if type(scaled) is np.ndarray else np.array(scaled))  # 0-d divided: a scalar
 
 
-_register((np.sum, np.ndarray.sum), _REDUCE_ARGS, _Reduction, _sum_cotangent, _sum_pushforward, _fast(_plain_sum))
-_register((np.mean, np.ndarray.mean), _MEAN_ARGS, _Reduction, _mean_cotangent, _mean_pushforward, _fast(_plain_mean))
-_register((np.nansum,), _REDUCE_ARGS, _NanReduction, _sum_cotangent, _sum_pushforward)
-_register((np.nanmean,), _MEAN_ARGS, _NanReduction, _mean_cotangent, _mean_pushforward)
-
-
-# ----- prod: exact with zeros -----
-
-
-def _others_product(x: np.ndarray[Any, Any], axes: tuple[int, ...]) -> np.ndarray[Any, Any]:
-    """For each entry, the product of the other entries it is reduced with.
-
-    The product of the entries before it times the product of those after it
-    (exclusive cumulative products from both ends), so zeros need no special
-    case and nothing is divided by ``x``, as in ChainRules.jl's ``∇prod``.
-    """
-    k = len(axes)
-    moved = np.moveaxis(x, axes, tuple(range(-k, 0)))
-    flat = moved.reshape((*moved.shape[: moved.ndim - k], math.prod(moved.shape[moved.ndim - k :])))  # no -1: empty
-    ones = np.ones_like(flat[..., :1])  # built without out=, so that an engine can follow x
-    if flat.shape[-1] < 2:
-        return np.moveaxis(np.ones_like(flat).reshape(moved.shape), tuple(range(-k, 0)), axes)
-    before = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
-    after = np.concatenate([np.flip(np.cumprod(np.flip(flat[..., 1:], -1), axis=-1), -1), ones], axis=-1)
-    return np.moveaxis((before * after).reshape(moved.shape), tuple(range(-k, 0)), axes)
-
-
-def _prod_partials(r: _Reduction, x: Any) -> np.ndarray[Any, Any]:
-    """d(out)/dx entry by entry; entries left out by ``where=`` (or NaNs, for nanprod) count as 1 and get 0."""
-    values = cast_to(x, r.dtype)
-    if r.masked:
-        values = np.where(r.where, values, np.ones((), dtype=r.dtype))
-    partials = _others_product(values, r.axes)
-    if is_given(r.initial):
-        partials *= r.initial
-    return r.mask(partials)
-
-
-def _prod_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    return np.conjugate(_prod_partials(r, r.x)) * r.seed(out_bar)
-
-
-def _prod_pushforward(r: _Reduction, x_dot: Any) -> Any:
-    return r.total(_prod_partials(r, r.x) * x_dot)
-
-
-_register((np.prod, np.ndarray.prod), _REDUCE_ARGS, _Reduction, _prod_cotangent, _prod_pushforward)
-_register((np.nanprod,), _REDUCE_ARGS, _NanReduction, _prod_cotangent, _prod_pushforward)
-
-
-# ----- max and min: ties split evenly -----
-
-
-def _extremum_hits(r: _Reduction, extremum: Any) -> tuple[Any, Any]:
-    """Where the entries equal the extremum (of the kept shape), and how many tie in each slice.
-
-    Ties split evenly, as autograd and PyTorch's full reductions do
-    (ChainRules.jl gives all to one index). For two ties this is what a
-    central difference sees; for k > 2 the central difference is the mean of
-    the largest and smallest tied directions, which is not linear, and 1/k
-    each is the symmetric subgradient. A NaN extremum goes to the NaN
-    entries (for ``nanmax``, NaNs are masked out, so a slice of NaNs gets
-    nothing). An ``initial`` equal to the extremum counts as one of the ties.
-    """
-    values = np.asarray(r.x)
-    hit = values == extremum
-    if values.dtype.kind in "fc":
-        nan_extremum = np.isnan(extremum)
-        if nan_extremum.any():  # the full-size NaN passes only where a slice's extremum is NaN
-            hit |= np.isnan(values) & nan_extremum
-    if r.masked:
-        hit &= np.asarray(r.where, dtype=bool)
-    count = np.sum(hit, axis=r.axes, keepdims=True)
-    if is_given(r.initial):
-        count = count + (extremum == r.initial)
-    return hit, np.maximum(count, 1)
-
-
-def _extremum_scale(r: _Reduction, out_bar: Any, count: Any) -> Any:
-    """The seed divided among the ties, in the kept shape (small: no full-size division)."""
-    return (r.seed(out_bar) / count).astype(r.dtype, copy=False)
-
-
-def _extremum_cotangent(r: _Reduction, out_bar: Any) -> Any:
-    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
-    return hit * _extremum_scale(r, out_bar, count)
-
-
-def _extremum_pushforward(r: _Reduction, x_dot: Any) -> Any:
-    hit, count = _extremum_hits(r, np.reshape(r.out, r.kept))
-    return r.laid_out(np.sum(np.where(hit, x_dot, 0), axis=r.axes, keepdims=True) / count)
-
-
 def _plain_extremum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any]) -> Any:
     hit = x == (out if plain.axis is None else out.reshape(plain.kept))
     count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
@@ -373,52 +416,8 @@ def _plain_extremum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any])
     return hit * (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
 
 
-_MAXIMA = (np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min)
-_register(_MAXIMA, _REDUCE_ARGS, _Reduction, _extremum_cotangent, _extremum_pushforward, _fast(_plain_extremum))
-_register((np.nanmax, np.nanmin), _EXTREMUM_ARGS, _NanReduction, _extremum_cotangent, _extremum_pushforward)
-
-
-# ----- ptp: max - min, with the ties of each -----
-
-
-class _Range(_Reduction):
-    """``ptp``: the reduction and the entries at its maximum and at its minimum."""
-
-    def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
-        super().__init__(x, options, out)
-        self.high = _extremum_hits(self, np.max(x, axis=self.axes, keepdims=True))
-        self.low = _extremum_hits(self, np.min(x, axis=self.axes, keepdims=True))
-
-
-def _ptp_cotangent(r: _Range, out_bar: Any) -> Any:
-    (high, n_high), (low, n_low) = r.high, r.low
-    return high * _extremum_scale(r, out_bar, n_high) - low * _extremum_scale(r, out_bar, n_low)
-
-
-def _ptp_pushforward(r: _Range, x_dot: Any) -> Any:
-    (high, n_high), (low, n_low) = r.high, r.low
-    spread = np.sum(np.where(high, x_dot, 0), axis=r.axes, keepdims=True) / n_high
-    spread = spread - np.sum(np.where(low, x_dot, 0), axis=r.axes, keepdims=True) / n_low
-    return r.laid_out(spread)
-
-
-_register((np.ptp,), _PTP_ARGS, _Range, _ptp_cotangent, _ptp_pushforward)
-
-
-# ----- trace -----
-
-
-def _trace_adjoint(
-    out_bar: Any, x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None
-) -> Any:
-    return diagonal_adjoint(np.asarray(out_bar)[..., None], np.shape(x), cotangent_dtype(x), offset, axis1, axis2)
-
-
-def _trace_applies(x: Any, *args: Any, **kwargs: Any) -> bool:
-    return not is_given(bind_options(("offset", "axis1", "axis2", "dtype", "out"), args, kwargs).get("out"))
-
-
-for _f in (np.trace, np.ndarray.trace):
-    linear_in_first_rule(_f, _trace_adjoint, applies=_trace_applies)
-
-non_differentiable(np.count_nonzero)
+for _fs, _cotangent in (((np.sum, np.ndarray.sum), _plain_sum), ((np.mean, np.ndarray.mean), _plain_mean)):
+    for _f in _fs:
+        rrule.fast_path(_f)(named_after(_f, _fast_path(_cotangent, _PULLBACK_OF[_f])))
+for _f in _MAXIMA:
+    rrule.fast_path(_f)(named_after(_f, _fast_path(_plain_extremum, _PULLBACK_OF[_f])))

@@ -157,7 +157,7 @@ def _astype_pushforward(x_dot: Any, dtype: Any, *args: Any, **kwargs: Any) -> An
 
 
 for _f in [np.ndarray.astype] + ([np.astype] if hasattr(np, "astype") else []):
-    linear_in_first_rule(_f, _astype_adjoint, pushforward=_astype_pushforward)
+    linear_in_first_rule(_f, _astype_adjoint, tangent=_astype_pushforward)
 
 
 # ----- flip and roll -----

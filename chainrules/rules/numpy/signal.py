@@ -281,4 +281,4 @@ def _identity_pushforward(p_dot: Any, *args: Any, **kwargs: Any) -> Any:
     return p_dot
 
 
-linear_in_first_rule(np.unwrap, _identity_adjoint, pushforward=_identity_pushforward)
+linear_in_first_rule(np.unwrap, _identity_adjoint, tangent=_identity_pushforward)

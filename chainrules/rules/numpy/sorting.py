@@ -104,8 +104,8 @@ rule_in_first(
     np.sort,
     parse=_sort_options,
     prepare=_sort_state,
-    pullback=_sort_cotangent,
-    pushforward=_sort_pushforward,
+    cotangent=_sort_cotangent,
+    tangent=_sort_pushforward,
     primal=_sorted,
 )
 
@@ -216,7 +216,7 @@ _UNIQUE = [np.unique] + [
 ]
 for _f in _UNIQUE:
     rule_in_first(
-        _f, parse=_unique_options, prepare=_unique_state, pullback=_unique_cotangent, pushforward=_unique_pushforward
+        _f, parse=_unique_options, prepare=_unique_state, cotangent=_unique_cotangent, tangent=_unique_pushforward
     )
 
 

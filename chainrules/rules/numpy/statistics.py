@@ -127,7 +127,7 @@ for _fs, _prepare in (
     ((np.nanstd,), _NanDeviation),
 ):
     for _f in _fs:
-        rule_in_first(_f, parse=_options, prepare=_prepare, pullback=_spread_cotangent, pushforward=_spread_pushforward)
+        rule_in_first(_f, parse=_options, prepare=_prepare, cotangent=_spread_cotangent, tangent=_spread_pushforward)
 
 
 # ----- average -----

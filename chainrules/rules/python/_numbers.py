@@ -26,13 +26,16 @@ from chainrules_core import (
     ProjectTo,
     Thunk,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     follow,
     frule,
     is_followed,
     named_after,
     rrule,
-    unthunk,
+    shape_of,
 )
+from chainrules_core.projection import no_tangent_space
 
 Partials = Callable[..., Any]
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
@@ -128,13 +131,123 @@ def python_rule(
     the rules to those argument types.
     """
     general = general_python_rules(partials, lazy=lazy, numpy_rrule=numpy_rrule, numpy_frule=numpy_frule)
-    general = named_after(f, general[0]), named_after(f, general[1])
-    rules = float_rules(partials, general) if callable(partials) else general
-    rrule.register(f, *arg_types)(named_after(f, rules[0]))
-    frule.register(f, *arg_types)(named_after(f, rules[1]))
+    rrule.register(f, *arg_types)(named_after(f, general[0]))
+    frule.register(f, *arg_types)(named_after(f, general[1]))
+    if callable(partials):
+        fast = float_rules(partials)
+        rrule.fast_path(f, *arg_types)(named_after(f, fast[0]))
+        frule.fast_path(f, *arg_types)(named_after(f, fast[1]))
 
 
-# ----- floats and ints -----
+# ----- any arguments -----
+
+
+def general_python_rules(
+    partials: Partials | tuple[Partials, ...],
+    *,
+    lazy: tuple[int, ...] = (),
+    numpy_rrule: Callable[..., Any] | None = None,
+    numpy_frule: Callable[..., Any] | None = None,
+) -> Rules:
+    """The rrule and frule of ``python_rule`` for any arguments, each cotangent projected onto its argument."""
+    single = callable(partials)
+
+    def numpy_wanted(args: tuple[Any, ...]) -> bool:
+        if numpy_rrule is None:
+            return False
+        return not all(_is_python_real(a) for a in args)
+
+    def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or numpy_wanted(args):
+            return None if numpy_rrule is None else numpy_rrule(f, *args, **kwargs)
+        out = _python_primal(f, args)
+        if numpy_rrule is not None and isinstance(out, complex):  # (-8.0) ** 0.5: complex, numpy's rule knows
+            return numpy_rrule(f, *args)
+        projects = [ProjectTo(a) for a in args]
+        shape = shape_of(out)
+
+        def python_pullback(out_bar: Any) -> tuple[Any, ...]:
+            out_bar = checked_seed(f, out_bar, shape)
+            if not single:
+                return (_NO_TANGENT, *_per_argument(partials, lazy, projects, out, args, out_bar))
+            ps = python_partials(partials, out, args)
+            if len(args) == 1:
+                return _NO_TANGENT, _bar(projects[0], ps, out_bar)
+            return (
+                _NO_TANGENT,
+                *[_NO_TANGENT if pr.is_no_tangent else _bar(pr, p, out_bar) for pr, p in zip(projects, ps)],
+            )
+
+        return out, python_pullback
+
+    def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or numpy_wanted(args):
+            return None if numpy_frule is None else numpy_frule(tangents, f, *args, **kwargs)
+        out = _python_primal(f, args)
+        if numpy_frule is not None and isinstance(out, complex):
+            return numpy_frule(tangents, f, *args)
+        ps: Any = None
+        out_dot: Any = None
+        for i, (x, x_dot) in enumerate(zip(args, tangents[1:]), start=0):
+            x_dot = checked_tangent(f, x_dot, x, i + 1)
+            if isinstance(x_dot, AbstractZero) or no_tangent_space(x):
+                continue
+            if single:
+                ps = ps if ps is not None else python_partials(partials, out, args)
+                p = ps if len(args) == 1 else ps[i]
+            else:
+                p = python_partials(partials[i], out, args)
+            term = p * x_dot
+            out_dot = term if out_dot is None else out_dot + term
+        if out_dot is None:
+            return out, ProjectTo(out)(ZeroTangent())
+        return out, ProjectTo(out)(out_dot)
+
+    return _rrule_python, _frule_python
+
+
+def _bar(project: Projector, partial: Any, out_bar: Any) -> Any:
+    """``conj(partial) * out_bar`` projected onto the argument."""
+    if project is _TO_FLOAT:
+        return _float_bar(partial, out_bar)
+    return project((partial.conjugate() if isinstance(partial, complex) else partial) * out_bar)
+
+
+def _pull_one(project: Projector, partial: Partials, out: Any, args: tuple[Any, ...], out_bar: Any) -> Any:
+    return _bar(project, python_partials(partial, out, args), out_bar)
+
+
+def _per_argument(
+    partials: Any, lazy: tuple[int, ...], projects: list[Projector], out: Any, args: tuple[Any, ...], out_bar: Any
+) -> list[Any]:
+    """Cotangents from one partial function per argument, each computed only for an argument with a tangent."""
+    bars: list[Any] = []
+    for i, (project, partial) in enumerate(zip(projects, partials)):
+        if project.is_no_tangent:
+            bars.append(_NO_TANGENT)
+        elif i in lazy:
+            bars.append(Thunk(functools.partial(_pull_one, project, partial, out, args, out_bar)))
+        else:
+            bars.append(_pull_one(project, partial, out, args, out_bar))
+    return bars
+
+
+def _is_python_real(a: Any) -> bool:
+    """A Python float, int or bool (not a numpy scalar, which numpy's rule answers)."""
+    return isinstance(a, (float, int)) and not isinstance(a, np.generic)
+
+
+def _python_primal(f: Any, args: tuple[Any, ...]) -> Any:
+    """``f(*args)``; a ``math`` function converts its arguments, so one an engine follows calls it as one step."""
+    try:
+        return f(*args)
+    except TypeError:
+        if any(is_followed(a) for a in args):
+            return follow(f, *args)
+        raise
+
+
+# ----- fast paths: floats and ints -----
 
 
 def _moving(args: tuple[Any, ...]) -> bool:
@@ -153,17 +266,16 @@ def _float_bar(partial: Any, out_bar: Any) -> Any:
     return c if type(c) is float else _TO_FLOAT(c)
 
 
-def float_rules(partials: Partials, general: Rules) -> Rules:
-    """The rrule and frule of ``python_rule`` with a path for floats and ints (``_moving``); ``general`` does the rest.
+def float_rules(partials: Partials) -> Rules:
+    """The fast paths of ``python_rule``'s rrule and frule, for floats and ints (``_moving``); the rule does the rest.
 
     The table entry is evaluated in place, and the cotangents are those the
-    general path gives: Python floats for floats, ``NoTangent()`` for ints.
+    general rule gives: Python floats for floats, ``NoTangent()`` for ints.
     """
-    general_rrule, general_frule = general
     constants = getattr(partials, "constants", None)  # constant_partials: add, subtract
     scales = constants if constants is not None and len(constants) == 2 else None
 
-    def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
+    def _rrule_python(general_rrule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 2 and not kwargs:  # _moving(args), inline for the operators' case
             tx, ty = type(args[0]), type(args[1])
             if not ((tx is float and (ty is float or ty is int)) or (ty is float and tx is int)):
@@ -178,7 +290,7 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
 
             def python_pullback(out_bar: Any) -> tuple[Any, Any]:
                 if type(out_bar) is not float:
-                    out_bar = unthunk(out_bar)
+                    out_bar = checked_seed(f, out_bar, ())
                 try:
                     p = partials(PY, out, x)
                 except (ArithmeticError, ValueError):
@@ -194,14 +306,14 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
 
             def scaled_python_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
                 if type(out_bar) is not float:
-                    out_bar = _TO_FLOAT(unthunk(out_bar))
+                    out_bar = _TO_FLOAT(checked_seed(f, out_bar, ()))
                 return _NO_TANGENT, cx * out_bar if x_moves else _NO_TANGENT, cy * out_bar if y_moves else _NO_TANGENT
 
             return out, scaled_python_pullback
 
         def binary_python_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
             if type(out_bar) is not float:
-                out_bar = unthunk(out_bar)
+                out_bar = checked_seed(f, out_bar, ())
             try:
                 px, py = partials(PY, out, x, y)
             except (ArithmeticError, ValueError):
@@ -216,7 +328,7 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
 
         return out, binary_python_pullback
 
-    def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    def _frule_python(general_frule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs or not _moving(args) or len(tangents) != len(args) + 1:
             return general_frule(tangents, f, *args, **kwargs)
         if len(args) == 1:
@@ -250,105 +362,3 @@ def float_rules(partials: Partials, general: Rules) -> Rules:
         return out, out_dot if type(out_dot) is float else _TO_FLOAT(out_dot)
 
     return _rrule_python, _frule_python
-
-
-# ----- any arguments -----
-
-
-def general_python_rules(
-    partials: Partials | tuple[Partials, ...],
-    *,
-    lazy: tuple[int, ...] = (),
-    numpy_rrule: Callable[..., Any] | None = None,
-    numpy_frule: Callable[..., Any] | None = None,
-) -> Rules:
-    """The rrule and frule of ``python_rule`` for any arguments, each cotangent projected onto its argument."""
-    single = callable(partials)
-
-    def numpy_wanted(args: tuple[Any, ...]) -> bool:
-        if numpy_rrule is None:
-            return False
-        return any(type(a) not in _PYTHON_REALS for a in args)
-
-    def _rrule_python(f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or numpy_wanted(args):
-            return None if numpy_rrule is None else numpy_rrule(f, *args, **kwargs)
-        out = _python_primal(f, args)
-        if numpy_rrule is not None and type(out) is complex:  # (-8.0) ** 0.5: complex, numpy's rule knows
-            return numpy_rrule(f, *args)
-        projects = [_TO_FLOAT if type(a) is float else ProjectTo(a) for a in args]
-
-        def python_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if type(out_bar) is not float:
-                out_bar = unthunk(out_bar)
-            if not single:
-                return (_NO_TANGENT, *_per_argument(partials, lazy, projects, out, args, out_bar))
-            ps = python_partials(partials, out, args)
-            if len(args) == 1:
-                return _NO_TANGENT, _bar(projects[0], ps, out_bar)
-            return (
-                _NO_TANGENT,
-                *[_NO_TANGENT if pr.is_no_tangent else _bar(pr, p, out_bar) for pr, p in zip(projects, ps)],
-            )
-
-        return out, python_pullback
-
-    def _frule_python(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or numpy_wanted(args):
-            return None if numpy_frule is None else numpy_frule(tangents, f, *args, **kwargs)
-        out = _python_primal(f, args)
-        if numpy_frule is not None and type(out) is complex:
-            return numpy_frule(tangents, f, *args)
-        ps: Any = None
-        out_dot: Any = None
-        for i, (x, x_dot) in enumerate(zip(args, tangents[1:])):
-            if isinstance(x_dot, AbstractZero) or (type(x) is not float and ProjectTo(x).is_no_tangent):
-                continue
-            if single:
-                ps = ps if ps is not None else python_partials(partials, out, args)
-                p = ps if len(args) == 1 else ps[i]
-            else:
-                p = python_partials(partials[i], out, args)
-            term = p * unthunk(x_dot)
-            out_dot = term if out_dot is None else out_dot + term
-        if out_dot is None:
-            return out, ProjectTo(out)(ZeroTangent())
-        return out, out_dot if type(out_dot) is float and type(out) is float else ProjectTo(out)(out_dot)
-
-    return _rrule_python, _frule_python
-
-
-def _bar(project: Projector, partial: Any, out_bar: Any) -> Any:
-    """``conj(partial) * out_bar`` projected onto the argument."""
-    if project is _TO_FLOAT:
-        return _float_bar(partial, out_bar)
-    return project((partial.conjugate() if type(partial) is complex else partial) * out_bar)
-
-
-def _pull_one(project: Projector, partial: Partials, out: Any, args: tuple[Any, ...], out_bar: Any) -> Any:
-    return _bar(project, python_partials(partial, out, args), out_bar)
-
-
-def _per_argument(
-    partials: Any, lazy: tuple[int, ...], projects: list[Projector], out: Any, args: tuple[Any, ...], out_bar: Any
-) -> list[Any]:
-    """Cotangents from one partial function per argument, each computed only for an argument with a tangent."""
-    bars: list[Any] = []
-    for i, (project, partial) in enumerate(zip(projects, partials)):
-        if project.is_no_tangent:
-            bars.append(_NO_TANGENT)
-        elif i in lazy:
-            bars.append(Thunk(functools.partial(_pull_one, project, partial, out, args, out_bar)))
-        else:
-            bars.append(_pull_one(project, partial, out, args, out_bar))
-    return bars
-
-
-def _python_primal(f: Any, args: tuple[Any, ...]) -> Any:
-    """``f(*args)``; a ``math`` function converts its arguments, so one an engine follows calls it as one step."""
-    try:
-        return f(*args)
-    except TypeError:
-        if any(is_followed(a) for a in args):
-            return follow(f, *args)
-        raise

@@ -70,10 +70,30 @@ def _partials(ufunc: Any) -> tuple[Any, tuple[int, ...]]:
 
 def _numeric_rules(f: Any, ufunc: Any, arity: int) -> None:
     """``f`` on numbers and arrays: Python floats in Python arithmetic, anything else through ``ufunc``'s rules."""
-    types, ones = (NUMERIC,) * arity, [1.0] * arity
+    types = (NUMERIC,) * arity
     partials, lazy = _partials(ufunc)
-    numpy_rrule, numpy_frule = rrule.find(ufunc, *ones), frule.find(ufunc, *ones)
-    python_rule(f, partials, *types, lazy=lazy, numpy_rrule=numpy_rrule, numpy_frule=numpy_frule)
+    python_rule(f, partials, *types, lazy=lazy, numpy_rrule=_numpy_rrule(ufunc), numpy_frule=_numpy_frule(ufunc))
+
+
+def _numpy_rrule(ufunc: Any) -> Any:
+    """The rrule of ``ufunc`` for the arguments of a call, called with ``f`` so the primal keeps Python's semantics;
+    looked up at each call, so that it is the general rule while fast paths are off."""
+
+    def numpy_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
+        rule = rrule.find(ufunc, *args)
+        return None if rule is None else rule(f, *args, **kwargs)
+
+    return numpy_rrule
+
+
+def _numpy_frule(ufunc: Any) -> Any:
+    """The frule of ``ufunc`` for the arguments of a call, as ``_numpy_rrule``."""
+
+    def numpy_frule(tangents: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        rule = frule.find(ufunc, *args)
+        return None if rule is None else rule(tangents, f, *args, **kwargs)
+
+    return numpy_frule
 
 
 for _f, _ufunc in OPERATOR_BINARY.items():

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, is_namedtuple, rrule, unthunk
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
 from .._makers import output_tangent, python_partials, readonly_if_given
@@ -26,7 +26,7 @@ from ..numpy.arithmetic import hypot_partial
 
 def sequence_items(xs: Any) -> list[Any] | None:
     """The items of a list, tuple or array (along its first axis); None for anything else."""
-    if type(xs) in (list, tuple) or (isinstance(xs, np.ndarray) and xs.ndim >= 1):
+    if (isinstance(xs, (list, tuple)) and not is_namedtuple(type(xs))) or (isinstance(xs, np.ndarray) and xs.ndim >= 1):
         return list(xs)
     return None
 

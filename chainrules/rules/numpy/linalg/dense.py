@@ -28,7 +28,7 @@ from chainrules_core import (
 )
 
 from ..._arrays import tuple_entries
-from .._bilinear import checked_seed
+from .._bilinear import numeric_seed
 from ._common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
 
 # ----- inv -----
@@ -390,7 +390,7 @@ def _rrule_multi_dot(f: Any, arrays: Any, **kwargs: Any) -> Any:
     shapes = [np.shape(a) for a in arrays]
 
     def multi_dot_pullback(out_bar: Any) -> tuple[Any, Any]:
-        g = np.reshape(checked_seed(f, unthunk(out_bar), out), (chain[0].shape[0], chain[-1].shape[1]))
+        g = np.reshape(numeric_seed(f, out_bar, np.shape(out)), (chain[0].shape[0], chain[-1].shape[1]))
         if chain[0].shape[0] < chain[-1].shape[1]:
             bars = _transposed(_chain_bars(_transposed(chain), g.T))
         else:

@@ -265,4 +265,4 @@ def _cond_pushforward(state: _Cond, x_dot: Any) -> Any:
     return np.sum(np.real(g.conj() * (x_dot / c)), axis=(-2, -1))
 
 
-rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, pullback=_cond_pullback, pushforward=_cond_pushforward)
+rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, cotangent=_cond_pullback, tangent=_cond_pushforward)

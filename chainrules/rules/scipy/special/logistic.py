@@ -34,7 +34,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from ..._makers import Call, positional_options, rule_in_first
+from ..._makers import Prepared, positional_options, rule_in_first
 
 # ----- d(out)/dx given the output and the input; `m` is numpy -----
 SPECIAL: dict[Any, Callable[..., Any]] = {
@@ -65,7 +65,7 @@ def _option(rest: tuple[Any, ...], kwargs: dict[str, Any], i: int, name: str, de
 def _along_axis(rule: Any) -> Any:
     """``rule(out, t, axes)`` as ``rule_in_first`` calls it, with the axes of ``axis`` (all by default)."""
 
-    def along_axis(c: Call, t: Any) -> Any:
+    def along_axis(c: Prepared, t: Any) -> Any:
         args, kwargs = c.options
         return rule(c.out, t, _axes(_option(args, kwargs, 0, "axis", None), np.ndim(c.x)))
 
@@ -148,6 +148,6 @@ for _f, _push, _pull in (
     (special.softmax, _softmax_push, _softmax_pull),
     (special.log_softmax, _log_softmax_push, _log_softmax_pull),
 ):
-    rule_in_first(_f, parse=positional_options(), pullback=_along_axis(_pull), pushforward=_along_axis(_push))
+    rule_in_first(_f, parse=positional_options(), cotangent=_along_axis(_pull), tangent=_along_axis(_push))
 rrule.register(special.logsumexp)(_rrule_logsumexp)
 frule.register(special.logsumexp)(_frule_logsumexp)
