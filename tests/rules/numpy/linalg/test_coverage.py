@@ -92,7 +92,8 @@ def test_has_both_rules(name):
     args = _arguments(name)
     rule = rrule.find(f, *args)
     assert rule is not None, f"np.linalg.{name} has no rrule"
-    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is rule} == {"rule"}
+    answering = getattr(rule, "__self__", rule)  # a fast path is bound to the rule it belongs to
+    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is answering} == {"rule"}
     assert rrule(f, *args) is not None
     tangents = [NoTangent() if isinstance(a, int) else rand_tangent(a, 0) for a in args]
     assert frule((NoTangent(), *tangents), f, *args) is not None, f"np.linalg.{name} has no frule"
