@@ -541,14 +541,15 @@ def value_shape(x: Any) -> tuple[int, ...] | None:
     return tuple(shape) if isinstance(shape, tuple) else None
 
 
-def checked_seed(f: Any, out_bar: Any, shape: tuple[int, ...]) -> Any:
+def checked_seed(f: Any, out_bar: Any, shape: tuple[int, ...] | None) -> Any:
     """``unthunk(out_bar)``, the seed of ``f``'s pullback, once it is known to have the output's ``shape``.
 
     A seed of another shape (one that only broadcasts to the output's, say)
     raises ``ValueError`` naming ``f`` and both shapes, rather than giving
     numbers for a different question; zeros and structured seeds pass as
-    they are. A 0-d array, a numpy scalar and a Python number are all seeds
-    of a 0-d output.
+    they are, and so does any seed of an output without a shape (``shape``
+    ``None``: a list or a tuple, whose entries a rule checks itself). A 0-d
+    array, a numpy scalar and a Python number are all seeds of a 0-d output.
 
     >>> checked_seed(np.sin, np.ones(3), (3,)).shape
     (3,)
@@ -561,7 +562,7 @@ def checked_seed(f: Any, out_bar: Any, shape: tuple[int, ...]) -> Any:
         return out_bar
     out_bar = unthunk(out_bar)
     got = value_shape(out_bar)
-    if got is not None and got != shape:
+    if got is not None and shape is not None and got != shape:
         raise ValueError(f"{function_name(f)}: a seed of shape {got} for an output of shape {shape}")
     return out_bar
 

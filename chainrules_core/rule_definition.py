@@ -20,6 +20,7 @@ from .projection import (
     no_tangent_space,
     shape_of,
     sum_to_shape,
+    value_shape,
 )
 from .rules import frule, rrule
 from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
@@ -136,7 +137,6 @@ def _as_numpy(a: float | complex) -> Any:
     return np.complex128(a) if isinstance(a, complex) else np.float64(a)
 
 
-
 def _declined(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """A call ``scalar_rule``'s rules decline: keyword arguments (for a ufunc, ``out=``, ``where=`` and keywords
     outside ``_UFUNC_KEYWORDS``), which the partials never see, or a ufunc given its output buffers positionally."""
@@ -208,7 +208,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     def pullback_of(f: Any, out: Any, args: tuple[Any, ...]) -> Callable[[Any], tuple[Any, ...]]:
         """The pullback of ``f(*args) == out``: each partial, conjugated, times the seed, unbroadcast and projected."""
         projects = [ProjectTo(a) for a in args]
-        shapes, shape = [shape_of(a) for a in args], shape_of(out)
+        shapes, shape = [shape_of(a) for a in args], value_shape(out)
         constant = all(p.is_no_tangent for p in projects)
 
         def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -263,8 +263,8 @@ def _output_tangent(out: Any, out_dot: Any) -> Any:
         return out_dot
     if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
         return out_dot
-    if shape_of(out_dot) != shape_of(out):
-        out_dot = np.broadcast_to(out_dot, shape_of(out))
+    if shape_of(out_dot) != value_shape(out):
+        out_dot = np.broadcast_to(out_dot, value_shape(out))
     return ProjectTo(out)(out_dot)
 
 

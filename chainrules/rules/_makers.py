@@ -50,6 +50,7 @@ from chainrules_core import (
     rrule,
     shape_of,
     sum_to_shape,
+    value_shape,
 )
 from chainrules_core.followed import engine_call
 from chainrules_core.projection import fits, no_tangent_space, project_onto
@@ -183,7 +184,7 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
             return None
         out = f(*args, **kwargs) if kwargs else f(*args)
         projects = [ProjectTo(x) for x in args]  # each argument kept as its projector and shape, so it can be freed
-        shapes, shape = [shape_of(x) for x in args], shape_of(out)
+        shapes, shape = [shape_of(x) for x in args], value_shape(out)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             return _linear_cotangents(f, constants, projects, shapes, shape, out_bar)
@@ -227,7 +228,7 @@ def zero_derivative_rule(
             return None
         out = f(*args, **kwargs)
         projects = [ProjectTo(x) for x in args]
-        shapes, shape = [shape_of(x) for x in args], shape_of(out)
+        shapes, shape = [shape_of(x) for x in args], value_shape(out)
 
         def zero_pullback(out_bar: Any) -> tuple[Any, ...]:
             checked_seed(f, out_bar, shape)
@@ -279,7 +280,7 @@ def linear_in_first_rule(
         out = follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
         constant = no_tangent_space(out) or no_tangent_space(x)
         others = (NO_TANGENT,) * len(args)
-        shape = shape_of(out)
+        shape = value_shape(out)
 
         def linear_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = checked_seed(f, out_bar, shape)
@@ -380,14 +381,14 @@ def rule_in_first(
     prepared_pullback = named_after(f, _rrule_prepared)
 
     def pullback_of(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> Any:
-        return prepared_pullback(f, x, args, prepare(x, parse(args, kwargs), out), shape_of(out))
+        return prepared_pullback(f, x, args, prepare(x, parse(args, kwargs), out), value_shape(out))
 
     def _rrule_in_first(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)
         if options is None:
             return None
         out = _in_first_primal(f, x, args, kwargs, options, primal)
-        return out, prepared_pullback(f, x, args, prepare(x, options, out), shape_of(out))
+        return out, prepared_pullback(f, x, args, prepare(x, options, out), value_shape(out))
 
     def _frule_in_first(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)
@@ -441,7 +442,7 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
         out = follow(f, *args, **kwargs)
         projects = [ProjectTo(x) for x in args]
 
-        shape = shape_of(out)
+        shape = value_shape(out)
 
         def bound_pullback(out_bar: Any) -> tuple[Any, ...]:
             out_bar = checked_seed(f, out_bar, shape)

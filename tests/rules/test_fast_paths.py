@@ -35,7 +35,7 @@ def _is_type_call(node: ast.expr) -> bool:
 
 
 def _exact_type_tests(tree: ast.AST) -> list[int]:
-    """Lines comparing ``type(x)`` by identity, equality or membership: ``type(x) is np.ndarray``, ``type(x) in ...``."""
+    """Lines comparing ``type(x)`` by identity, equality or membership (``type(x) is np.ndarray``)."""
     lines = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):

@@ -59,7 +59,8 @@ def test_has_both_rules(name):
     x = _example(name)
     rule = rrule.find(f, x)
     assert rule is not None, f"np.fft.{name} has no rrule"
-    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is rule} == {"rule"}
+    answering = getattr(rule, "__self__", rule)  # a fast path is bound to the rule it belongs to
+    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is answering} == {"rule"}
     assert rrule(f, x) is not None
     assert frule((NoTangent(), rand_tangent(x, 0)), f, x) is not None, f"np.fft.{name} has no frule"
 

@@ -94,7 +94,8 @@ def test_has_both_rules(name):
     f, args = getattr(scipy_linalg, name), EXAMPLES[name]
     rule = rrule.find(f, *args)
     assert rule is not None, f"scipy.linalg.{name} has no rrule"
-    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is rule} == {"rule"}
+    answering = getattr(rule, "__self__", rule)  # a fast path is bound to the rule it belongs to
+    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is answering} == {"rule"}
     assert rrule(f, *args) is not None
     tangents = (NoTangent(), *(rand_tangent(x, 0) for x in args))
     assert frule(tangents, f, *args) is not None, f"scipy.linalg.{name} has no frule"

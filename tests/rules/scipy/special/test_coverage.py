@@ -105,7 +105,8 @@ def test_has_both_rules(name):
     args, _ = RULES[name]
     rule = rrule.find(f, *args)
     assert rule is not None, f"scipy.special.{name} has no rrule"
-    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is rule} == {"rule"}
+    answering = getattr(rule, "__self__", rule)  # a fast path is bound to the rule it belongs to
+    assert {r.kind for r in rrule.records() if r.primal is f and r.rule is answering} == {"rule"}
     tangents = [rand_tangent(a, 0) for a in args]
     assert frule((NoTangent(), *tangents), f, *args) is not None, f"scipy.special.{name} has no frule"
 
