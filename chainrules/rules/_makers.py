@@ -55,7 +55,7 @@ from chainrules_core import (
 from chainrules_core.followed import engine_call
 from chainrules_core.projection import fits, no_tangent_space, project_onto
 
-from ._arrays import instantiate_zeros
+from ._arrays import instantiate_zeros, tuple_entries
 from .python._numbers import PY as PY
 from .python._numbers import python_partials as python_partials
 from .python._numbers import python_rule as python_rule
@@ -109,6 +109,12 @@ def output_tangent(out: Any, terms: list[Any]) -> Any:
 
 
 Shape = tuple[int, ...]
+
+
+def checked_entries(f: Any, out_bar: Any, out: tuple[Any, ...] | list[Any]) -> list[Any]:
+    """The seed of a tuple output ``out``, entry by entry (``tuple_entries``: zeros where absent), each unthunked and
+    checked against its output's shape (``checked_seed``)."""
+    return [checked_seed(f, s, value_shape(o)) for s, o in zip(tuple_entries(out_bar, len(out)), out)]
 
 
 def checked_tangents(f: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> list[Any]:
@@ -493,12 +499,12 @@ def _pair_of_arrays(constants: tuple[float, float]) -> Callable[..., Any]:
             return rule(f, a, b)
         out = f(a, b)
         shape, dtype = (out.shape, out.dtype) if type(out) is np.ndarray else ((), None)  # None: a scalar
-        key = (a.shape, a.dtype, b.shape, b.dtype, shape, dtype)
+        key = (f, a.shape, a.dtype, b.shape, b.dtype, shape, dtype)  # f: operator.add runs np.add's rule too
         pullback = pullbacks.get(key)
         if pullback is None:
             if len(pullbacks) >= 1024:
                 pullbacks.clear()
-            pullback = pullbacks[key] = _pair_pullback(f, constants, *key)
+            pullback = pullbacks[key] = _pair_pullback(*key, constants)
         return out, pullback
 
     return _rrule_linear
@@ -506,13 +512,13 @@ def _pair_of_arrays(constants: tuple[float, float]) -> Callable[..., Any]:
 
 def _pair_pullback(
     f: Any,
-    constants: tuple[float, float],
     shape_a: Shape,
     dtype_a: Any,
     shape_b: Shape,
     dtype_b: Any,
     shape: Shape,
     dtype: Any,
+    constants: tuple[float, float],
 ) -> Callable[[Any], tuple[Any, ...]]:
     """The pullback of a linear function of two float or complex arrays of these shapes and dtypes, and of its
     output's (``dtype`` None for a numpy scalar).

@@ -44,8 +44,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from .._arrays import tuple_entries
-from .._makers import checked_tangents, elementwise_linear_rule, output_tangent, refused
+from .._makers import checked_entries, checked_tangents, elementwise_linear_rule, output_tangent, refused
 
 _NO_TANGENT = NoTangent()
 
@@ -375,11 +374,10 @@ def _rrule_divmod(f: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(*args, **kwargs)
     projects = [ProjectTo(a) for a in args]
-    shapes, shape = [shape_of(a) for a in args], shape_of(out[1])
+    shapes = [shape_of(a) for a in args]
 
     def divmod_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        _, remainder_bar = tuple_entries(out_bar, 2)
-        remainder_bar = checked_seed(f, remainder_bar, shape)
+        _, remainder_bar = checked_entries(f, out_bar, out)
         if isinstance(remainder_bar, AbstractZero):
             return NoTangent(), projects[0](ZeroTangent()), projects[1](ZeroTangent())
         partials = _divmod_partials(out)

@@ -32,18 +32,20 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     checked_seed,
+    checked_tangent,
     cotangent_from_partial,
     follow,
     frule,
     named_after,
     rrule,
     scalar_rule,
-    unthunk,
+    value_shape,
 )
 
-from .._arrays import bind_options, instantiate_zeros, tuple_entries
+from .._arrays import bind_options, instantiate_zeros
 from .._makers import (
     Prepared,
+    checked_entries,
     elementwise_linear_rule,
     positional_options,
     projector_of,
@@ -230,9 +232,10 @@ def _rrule_sign(f: Any, *args: Any, **kwargs: Any) -> Any:
     (z,) = args
     out = f(z, **kwargs)
     project_z = ProjectTo(z)
+    shape = value_shape(out)
 
     def sign_pullback(out_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_z(_sign_tangent(z, out, unthunk(out_bar)))
+        return NoTangent(), project_z(_sign_tangent(z, out, checked_seed(f, out_bar, shape)))
 
     return out, sign_pullback
 
@@ -245,7 +248,7 @@ def _frule_sign(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) ->
         return _frule_real_sign(tangents, f, *args, **kwargs)
     (z,), (_, z_dot) = args, tangents
     out = f(z, **kwargs)
-    return out, ProjectTo(out)(_sign_tangent(z, out, unthunk(z_dot)))
+    return out, ProjectTo(out)(_sign_tangent(z, out, checked_tangent(f, z_dot, z)))
 
 
 # ----- the long tail: fix, nan_to_num, real_if_close, modf, frexp -----
@@ -278,9 +281,10 @@ def _rrule_nan_to_num(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(x, *args, **kwargs)
     project_x = ProjectTo(x)
     projects = [ProjectTo(a) if i in _nan_to_num_fills(args) else ProjectTo(None) for i, a in enumerate(args)]
+    shape = value_shape(out)
 
     def nan_to_num_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         masks = _nan_to_num_masks(x)
         seeds = (np.real(out_bar), np.imag(out_bar))[: len(masks)]
         kept = [np.where(mask[0], seed, 0) for mask, seed in zip(masks, seeds)]
@@ -299,11 +303,11 @@ def _frule_nan_to_num(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **k
         return None
     out = f(x, *args, **kwargs)
     masks = _nan_to_num_masks(x)
-    x_dot = instantiate_zeros(tangents[1], x)
+    x_dot = instantiate_zeros(checked_tangent(f, tangents[1], x), x)
     parts = (np.real(x_dot), np.imag(x_dot))[: len(masks)]
     out_parts = [np.where(mask[0], part, 0) for mask, part in zip(masks, parts)]
     for i in _nan_to_num_fills(args):
-        fill_dot = np.real(instantiate_zeros(tangents[2 + i], args[i]))
+        fill_dot = np.real(instantiate_zeros(checked_tangent(f, tangents[2 + i], args[i], 2 + i), args[i]))
         out_parts = [part + np.where(mask[i], fill_dot, 0) for part, mask in zip(out_parts, masks)]
     out_dot = out_parts[0] if len(out_parts) == 1 else out_parts[0] + 1j * out_parts[1]
     return out, ProjectTo(out)(out_dot)
@@ -320,27 +324,27 @@ rule_in_first(
 )
 
 
-def _modf_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+def _modf_cotangent(x: Any, out: Any, seeds: list[Any]) -> Any:
     return seeds[0]  # frac = x - integral part: slope 1 (the one-sided value at the integers), integral part 0
 
 
-def _modf_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+def _modf_tangent(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
     return x_dot, np.zeros(np.shape(out[1]))
 
 
-def _frexp_pullback(x: Any, out: Any, seeds: list[Any]) -> Any:
+def _frexp_cotangent(x: Any, out: Any, seeds: list[Any]) -> Any:
     # mantissa = x / 2**e: slope 2**-e on each binade, numpy's exponent at the powers of two (where the mantissa
     # jumps) and 2**0 at 0 (the mantissa has no derivative there); the integer exponent has no tangent
     return seeds[0] * np.ldexp(1.0, -out[1])
 
 
-def _frexp_pushforward(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
+def _frexp_tangent(x: Any, out: Any, x_dot: Any) -> tuple[Any, Any]:
     return x_dot * np.ldexp(1.0, -out[1]), NoTangent()
 
 
-def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable[..., Any]) -> None:
-    """Rules for a ufunc of one argument and two outputs, from ``pullback(x, out, seeds)`` (the two seeds'
-    zeros made explicit) and ``pushforward(x, out, x_dot)`` (the two output tangents)."""
+def two_outputs_rule(f: Any, cotangent: Callable[..., Any], tangent: Callable[..., Any]) -> None:
+    """Rules for a ufunc of one argument and two outputs, from ``cotangent(x, out, seeds)`` (the cotangent of ``x``
+    given the two seeds, their zeros made explicit) and ``tangent(x, out, x_dot)`` (the two output tangents)."""
 
     def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(1, args, kwargs):
@@ -349,8 +353,8 @@ def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable
         project_x = ProjectTo(x)
 
         def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
-            seeds = [instantiate_zeros(s, o) for s, o in zip(tuple_entries(out_bar, 2), out)]
-            return NoTangent(), project_x(pullback(x, out, seeds))
+            seeds = [instantiate_zeros(s, o) for s, o in zip(checked_entries(f, out_bar, out), out)]
+            return NoTangent(), project_x(cotangent(x, out, seeds))
 
         return out, pair_pullback
 
@@ -358,17 +362,17 @@ def two_outputs_rule(f: Any, pullback: Callable[..., Any], pushforward: Callable
         if refused(1, args, kwargs):
             return None
         out = follow(f, x, **kwargs)
-        x_dot = instantiate_zeros(tangents[1], x)
-        return out, ProjectTo(out)(Tangent(tuple, *pushforward(x, out, x_dot)))
+        x_dot = instantiate_zeros(checked_tangent(f, tangents[1], x), x)
+        return out, ProjectTo(out)(Tangent(tuple, *tangent(x, out, x_dot)))
 
     rrule.register(f)(named_after(f, _rrule_pair))
     frule.register(f)(named_after(f, _frule_pair))
 
 
-TWO_OUTPUTS = {np.modf: (_modf_pullback, _modf_pushforward), np.frexp: (_frexp_pullback, _frexp_pushforward)}
-"""The pullback and pushforward of each ufunc of one argument and two outputs, for ``two_outputs_rule``."""
-for _f, (_pullback, _pushforward) in TWO_OUTPUTS.items():
-    two_outputs_rule(_f, _pullback, _pushforward)
+TWO_OUTPUTS = {np.modf: (_modf_cotangent, _modf_tangent), np.frexp: (_frexp_cotangent, _frexp_tangent)}
+"""The cotangent and tangent formulas of each ufunc of one argument and two outputs, for ``two_outputs_rule``."""
+for _f, (_cotangent, _tangent) in TWO_OUTPUTS.items():
+    two_outputs_rule(_f, _cotangent, _tangent)
 
 
 # ----- fast paths -----

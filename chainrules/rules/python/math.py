@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, follow, frule, rrule, unthunk
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, checked_seed, follow, frule, rrule
 
-from .._makers import constant_partials, output_tangent, python_partials, python_rule
+from .._makers import checked_tangents, constant_partials, output_tangent, python_partials, python_rule
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
 from ..numpy.elementwise import LINEAR_UNARY, TWO_OUTPUTS, UNARY, two_outputs_rule
 
@@ -228,7 +228,7 @@ def _rrule_hypot(f: Any, *coordinates: Any) -> Any:
     projects = [ProjectTo(x) for x in coordinates]
 
     def hypot_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, ())
         partials = [python_partials(hypot_partial, out, (x,)) for x in coordinates]
         return (NoTangent(), *(project(p * out_bar) for project, p in zip(projects, partials)))
 
@@ -239,8 +239,8 @@ def _rrule_hypot(f: Any, *coordinates: Any) -> Any:
 def _frule_hypot(tangents: tuple[Any, ...], f: Any, *coordinates: Any) -> Any:
     out = f(*coordinates)
     terms = [
-        python_partials(hypot_partial, out, (x,)) * unthunk(x_dot)
-        for x, x_dot in zip(coordinates, tangents[1:])
+        python_partials(hypot_partial, out, (x,)) * x_dot
+        for x, x_dot in zip(coordinates, checked_tangents(f, tangents, coordinates))
         if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
     ]
     return out, output_tangent(out, terms)

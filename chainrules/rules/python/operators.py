@@ -27,16 +27,19 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     backing,
+    checked_seed,
+    checked_tangent,
     frule,
     is_namedtuple,
     non_differentiable,
     rrule,
     unthunk,
+    value_shape,
 )
 from chainrules_core.projection import ProjectTo
 
 from .._arrays import tuple_entries
-from .._makers import NUMERIC, constant_partials, python_rule, readonly, zero_derivative_rule
+from .._makers import NUMERIC, checked_entries, constant_partials, python_rule, readonly, zero_derivative_rule
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER
 from ..numpy.elementwise import LINEAR_UNARY, UNARY
 
@@ -118,7 +121,7 @@ def _rrule_float(f: Any, *args: Any) -> Any:
     project_out = ProjectTo(out)
 
     def float_pullback(out_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_x(project_out(unthunk(out_bar)))
+        return NoTangent(), project_x(project_out(checked_seed(f, out_bar, ())))
 
     return out, float_pullback
 
@@ -126,10 +129,10 @@ def _rrule_float(f: Any, *args: Any) -> Any:
 @frule.register(type[float])
 def _frule_float(tangents: tuple[Any, ...], f: Any, *args: Any) -> Any:
     out = f(*args)
-    x_dot = tangents[1] if args else ZeroTangent()
+    x_dot = checked_tangent(f, tangents[1], args[0]) if args else ZeroTangent()
     if isinstance(x_dot, AbstractZero) or ProjectTo(args[0]).is_no_tangent:
         return out, ZeroTangent()
-    return out, ProjectTo(out)(unthunk(x_dot))
+    return out, ProjectTo(out)(x_dot)
 
 
 # ----- tuples, lists, dicts: indexing, concatenation, repetition -----
@@ -158,9 +161,12 @@ def _scatter(xs: Any, index: Any, out_bar: Any) -> Any:
 def _rrule_getitem(f: Any, xs: Any, index: Any) -> Any:
     out = f(xs, index)
     project_xs = ProjectTo(xs)
+    shape = value_shape(out)
 
     def getitem_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
+        if isinstance(out, (tuple, list)):  # a slice: its entries' seeds
+            checked_entries(f, out_bar, out)
         if project_xs.is_no_tangent:
             return NoTangent(), NoTangent(), NoTangent()
         return NoTangent(), project_xs(_scatter(xs, index, out_bar)), NoTangent()
@@ -190,8 +196,7 @@ def _rrule_concatenate(f: Any, a: Any, b: Any) -> Any:
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def concatenate_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
-        entries = [readonly(e) for e in tuple_entries(out_bar, len(out))]
+        entries = [readonly(e) for e in checked_entries(f, out_bar, out)]
         return NoTangent(), project_a(entries[: len(a)]), project_b(entries[len(a) :])
 
     return out, concatenate_pullback
@@ -220,11 +225,10 @@ def _rrule_repeat(f: Any, a: Any, b: Any) -> Any:
     k = len(seq)
 
     def repeat_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
+        entries = checked_entries(f, out_bar, out)
         if project_seq.is_no_tangent:
             seq_bar: Any = NoTangent()
         else:
-            entries = tuple_entries(out_bar, len(out))
             seq_bar = project_seq([sum(entries[i::k], ZeroTangent()) for i in range(k)])
         return (NoTangent(), seq_bar, NoTangent()) if seq_first else (NoTangent(), NoTangent(), seq_bar)
 

@@ -17,10 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Tangent, ZeroTangent, backing, frule, is_namedtuple, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    backing,
+    checked_seed,
+    checked_tangent,
+    frule,
+    is_namedtuple,
+    rrule,
+    unthunk,
+    value_shape,
+)
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
-from .._makers import output_tangent, python_partials, readonly_if_given
+from .._makers import checked_tangents, output_tangent, python_partials, readonly_if_given
 from ..numpy.arithmetic import hypot_partial
 
 
@@ -70,9 +83,10 @@ def _rrule_sum(f: Any, xs: Any, *rest: Any, **kwargs: Any) -> Any:
         return None
     out = f(xs, *rest, **kwargs)
     project_xs = ProjectTo(xs)
+    shape = value_shape(out)
 
     def sum_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if isinstance(xs, np.ndarray):
             xs_bar = project_xs(np.broadcast_to(sum_to_shape(out_bar, xs.shape[1:]), xs.shape))
         else:
@@ -90,9 +104,10 @@ def _frule_sum(tangents: tuple[Any, ...], f: Any, xs: Any, *rest: Any, **kwargs:
     if items is None:
         return None
     out = f(xs, *rest, **kwargs)
-    item_dots = _item_tangents(xs, tangents[1])
+    xs_dot, *rest_dots = checked_tangents(f, tangents, (xs, *rest))
+    item_dots = _item_tangents(xs, xs_dot)
     terms = [unthunk(item_dots[i]) for i in _active(item_dots, items)]
-    terms += [unthunk(tangents[2 + j]) for j in _active(list(tangents[2:]), list(rest))]
+    terms += [rest_dots[j] for j in _active(rest_dots, list(rest))]
     return out, output_tangent(out, terms)
 
 
@@ -120,9 +135,10 @@ def _rrule_prod(f: Any, xs: Any, **kwargs: Any) -> Any:
         return None
     out = f(xs, **kwargs)
     project_xs = ProjectTo(xs)
+    shape = value_shape(out)
 
     def prod_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if project_xs.is_no_tangent:
             return NoTangent(), NoTangent()
         others = _products_but_one(items, kwargs.get("start", 1))
@@ -138,7 +154,7 @@ def _frule_prod(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> An
     if items is None:
         return None
     out = f(xs, **kwargs)
-    item_dots = _item_tangents(xs, tangents[1])
+    item_dots = _item_tangents(xs, checked_tangent(f, tangents[1], xs))
     active = _active(item_dots, items)
     others = _products_but_one(items, kwargs.get("start", 1)) if active else []
     return out, output_tangent(out, [others[i] * unthunk(item_dots[i]) for i in active])
@@ -190,9 +206,10 @@ def _rrule_extreme(f: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(*args, **kwargs)
     projects = [ProjectTo(a) for a in args]
     weights = _weights(items, kwargs.get("key"), f) if items else []  # no items: the default of an empty sequence
+    shape = value_shape(out)
 
     def extreme_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if not items:
             return (NoTangent(), *(p(ZeroTangent()) for p in projects))
         bars = [ZeroTangent() if w == 0 else ProjectTo(x)(w * out_bar) for x, w in zip(items, weights)]
@@ -210,10 +227,11 @@ def _frule_extreme(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any)
     if items is None:
         return None
     out = f(*args, **kwargs)
+    dots = checked_tangents(f, tangents, args)
     if not items:
         return out, ProjectTo(out)(ZeroTangent())
     weights = _weights(items, kwargs.get("key"), f)
-    item_dots = _item_tangents(args[0], tangents[1]) if len(args) == 1 else list(tangents[1:])
+    item_dots = _item_tangents(args[0], dots[0]) if len(args) == 1 else dots
     terms = [weights[i] * unthunk(item_dots[i]) for i in _active(item_dots, items) if weights[i]]
     return out, output_tangent(out, terms)
 
@@ -234,9 +252,10 @@ def _rrule_dist(f: Any, p: Any, q: Any) -> Any:
         return None
     out = f(p, q)
     project_p, project_q = ProjectTo(p), ProjectTo(q)
+    shape = value_shape(out)
 
     def dist_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         bars = [u * out_bar for u in _dist_units(p_items, q_items, out)]
         return NoTangent(), _sequence_bar(p, project_p, bars), _sequence_bar(q, project_q, [-b for b in bars])
 
@@ -250,10 +269,11 @@ def _frule_dist(tangents: tuple[Any, ...], f: Any, p: Any, q: Any) -> Any:
         return None
     out = f(p, q)
     units = _dist_units(p_items, q_items, out)
+    p_dot, q_dot = checked_tangents(f, tangents, (p, q))
     terms = []
     for items, dots, sign in (
-        (p_items, _item_tangents(p, tangents[1]), 1),
-        (q_items, _item_tangents(q, tangents[2]), -1),
+        (p_items, _item_tangents(p, p_dot), 1),
+        (q_items, _item_tangents(q, q_dot), -1),
     ):
         terms += [sign * units[i] * unthunk(dots[i]) for i in _active(dots, items)]
     return out, output_tangent(out, terms)
