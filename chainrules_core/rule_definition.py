@@ -123,9 +123,11 @@ def _identifier(text: str) -> str:
 
 
 def _python_numbers_as_numpy(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Python floats and complex numbers as numpy scalars: partials then follow numpy (``1 / 0.0`` is inf)."""
-    if any(_is_python_number(a) for a in args):
-        return tuple([_as_numpy(a) if _is_python_number(a) else a for a in args])
+    """The arguments the partials see: Python floats and complex numbers as numpy scalars, so that partials follow
+    numpy (``1 / 0.0`` is inf), and numpy booleans as float64 (numpy has no ``-True``; their partials are never
+    used, but a partial of another argument may read them: ``arctan2(y, x)``'s ``-y / r²``)."""
+    if any(_is_python_number(a) or _is_numpy_bool(a) for a in args):
+        return tuple([_as_numpy(a) if _is_python_number(a) or _is_numpy_bool(a) else a for a in args])
     return args
 
 
@@ -133,7 +135,13 @@ def _is_python_number(a: Any) -> bool:
     return isinstance(a, (float, complex)) and not isinstance(a, np.generic)
 
 
-def _as_numpy(a: float | complex) -> Any:
+def _is_numpy_bool(a: Any) -> bool:
+    return isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "b"
+
+
+def _as_numpy(a: Any) -> Any:
+    if isinstance(a, (np.ndarray, np.generic)):  # booleans
+        return a.astype(np.float64)
     return np.complex128(a) if isinstance(a, complex) else np.float64(a)
 
 

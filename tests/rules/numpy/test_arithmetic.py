@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
+from chainrules.rules.numpy.arithmetic import BINARY
 from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, rrule, unthunk
 from tests.rules.cases import case_params
 
@@ -325,3 +326,19 @@ def test_ldexp_exponent_has_no_tangent():
     out, pullback = rrule(np.ldexp, np.array([1.5, -2.0]), np.array([2, -1]))
     _, x_bar, n_bar = pullback(np.ones(2))
     assert np.array_equal(x_bar, [4.0, 0.5]) and n_bar == NoTangent()
+
+
+@pytest.mark.parametrize("f", [f for f in BINARY if f not in (np.ldexp,)], ids=lambda f: f.__name__)
+def test_boolean_arguments_get_no_tangent_and_leave_the_other_its_own(f):
+    """numpy has no negative of a boolean: the partials see booleans as floats (arctan2's pullback raised)."""
+    x, y = np.array([True, False, True]), np.array([False, True, True])
+    with np.errstate(all="ignore"):
+        out, pullback = rrule(f, x, y)
+        assert pullback(np.ones(np.shape(out)))[1:] == (NoTangent(), NoTangent())
+        z = np.array([0.5, 2.0, -1.5])
+        out, pullback = rrule(f, x, z)
+        bars = pullback(np.ones(np.shape(out)))
+        _, want = rrule(f, x.astype(np.float64), z)[1](np.ones(np.shape(out)))[1:]
+    assert bars[1] == NoTangent()
+    np.testing.assert_allclose(bars[2], want, rtol=1e-14)  # the float path may round otherwise
+    assert frule((NoTangent(), NoTangent(), np.ones(3)), f, x, z)[1].dtype == out.dtype
