@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import types
 from collections.abc import Sequence
 from typing import Any
@@ -50,3 +51,55 @@ def check_registration(
             )
     if requires and not config:
         raise TypeError(f"{where}: requires= applies to config-aware rules; pass config=True too")
+
+
+def check_rule_signature(
+    caller: str, primal: Any, rule: Any, head: tuple[str, ...], arg_types: tuple[Any, ...]
+) -> None:
+    """Raise ``TypeError`` if ``rule`` cannot be called as ``rule(*head, f, *args)`` for the arguments ``primal``
+    requires (as many as ``arg_types`` when given), before anything is registered.
+
+    ``head`` names what comes before ``f``: nothing for an rrule, ``tangents`` for an frule, ``config`` for a
+    config-aware rule, ``rule`` for a fast path. A rule or primal whose signature Python cannot read (some
+    builtins) is not checked.
+    """
+    try:
+        signature = inspect.signature(rule)
+    except (TypeError, ValueError):
+        return
+    count = len(arg_types) if arg_types else _required_positional(primal)
+    call = [*head, "f", *(f"x{i}" for i in range(1, (count or 0) + 1))]
+    try:
+        if count is None:  # the primal's arguments are unknown: the rule must take what comes before them
+            signature.bind_partial(*call)
+        else:
+            signature.bind(*call)
+    except TypeError as err:
+        shown = ", ".join(call)
+        raise TypeError(
+            f"{caller}({_name(primal)}): the rule {getattr(rule, '__qualname__', rule)!r} cannot be called as "
+            f"rule({shown}) ({err}); a rule receives {', '.join([*head, 'the function'])} first, then one value "
+            "per positional argument (*args takes any number)"
+        ) from None
+
+
+def _required_positional(primal: Any) -> int | None:
+    """How many positional arguments a call of ``primal`` needs at least; ``None`` where its signature cannot be
+    read."""
+    target = primal
+    if isinstance(primal, types.GenericAlias):  # type[C]: the constructor
+        target = primal.__args__[0]
+    elif isinstance(primal, type):  # a class of callable objects: its instances' __call__, without self
+        target = primal.__call__
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if isinstance(primal, type) and not isinstance(primal, types.GenericAlias) and parameters:
+        parameters = parameters[1:]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(1 for p in parameters if p.kind in positional and p.default is inspect.Parameter.empty)
+
+
+def _name(primal: Any) -> str:
+    return function_name(primal)

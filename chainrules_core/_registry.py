@@ -34,7 +34,7 @@ from typing import Any, Literal, cast
 from multipledispatch import Dispatcher
 
 from ._callables import Unwrapped, unwrap
-from ._registration import check_registration
+from ._registration import check_registration, check_rule_signature
 from .config import RuleConfig
 from .debug import check_frule_tangents, checked_frule_result, checked_rrule_result, follow_debug_mode
 from .fast_paths import follow_fast_paths
@@ -218,8 +218,9 @@ class RuleRegistry:
     """The rules of one mode, keyed by primal; ``RRuleRegistry`` and ``FRuleRegistry`` add the calling convention."""
 
     mode = "rule"
+    head: tuple[str, ...] = ()
+    """What a rule takes before ``f``: nothing for an rrule, the tangents for an frule."""
     head_size = 0
-    """How many arguments a rule takes before ``f``: none for an rrule, the tangents for an frule."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -292,6 +293,8 @@ class RuleRegistry:
         def decorator(rule: Rule) -> Rule:
             if not callable(rule):
                 raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
+            head = ("config",) * config + self.head
+            check_rule_signature(f"{self.mode}.register", primal, rule, head, arg_types)
             record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), kind, module)
             self._add(record)
             return rule
@@ -349,6 +352,8 @@ class RuleRegistry:
         def decorator(fast: Rule) -> Rule:
             if not callable(fast):
                 raise TypeError(f"{self.mode}.fast_path({function_name(primal)}): the fast path must be callable")
+            head = ("rule",) + ("config",) * config + self.head
+            check_rule_signature(f"{self.mode}.fast_path", primal, fast, head, arg_types)
             with self._lock:
                 record = self._records.get(key)
             if record is None or record.opt_out:
@@ -627,6 +632,7 @@ class FRuleRegistry(RuleRegistry):
     """``frule((f_dot, *arg_dots), f, *args, **kwargs) -> (y, y_dot) | None``; see ``chainrules_core.rules``."""
 
     mode = "frule"
+    head = ("tangents",)
     head_size = 1
 
     def dispatch(self, tangents: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

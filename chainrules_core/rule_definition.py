@@ -271,8 +271,8 @@ def _output_tangent(out: Any, out_dot: Any) -> Any:
         return out_dot
     if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
         return out_dot
-    if shape_of(out_dot) != value_shape(out):
-        out_dot = np.broadcast_to(out_dot, value_shape(out))
+    if shape_of(out_dot) != shape_of(out):
+        out_dot = np.broadcast_to(out_dot, shape_of(out))
     return ProjectTo(out)(out_dot)
 
 
