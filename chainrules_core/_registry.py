@@ -148,10 +148,6 @@ class _Rules:
             return _Rules(self.plain, {**self.configured, record.arg_types: (*kept, record)}, self.fast)
         return _Rules({**self.plain, record.arg_types: record}, self.configured, self.fast)
 
-    def switched(self, fast: bool) -> _Rules:
-        """These rules, their caches empty, resolving to fast paths or not."""
-        return _Rules(self.plain, self.configured, fast)
-
     def single_rule(self) -> Rule | None:
         """The rule when there is exactly one and it takes any arguments."""
         if not self.configured and len(self.plain) == 1 and None in self.plain:
@@ -184,17 +180,23 @@ class _Rules:
         return (self.find_plain(arg_types) if rule is MISSING else rule), False
 
 
-_NO_RULES = _Rules({}, {})
-
-
 class _Entry:
-    """Every rule registered for one primal: ``rules``, replaced as a whole by each registration."""
+    """Every rule registered for one primal: ``rules``, replaced as a whole by each registration.
 
-    __slots__ = ("primal", "rules")
+    ``by_switch`` holds the rules as resolved with fast paths on and off (each with its own caches), so that the
+    switch only points ``rules`` at the other one.
+    """
 
-    def __init__(self, primal: Any) -> None:
+    __slots__ = ("by_switch", "primal", "rules")
+
+    def __init__(self, primal: Any, fast: bool) -> None:
         self.primal = primal
-        self.rules = _NO_RULES
+        self.by_switch = {True: _Rules({}, {}, True), False: _Rules({}, {}, False)}
+        self.rules = self.by_switch[fast]
+
+    def add(self, record: RuleRecord, fast: bool) -> None:
+        self.by_switch = {on: rules.added(record) for on, rules in self.by_switch.items()}
+        self.rules = self.by_switch[fast]
 
 
 def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...], fast: bool) -> Rule | None:
@@ -241,6 +243,8 @@ class RuleRegistry:
         self.fast_types_with_config: dict[type, Rule] = {}
         self._watchers: list[Callable[[], object]] = []
         self._fast_paths = True
+        self._by_switch: dict[bool, tuple[dict[int, Rule], dict[int, Rule]]] = {True: ({}, {}), False: ({}, {})}
+        """``fast`` and ``fast_with_config`` as they are with fast paths on and off."""
         follow_debug_mode(self)
         follow_fast_paths(self)
 
@@ -369,24 +373,23 @@ class RuleRegistry:
     def _add(self, record: RuleRecord) -> None:
         primal = record.primal
         with self._lock:
+            fast = self._fast_paths
             if isinstance(primal, types.GenericAlias) and primal.__origin__ is type:
                 (cls,) = primal.__args__  # type[C]: the constructor C(...), keyed by identity
-                entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls))
+                entry = self._by_id.get(id(cls)) or self._by_id.setdefault(id(cls), _Entry(cls, fast))
             elif isinstance(primal, type):
-                entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal))
+                entry = self._by_class.get(primal) or self._by_class.setdefault(primal, _Entry(primal, fast))
             else:
-                entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal))
-            if entry.rules.fast != self._fast_paths:
-                entry.rules = entry.rules.switched(self._fast_paths)
-            entry.rules = entry.rules.added(record)
+                entry = self._by_id.get(id(primal)) or self._by_id.setdefault(id(primal), _Entry(primal, fast))
+            entry.add(record, fast)
             self._records.pop(_signature(record), None)  # a registration replaces one of the same signature
             self._records[_signature(record)] = record
             if isinstance(entry.primal, type) and entry is self._by_class.get(entry.primal):
                 self._class_cache = {}  # before the fast tables: a lookup that read the old one writes nothing
                 self.fast_types.clear()
                 self.fast_types_with_config.clear()
-            elif not self._debug:
-                self._make_fast(id(entry.primal), entry, self.fast, self.fast_with_config)
+            else:
+                self._make_fast(id(entry.primal), entry)
             self._changed()
 
     def records(self) -> Iterator[RuleRecord]:
@@ -413,9 +416,21 @@ class RuleRegistry:
 
     # ----- the fast tables -----
 
-    def _make_fast(self, key: Any, entry: _Entry, table: dict[Any, Rule], with_config: dict[Any, Rule]) -> None:
-        """Put what a call of ``entry``'s primal runs into ``table``, and into ``with_config`` if it may."""
-        rules = entry.rules
+    def _make_fast(self, key: Any, entry: _Entry) -> None:
+        """Put what a call of ``entry``'s primal runs, with fast paths on and off, into the tables kept for each
+        (``_by_switch``), and into the live tables (``fast``, ``fast_with_config``) unless debug mode is on."""
+        for on, rules in entry.by_switch.items():
+            self._put(key, rules, *self._by_switch[on])
+        if not self._debug:
+            table, with_config = self._by_switch[self._fast_paths]
+            self.fast[key] = table[key]
+            if key in with_config:
+                self.fast_with_config[key] = with_config[key]
+            else:
+                self.fast_with_config.pop(key, None)
+
+    def _put(self, key: Any, rules: _Rules, table: dict[Any, Rule], with_config: dict[Any, Rule]) -> None:
+        """Put what a call runs with ``rules`` into ``table``, and into ``with_config`` if a call with a config may."""
         rule = rules.single_rule() or self._typed_caller(rules)
         table[key] = rule
         if rules.configured:
@@ -444,24 +459,29 @@ class RuleRegistry:
                 table.clear()
             self._class_cache = {}
             if not enabled:
-                for key, entry in list(self._by_id.items()):
-                    self._make_fast(key, entry, self.fast, self.fast_with_config)
+                self._restore_fast_tables()
             self._changed()
 
     def set_fast_paths(self, enabled: bool) -> None:
         """Resolve calls to the fast paths declared beside the rules, or to the rules alone; see
-        ``chainrules_core.fast_paths``."""
+        ``chainrules_core.fast_paths``. Each primal keeps both resolutions, so a turn of the switch copies tables
+        rather than resolving every primal again."""
         with self._lock:
             self._fast_paths = enabled
             for entry in (*self._by_id.values(), *self._by_class.values()):
-                entry.rules = entry.rules.switched(enabled)
+                entry.rules = entry.by_switch[enabled]
             for table in (self.fast, self.fast_types, self.fast_with_config, self.fast_types_with_config):
                 table.clear()
             self._class_cache = {}
             if not self._debug:
-                for key, entry in list(self._by_id.items()):
-                    self._make_fast(key, entry, self.fast, self.fast_with_config)
+                self._restore_fast_tables()
             self._changed()
+
+    def _restore_fast_tables(self) -> None:
+        """The live tables of the primals known by identity, from those kept for the current state of the switch."""
+        table, with_config = self._by_switch[self._fast_paths]
+        self.fast.update(table)
+        self.fast_with_config.update(with_config)
 
     # ----- resolving a rule once -----
 
@@ -532,7 +552,7 @@ class RuleRegistry:
             if class_cache is self._class_cache:  # no registration for a class since the lookup began
                 class_cache[cls] = found
                 if found is not None and not self._debug:
-                    self._make_fast(cls, found, self.fast_types, self.fast_types_with_config)
+                    self._put(cls, found.rules, self.fast_types, self.fast_types_with_config)
         return found
 
     def _lookup(self, f: Any, args: tuple[Any, ...], config: RuleConfig | None) -> tuple[Rule | None, bool]:
