@@ -5,6 +5,11 @@ back to the input's dtype; ``out=`` gets no rule (``None``).
 ``cumulative_sum`` and ``cumulative_prod`` (numpy 2.1) take
 ``include_initial``: the leading 0 or 1 is a constant. ``nancumsum`` and
 ``nancumprod`` count a NaN as 0 or 1: NaN entries get a zero cotangent.
+
+``cumsum(x)`` and ``cumsum(x, axis)`` of a float array, with a seed of the
+output's shape and dtype, take a fast path (the section at the bottom): the
+seed reversed, summed and reversed again by slicing. Every other call and
+seed takes the general rule, which gives the same cotangents.
 """
 
 from __future__ import annotations
