@@ -65,6 +65,9 @@ register_cases(
     Case(np.max, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "initial": -10.0}, name="initial"),
     Case(np.sum, (Arg(REALS, None),), name="python scalar"),
     Case(np.prod, (Arg(REALS, ()),), name="0-d"),
+    # a 0-d input: its cotangent is a 0-d array of its dtype whatever the seed's form (array, numpy or Python scalar)
+    *(Case(f, (Arg(REALS, ()),), name="0-d") for f in (*REDUCTIONS, *NAN_REDUCTIONS) if f is not np.prod),
+    *(Case(f, (Arg(REALS, ()), 0), name="0-d, axis 0") for f in (np.sum, np.max, np.nanmean)),
     # A full product with several zeros has a zero gradient that finite differences cannot
     # settle (the product vanishes to high order); tests/rules/numpy/test_reductions.py checks it exactly.
     Case(np.prod, (_ONE_ZERO,), name="a zero"),

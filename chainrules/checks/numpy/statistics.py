@@ -29,6 +29,17 @@ register_cases(
     Case(np.average, (Arg(REALS, SHAPE), -1, Arg(POSITIVE, (4,)), True), name="returned"),
     Case(np.average, (Arg(REALS, (3, 4)), 0), kwargs={"weights": np.array([0.5, 2.0, 1.0])}, name="keyword weights"),
     Case(np.average, (Arg(REALS, (3, 4)), 1, Arg(POSITIVE, (4,))), kwargs={"keepdims": True}, name="keepdims"),
+    # 2-d inputs (tangents and arguments Fortran-ordered among the variants), with and without weights and axis
+    *(
+        Case(np.average, (Arg(REALS, (3, 4)), *args), name="2-d")
+        for args in (
+            (),
+            (1,),
+            (None, Arg(POSITIVE, (3, 4))),
+            (0, Arg(POSITIVE, (3,))),
+            (1, Arg(POSITIVE, (3, 4)), True),
+        )
+    ),
 )
 
 refuse_edges(

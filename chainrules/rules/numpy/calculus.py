@@ -32,13 +32,15 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
     frule,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, reduced_axes, tuple_entries
+from .._makers import checked_tangents
 from ._reducing import diff_adjoint
 from .linalg._common import as_array
 
@@ -185,9 +187,11 @@ def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
     project_f = ProjectTo(values)
     projects = [ProjectTo(v) for v in spacing]
     several = len(call.axes) != 1  # a tuple, empty for a 0-d input
+    shapes = [value_shape(o) for o in out] if several else [value_shape(out)]
 
     def gradient_pullback(out_bar: Any) -> tuple[Any, ...]:
-        seeds = tuple_entries(out_bar, len(call.axes)) if several else [unthunk(out_bar)]
+        seeds = tuple_entries(out_bar, len(call.axes)) if several else [out_bar]
+        seeds = [checked_seed(f, seed, shape) for seed, shape in zip(seeds, shapes)]
         f_bar = np.zeros(
             call.f.shape, dtype=np.result_type(call.f, float, *(s for s in seeds if not isinstance(s, AbstractZero)))
         )
@@ -214,9 +218,10 @@ def _rrule_gradient(f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
 @frule.register(np.gradient)
 def _frule_gradient(tangents: tuple[Any, ...], f: Any, values: Any, *spacing: Any, **kwargs: Any) -> Any:
     out = f(values, *spacing, **kwargs)
+    dots = checked_tangents(f, tangents, (values, *spacing))
     call = _Gradient(values, spacing, kwargs)
-    f_dot = instantiate_zeros(tangents[1], values)
-    spacing_dots = [instantiate_zeros(t, v) for t, v in zip(tangents[2:], spacing)]
+    f_dot = instantiate_zeros(dots[0], values)
+    spacing_dots = [instantiate_zeros(t, v) for t, v in zip(dots[1:], spacing)]
     out_dots = []
     for i, stencil in enumerate(call.stencils):
         out_dot = stencil.apply(call.slopes(i, f_dot))
@@ -273,9 +278,10 @@ def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
     call = _Trapezoid(y, args, kwargs)
     project_y = ProjectTo(y)
     projects = [ProjectTo(v) if i < 2 and v is not None else ProjectTo(None) for i, v in enumerate(args)]
+    out_shape = value_shape(out)
 
     def trapezoid_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.expand_dims(as_array(unthunk(out_bar)), call.axis)
+        g = np.expand_dims(as_array(checked_seed(f, out_bar, out_shape)), call.axis)
         half_bar = np.conjugate(call.d) / 2 * g
         shape = np.broadcast_shapes(half_bar.shape, call.pair_sum.shape)  # x may broadcast against y
         moved = np.moveaxis(np.broadcast_to(half_bar, shape), call.axis, -1)
@@ -295,13 +301,14 @@ def _rrule_trapezoid(f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
 @frule.register(np.trapezoid)
 def _frule_trapezoid(tangents: tuple[Any, ...], f: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(y, *args, **kwargs)
+    dots = checked_tangents(f, tangents, (y, *args))
     call = _Trapezoid(y, args, kwargs)
-    y_dot = as_array(instantiate_zeros(tangents[1], y))
+    y_dot = as_array(instantiate_zeros(dots[0], y))
     moved = np.moveaxis(y_dot, call.axis, -1)
     pair_dot = np.moveaxis(moved[..., 1:] + moved[..., :-1], -1, call.axis)
     terms = call.d * pair_dot
     if call.x is not None and args and args[0] is not None:
-        terms = terms + call.spacings(instantiate_zeros(tangents[2], args[0]), None) * call.pair_sum
+        terms = terms + call.spacings(instantiate_zeros(dots[1], args[0]), None) * call.pair_sum
     elif call.x is None and len(args) > 1:
-        terms = terms + instantiate_zeros(tangents[3], args[1]) * call.pair_sum
+        terms = terms + instantiate_zeros(dots[2], args[1]) * call.pair_sum
     return out, ProjectTo(out)(np.sum(terms, axis=call.axis) / 2)

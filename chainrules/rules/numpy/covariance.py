@@ -28,7 +28,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 
 from .._arrays import bind_options, cast_to
 from .linalg._common import as_array
@@ -131,23 +141,26 @@ def _cov_projectors(m: Any, args: tuple[Any, ...]) -> list[Any]:
     ]
 
 
-def _tangent_or_none(t: Any, x: Any) -> Any:
-    t = unthunk(t)
+def _tangent_or_none(f: Any, t: Any, x: Any, position: int) -> Any:
+    t = checked_tangent(f, t, x, position)
     if isinstance(t, AbstractZero) or ProjectTo(x).is_no_tangent:
         return None
     return t
 
 
-def _dots(call: _Covariance, m: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
-    """``m_dot``, ``y_dot`` with zeros made explicit, and ``aweights``' tangent or None."""
-    m_dot = _tangent_or_none(tangents[1], m)
+def _dots(f: Any, m: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """``m_dot``, ``y_dot`` with zeros made explicit, and ``aweights``' tangent or None, checked against their
+    arguments' shapes."""
+    m_dot = _tangent_or_none(f, tangents[1], m, 1)
     m_dot = np.zeros(np.shape(m)) if m_dot is None else m_dot
     y = args[0] if args else None
     y_dot = None
     if y is not None:
-        y_dot = _tangent_or_none(tangents[2], y)
+        y_dot = _tangent_or_none(f, tangents[2], y, 2)
         y_dot = np.zeros(np.shape(y)) if y_dot is None else y_dot
-    a_dot = _tangent_or_none(tangents[2 + _AWEIGHTS], args[_AWEIGHTS]) if len(args) > _AWEIGHTS else None
+    a_dot = None
+    if len(args) > _AWEIGHTS:
+        a_dot = _tangent_or_none(f, tangents[2 + _AWEIGHTS], args[_AWEIGHTS], 2 + _AWEIGHTS)
     return m_dot, y_dot, a_dot
 
 
@@ -167,9 +180,10 @@ def _rrule_cov(f: Any, m: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(m, *args, **kwargs)
     call = _Covariance(m, args, kwargs)
     projects = _cov_projectors(m, args)
+    shape = value_shape(out)
 
     def cov_pullback(out_bar: Any) -> tuple[Any, ...]:
-        return _cov_bars(call, projects, unthunk(out_bar))
+        return _cov_bars(call, projects, checked_seed(f, out_bar, shape))
 
     return out, cov_pullback
 
@@ -177,8 +191,9 @@ def _rrule_cov(f: Any, m: Any, *args: Any, **kwargs: Any) -> Any:
 @frule.register(np.cov)
 def _frule_cov(tangents: tuple[Any, ...], f: Any, m: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(m, *args, **kwargs)
+    dots = _dots(f, m, tangents, args)
     call = _Covariance(m, args, kwargs)
-    c_dot = call.pushforward(*_dots(call, m, tangents, args))
+    c_dot = call.pushforward(*dots)
     return out, ProjectTo(out)(np.reshape(c_dot, np.shape(out)))
 
 
@@ -216,11 +231,13 @@ def _rrule_corrcoef(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(x, *args, **kwargs)
     call = _Correlation(x, args, kwargs)
     projects = [ProjectTo(x)] + [ProjectTo(v) if i == 0 else ProjectTo(None) for i, v in enumerate(args)]
+    shape = value_shape(out)
 
     def corrcoef_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = checked_seed(f, out_bar, shape)
         if call.scalar:
             return (NoTangent(), *(project(ZeroTangent()) for project in projects))
-        return _cov_bars(call.cov, projects, call.c_bar(unthunk(out_bar)))
+        return _cov_bars(call.cov, projects, call.c_bar(out_bar))
 
     return out, corrcoef_pullback
 
@@ -228,8 +245,9 @@ def _rrule_corrcoef(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
 @frule.register(np.corrcoef)
 def _frule_corrcoef(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(x, *args, **kwargs)
+    dots = _dots(f, x, tangents[:3], args[:1])
     call = _Correlation(x, args, kwargs)
     if call.scalar:
         return out, ProjectTo(out)(np.zeros(np.shape(out)))
-    c_dot = call.cov.pushforward(*_dots(call.cov, x, tangents[:3], args[:1]))
+    c_dot = call.cov.pushforward(*dots)
     return out, ProjectTo(out)(np.reshape(call.r_dot(c_dot), np.shape(out)))

@@ -5,6 +5,11 @@ back to the input's dtype; ``out=`` gets no rule (``None``).
 ``cumulative_sum`` and ``cumulative_prod`` (numpy 2.1) take
 ``include_initial``: the leading 0 or 1 is a constant. ``nancumsum`` and
 ``nancumprod`` count a NaN as 0 or 1: NaN entries get a zero cotangent.
+
+``cumsum(x)`` and ``cumsum(x, axis)`` of a float array, with a seed of the
+output's shape and dtype, take a fast path (the section at the bottom): the
+seed reversed, summed and reversed again by slicing. Every other call and
+seed takes the general rule, which gives the same cotangents.
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     is_followed,
     named_after,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import (
@@ -35,7 +42,7 @@ from .._arrays import (
     is_plain_float_array,
     plain_axis,
 )
-from .._makers import PullbackOf, rule_in_first
+from .._makers import PullbackOf, checked_tangents, rule_in_first
 from ._reducing import cotangent_dtype, diff_adjoint, nan_mask, seed_as, unless_integer_output
 from .linalg._common import as_array
 
@@ -249,9 +256,10 @@ def _rrule_diff(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     project_a = ProjectTo(a)
     projects = [ProjectTo(v) if is_given(v) else None for v, _ in layout.parts]
     zeros = tuple(NoTangent() for _ in args)
+    shape = value_shape(out)
 
     def diff_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         arg_bars = list(zeros)
         head, middle, tail = layout.adjoint(out_bar)
         for i, (j, piece) in zip((2, 3), ((0, head), (1, tail))):
@@ -265,15 +273,17 @@ def _rrule_diff(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 
 def _frule_diff(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(a, *args, **kwargs)
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    dots = [checked_tangent(f, t, v, k) for k, (t, v) in enumerate(zip(tangents[2:], args), start=2)]
+    dots += [None] * (4 - len(args))
     if ProjectTo(out).is_no_tangent:
         return out, NoTangent()
-    dots = list(tangents[2:]) + [None] * (4 - len(args))
     options = bind_options(_DIFF_ARGS, args, kwargs, n=1, axis=-1, prepend=NOVALUE, append=NOVALUE)
     extra = {}
     for i, name in ((2, "prepend"), (3, "append")):
         if is_given(options[name]):
             extra[name] = instantiate_zeros(NoTangent() if dots[i] is None else dots[i], options[name])
-    a_dot = instantiate_zeros(tangents[1], a)
+    a_dot = instantiate_zeros(a_dot, a)
     return out, ProjectTo(out)(np.diff(a_dot, n=options["n"], axis=options["axis"], **extra))
 
 
@@ -315,9 +325,10 @@ def _rrule_ediff1d(f: Any, ary: Any, *args: Any, **kwargs: Any) -> Any:
     layout = _Ediff(ary, args, kwargs)
     project_ary = ProjectTo(ary)
     projects = [ProjectTo(v) for v in args]
+    shape = value_shape(out)
 
     def ediff1d_pullback(out_bar: Any) -> tuple[Any, ...]:
-        bars = layout.adjoint(unthunk(out_bar))
+        bars = layout.adjoint(checked_seed(f, out_bar, shape))
         arg_bars = [project(bars.get(name, ZeroTangent())) for project, name in zip(projects, _EDIFF_ARGS)]
         return (NoTangent(), project_ary(bars["ary"]), *arg_bars)
 
@@ -327,6 +338,7 @@ def _rrule_ediff1d(f: Any, ary: Any, *args: Any, **kwargs: Any) -> Any:
 @frule.register(np.ediff1d)
 def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(ary, *args, **kwargs)
+    dots = checked_tangents(f, tangents, (ary, *args))
     project_out = ProjectTo(out)
     if project_out.is_no_tangent:
         return out, NoTangent()
@@ -334,9 +346,9 @@ def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kw
     ends = {}
     for i, name in enumerate(_EDIFF_ARGS):
         if options[name] is not None:  # a keyword end is a constant: its tangent is zero
-            dot = tangents[2 + i] if i < len(args) else NoTangent()
+            dot = dots[1 + i] if i < len(args) else NoTangent()
             ends[name] = instantiate_zeros(dot, options[name])
-    ary_dot = instantiate_zeros(tangents[1], ary)
+    ary_dot = instantiate_zeros(dots[0], ary)
     return out, project_out(np.ediff1d(ary_dot, **ends))
 
 

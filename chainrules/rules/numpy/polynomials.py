@@ -46,11 +46,13 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     named_after,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, instantiate_zeros, tuple_entries
@@ -65,9 +67,10 @@ def _plain(*xs: Any) -> bool:
     return not any(isinstance(x, np.poly1d) or np.ndim(x) > 1 for x in xs)
 
 
-def _dense(t: Any, x: Any) -> Any:
-    """The tangent ``t`` of ``x`` as an array, zeros made explicit."""
-    return as_array(instantiate_zeros(unthunk(t), x))
+def _dense(f: Any, t: Any, x: Any, position: int) -> Any:
+    """The tangent ``t`` of ``x`` (argument ``position`` of ``f``) as an array, zeros made explicit, once it is
+    known to have ``x``'s shape."""
+    return as_array(instantiate_zeros(checked_tangent(f, t, x, position), x))
 
 
 # ----- polyval -----
@@ -94,9 +97,10 @@ def _rrule_polyval(f: Any, p: Any, x: Any) -> Any:
     out = f(p, x)
     project_p, project_x = ProjectTo(p), ProjectTo(x)
     constant = ProjectTo(out).is_no_tangent
+    shape = value_shape(out)
 
     def polyval_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if constant or isinstance(out_bar, AbstractZero):
             return NoTangent(), project_p(ZeroTangent()), project_x(ZeroTangent())
         h = _Horner(p, x)
@@ -119,9 +123,9 @@ def _frule_polyval(tangents: tuple[Any, ...], f: Any, p: Any, x: Any) -> Any:
     out = f(p, x)
     h = _Horner(p, x)
     terms = []
-    p_dot, x_dot = unthunk(tangents[1]), unthunk(tangents[2])
+    p_dot, x_dot = checked_tangent(f, tangents[1], p, 1), checked_tangent(f, tangents[2], x, 2)
     if not isinstance(p_dot, AbstractZero) and not ProjectTo(p).is_no_tangent:
-        p_dot = _dense(p_dot, p)
+        p_dot = as_array(p_dot)
         terms += [p_dot[k] * w for k, w in enumerate(h.powers)]
     if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
         terms.append(h.slope * x_dot)
@@ -162,9 +166,10 @@ def _rrule_polyint(f: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
     project_p = ProjectTo(p)
     project_k = ProjectTo(k) if len(args) > 1 else ProjectTo(None)  # k by keyword is a constant
     others = [project_k if i == 1 else ProjectTo(None) for i in range(len(args))]
+    shape = value_shape(out)
 
     def polyint_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = as_array(unthunk(out_bar))
+        g = as_array(checked_seed(f, out_bar, shape))
         k_bars = []
         for step in reversed(range(m)):
             k_bars.append(g[-1])
@@ -190,8 +195,8 @@ def _frule_polyint(tangents: tuple[Any, ...], f: Any, p: Any, *args: Any, **kwar
     options = bind_options(("m", "k"), args, kwargs, m=1)
     k_dot = None
     if len(args) > 1 and options["k"] is not None and not ProjectTo(options["k"]).is_no_tangent:
-        k_dot = _dense(tangents[3], options["k"])
-    p_dot = _dense(tangents[1], p) if not ProjectTo(p).is_no_tangent else np.zeros(np.shape(p))
+        k_dot = _dense(f, tangents[3], options["k"], 3)
+    p_dot = _dense(f, tangents[1], p, 1) if not ProjectTo(p).is_no_tangent else np.zeros(np.shape(p))
     return out, ProjectTo(out)(f(p_dot, int(options["m"]), k_dot))
 
 
@@ -203,9 +208,10 @@ def _register_padded_sum(f: Any, sign: int) -> None:
             return None
         out = f(a1, a2)
         projects = (ProjectTo(a1), ProjectTo(a2))
+        shape = value_shape(out)
 
         def padded_sum_pullback(out_bar: Any) -> tuple[Any, ...]:
-            g = as_array(unthunk(out_bar))
+            g = as_array(checked_seed(f, out_bar, shape))
             tails = [g[len(g) - np.size(a) :].reshape(np.shape(a)) for a in (a1, a2)]
             return NoTangent(), projects[0](tails[0]), projects[1](sign * tails[1])
 
@@ -215,7 +221,7 @@ def _register_padded_sum(f: Any, sign: int) -> None:
         if not _plain(a1, a2):
             return None
         out = f(a1, a2)
-        return out, ProjectTo(out)(f(_dense(tangents[1], a1), _dense(tangents[2], a2)))
+        return out, ProjectTo(out)(f(_dense(f, tangents[1], a1, 1), _dense(f, tangents[2], a2, 2)))
 
     rrule.register(f)(named_after(f, _rrule_padded_sum))
     frule.register(f)(named_after(f, _frule_padded_sum))
@@ -289,9 +295,11 @@ def _rrule_polydiv(f: Any, u: Any, v: Any) -> Any:
     out = f(u, v)
     division = _Division(u, v, *out)
     project_u, project_v = ProjectTo(u), ProjectTo(v)
+    shapes = [value_shape(o) for o in out]
 
     def polydiv_pullback(out_bar: Any) -> tuple[Any, ...]:
-        q_bar, r_bar = (0.0 if isinstance(b, AbstractZero) else b for b in tuple_entries(out_bar, 2))
+        seeds = [checked_seed(f, b, shape) for b, shape in zip(tuple_entries(out_bar, 2), shapes)]
+        q_bar, r_bar = (0.0 if isinstance(b, AbstractZero) else b for b in seeds)
         w_bar = division.adjoint(np.broadcast_to(q_bar, np.shape(out[0])), r_bar)
         v_bar = -np.correlate(w_bar, division.q, "valid") if division.nq >= 1 else np.zeros(np.size(v))
         return NoTangent(), project_u(w_bar.reshape(np.shape(u))), project_v(v_bar.reshape(np.shape(v)))
@@ -305,9 +313,10 @@ def _frule_polydiv(tangents: tuple[Any, ...], f: Any, u: Any, v: Any) -> Any:
         return None
     out = f(u, v)
     division = _Division(u, v, *out)
-    w = np.atleast_1d(_dense(tangents[1], u) if not ProjectTo(u).is_no_tangent else np.zeros(np.size(u))) + 0.0
+    u_dot, v_dot = checked_tangent(f, tangents[1], u, 1), checked_tangent(f, tangents[2], v, 2)
+    w = np.atleast_1d(_dense(f, u_dot, u, 1) if not ProjectTo(u).is_no_tangent else np.zeros(np.size(u))) + 0.0
     if division.nq >= 1 and not ProjectTo(v).is_no_tangent:
-        w = w - np.convolve(division.q, np.atleast_1d(_dense(tangents[2], v)))
+        w = w - np.convolve(division.q, np.atleast_1d(_dense(f, v_dot, v, 2)))
     return out, ProjectTo(out)(division.apply(w))
 
 
@@ -366,9 +375,10 @@ def _rrule_polyfit(f: Any, x: Any, y: Any, deg: Any, *args: Any, **kwargs: Any) 
     fit, p, residual = fitted
     project_x, project_y = ProjectTo(x), ProjectTo(y)
     others = (NoTangent(),) * (len(args) + 1)
+    shape = value_shape(p)
 
     def polyfit_pullback(out_bar: Any) -> tuple[Any, ...]:
-        z = fit.normal_solve(as_array(unthunk(out_bar)))
+        z = fit.normal_solve(as_array(checked_seed(f, out_bar, shape)))
         az = fit.a @ z
         a_bar = _outer_sum(residual, z.conj()) - _outer_sum(az, p.conj())
         x_bar = np.sum(fit.slope().conj() * a_bar, axis=1)
@@ -388,7 +398,7 @@ def _frule_polyfit(tangents: tuple[Any, ...], f: Any, x: Any, y: Any, deg: Any, 
     if fitted is None:
         return None
     fit, p, residual = fitted
-    x_dot, y_dot = unthunk(tangents[1]), unthunk(tangents[2])
+    x_dot, y_dot = checked_tangent(f, tangents[1], x, 1), checked_tangent(f, tangents[2], y, 2)
     rhs = np.zeros_like(p, dtype=np.result_type(p, fit.a))
     if not isinstance(y_dot, AbstractZero) and not ProjectTo(y).is_no_tangent:
         rhs = rhs + fit.a.conj().T @ _weighted(fit, as_array(y_dot))
@@ -421,9 +431,10 @@ def _rrule_roots(f: Any, p: Any) -> Any:
     out = f(p)
     roots = _Roots(p, out)
     project_p = ProjectTo(p)
+    shape = value_shape(out)
 
     def roots_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = as_array(unthunk(out_bar))
+        g = as_array(checked_seed(f, out_bar, shape))
         moved = -(roots.powers.conj().T @ (g / roots.slope.conj()))
         p_bar = np.concatenate([np.zeros(roots.lead, dtype=np.result_type(g, out, 1.0)), moved])
         return NoTangent(), project_p(p_bar.reshape(np.shape(p)))
@@ -437,7 +448,7 @@ def _frule_roots(tangents: tuple[Any, ...], f: Any, p: Any) -> Any:
         return None
     out = f(p)
     roots = _Roots(p, out)
-    p_dot = np.atleast_1d(_dense(tangents[1], p))[roots.lead :]
+    p_dot = np.atleast_1d(_dense(f, tangents[1], p, 1))[roots.lead :]
     return out, ProjectTo(out)(-(roots.powers @ p_dot) / roots.slope)
 
 
@@ -460,9 +471,10 @@ def _rrule_poly(f: Any, seq_of_zeros: Any) -> Any:
     r = np.atleast_1d(seq_of_zeros)
     quotients = _deflated(np.atleast_1d(out), r)
     project = ProjectTo(seq_of_zeros)
+    shape = value_shape(out)
 
     def poly_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.atleast_1d(as_array(unthunk(out_bar)))
+        g = np.atleast_1d(as_array(checked_seed(f, out_bar, shape)))
         return NoTangent(), project((-(quotients.conj() @ g[1:])).reshape(np.shape(seq_of_zeros)))
 
     return out, poly_pullback
@@ -474,6 +486,6 @@ def _frule_poly(tangents: tuple[Any, ...], f: Any, seq_of_zeros: Any) -> Any:
         return None
     out = f(seq_of_zeros)
     r = np.atleast_1d(seq_of_zeros)
-    r_dot = np.atleast_1d(_dense(tangents[1], seq_of_zeros))
+    r_dot = np.atleast_1d(_dense(f, tangents[1], seq_of_zeros, 1))
     a_dot = np.concatenate([np.zeros(1, dtype=np.result_type(r_dot, out)), -(r_dot @ _deflated(np.atleast_1d(out), r))])
     return out, ProjectTo(out)(a_dot if np.ndim(out) else a_dot[0])

@@ -47,12 +47,14 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     is_followed,
     named_after,
     primal_of,
     rrule,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, is_given, reduced_axes, scatter_add
@@ -97,7 +99,10 @@ class _Spec:
 
     def parse(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
         """``(q, options)``, or ``None`` for a call that writes into a buffer (``out=``, ``overwrite_input``)."""
-        q, rest = (args[0], args[1:]) if self.takes_q else (0.5, args)
+        if not self.takes_q:
+            q, rest = 0.5, args
+        else:  # q by keyword is a constant, as every keyword argument is
+            q, rest = (args[0], args[1:]) if args else (kwargs.get("q"), ())
         options = bind_options(self.names, rest, kwargs, axis=None, out=None, overwrite_input=False, method="linear")
         if is_given(options["out"]) or options["overwrite_input"]:
             return None
@@ -251,12 +256,13 @@ def _register(f: Any, spec: _Spec) -> None:
         if parsed is None:
             return None
         out = f(x, *args, **kwargs)
+        shape = value_shape(out)
         project_x = ProjectTo(x)
         projects = [ProjectTo(a) if spec.takes_q and i == 0 else ProjectTo(None) for i, a in enumerate(args)]
         sorted_once: list[_OrderStatistics] = []  # the sort waits for the pullback, and runs once
 
         def order_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
+            out_bar = checked_seed(f, out_bar, shape)
             bars = [project(ZeroTangent()) for project in projects]
             x_bar = project_x(ZeroTangent())
             q_wanted = bool(projects) and not projects[0].is_no_tangent
@@ -281,15 +287,15 @@ def _register(f: Any, spec: _Spec) -> None:
         if parsed is None:
             return None
         out = f(x, *args, **kwargs)
+        x_dot = checked_tangent(f, tangents[1], x, 1)
+        q_dot = checked_tangent(f, tangents[2], args[0], 2) if spec.takes_q and args else ZeroTangent()
         stats = _OrderStatistics(x, *parsed, kwargs.get("weights"), out, spec)
         project_out = ProjectTo(out)
         out_dot: Any = np.zeros(stats.lo.shape)
-        x_dot = unthunk(tangents[1])
         if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
             out_dot = stats.x_pushforward(x_dot)
-        if spec.takes_q and stats.q_slope is not None:
-            q_dot = unthunk(tangents[2])
-            if not isinstance(q_dot, AbstractZero) and not ProjectTo(args[0]).is_no_tangent:
+        if stats.q_slope is not None and not isinstance(q_dot, AbstractZero):
+            if not ProjectTo(args[0]).is_no_tangent:
                 out_dot = out_dot + stats.q_slope * np.reshape(q_dot, (-1, 1))
         return out, project_out(np.reshape(out_dot, np.shape(out)))
 

@@ -413,7 +413,8 @@ def _plain_extremum(plain: _Plain, x: Any, out: Any, seed: np.ndarray[Any, Any])
     count = np.add.reduce(hit, axis=plain.axis, keepdims=True)
     if not count.all():  # a NaN extremum, which no entry equals: the general path finds the NaNs
         return None
-    return hit * (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
+    x_bar = hit * (seed.reshape(plain.kept) / count).astype(plain.dtype, copy=False)
+    return x_bar if type(x_bar) is np.ndarray else np.array(x_bar)  # of a 0-d input, numpy gives a scalar
 
 
 for _fs, _cotangent in (((np.sum, np.ndarray.sum), _plain_sum), ((np.mean, np.ndarray.mean), _plain_mean)):

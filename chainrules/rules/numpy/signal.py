@@ -35,10 +35,21 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, named_after, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    named_after,
+    rrule,
+    value_shape,
+)
 
 from .._arrays import bind_options, instantiate_zeros, scatter_add
-from .._makers import linear_in_first_rule
+from .._makers import checked_tangents, linear_in_first_rule
 from .linalg._common import as_array
 
 # ----- convolve and correlate -----
@@ -95,9 +106,10 @@ def _register_product(f: Any, correlate: bool, default: str) -> None:
         product = _Product(a, v, _conv_mode(args, kwargs, default), correlate)
         project_a, project_v = ProjectTo(a), ProjectTo(v)
         others = (NoTangent(),) * len(args)
+        shape = value_shape(out)
 
         def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            a_bar, v_bar = product.pullback(unthunk(out_bar))
+            a_bar, v_bar = product.pullback(checked_seed(f, out_bar, shape))
             return (NoTangent(), project_a(a_bar.reshape(np.shape(a))), project_v(v_bar.reshape(np.shape(v))), *others)
 
         return out, product_pullback
@@ -105,7 +117,7 @@ def _register_product(f: Any, correlate: bool, default: str) -> None:
     def _frule_product(tangents: tuple[Any, ...], f: Any, a: Any, v: Any, *args: Any, **kwargs: Any) -> Any:
         out = f(a, v, *args, **kwargs)
         terms = []
-        a_dot, v_dot = unthunk(tangents[1]), unthunk(tangents[2])
+        a_dot, v_dot = checked_tangent(f, tangents[1], a, 1), checked_tangent(f, tangents[2], v, 2)
         if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
             terms.append(f(a_dot, v, *args, **kwargs))
         if not isinstance(v_dot, AbstractZero) and not ProjectTo(v).is_no_tangent:
@@ -222,9 +234,10 @@ def _rrule_interp(f: Any, x: Any, xp: Any, fp: Any, *args: Any, **kwargs: Any) -
     projects = [ProjectTo(v) for v in (x, xp, fp)]
     given = _interp_options(args)
     arg_projects = [ProjectTo(v) if g else ProjectTo(None) for v, g in zip(args, given)]
+    shape = value_shape(out)
 
     def interp_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.asarray(unthunk(out_bar)).reshape(-1)
+        g = np.asarray(checked_seed(f, out_bar, shape)).reshape(-1)
         dtype = np.result_type(g, call.x_partial, call.fp_weight[0])
         x_bar = np.conjugate(call.x_partial) * g
         xp_used = call.on_knots(g, call.xp_at, tuple(np.conjugate(p) for p in call.xp_partial), dtype)
@@ -250,13 +263,14 @@ def _rrule_interp(f: Any, x: Any, xp: Any, fp: Any, *args: Any, **kwargs: Any) -
 @frule.register(np.interp)
 def _frule_interp(tangents: tuple[Any, ...], f: Any, x: Any, xp: Any, fp: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(x, xp, fp, *args, **kwargs)
+    checked = checked_tangents(f, tangents, (x, xp, fp, *args))
     call = _Interp(x, xp, fp, args, kwargs)
-    dots = [instantiate_zeros(t, v) for t, v in zip(tangents[1:4], (x, xp, fp))]
+    dots = [instantiate_zeros(t, v) for t, v in zip(checked[:3], (x, xp, fp))]
     x_dot, xp_dot, fp_dot = (np.asarray(d).reshape(-1) for d in dots)
     xp_dot, fp_dot = xp_dot[call.index], fp_dot[call.index]  # onto the knots used (with period: wrapped copies)
     given = _interp_options(args)
     if given[2]:
-        p_dot = instantiate_zeros(tangents[6], args[2])
+        p_dot = instantiate_zeros(checked[5], args[2])
         dx, dxp = call.period_partials()
         x_dot, xp_dot = x_dot + dx * p_dot, xp_dot + dxp * p_dot
     out_dot = call.x_partial * x_dot
@@ -266,7 +280,7 @@ def _frule_interp(tangents: tuple[Any, ...], f: Any, x: Any, xp: Any, fp: Any, *
         out_dot = out_dot + partial * xp_dot[at]
     for i, mask in ((0, call.below), (1, call.above)):
         if given[i] and call.period is None:
-            out_dot = out_dot + mask * instantiate_zeros(tangents[4 + i], args[i])
+            out_dot = out_dot + mask * instantiate_zeros(checked[3 + i], args[i])
     return out, ProjectTo(out)(np.reshape(out_dot, np.shape(out)))
 
 

@@ -35,10 +35,12 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, instantiate_zeros, is_given, kept_shape, reduced_axes, tuple_entries
@@ -213,12 +215,14 @@ def _rrule_average(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     call = _Average(a, args, kwargs, out)
     project_a = ProjectTo(a)
     project_w = ProjectTo(args[1]) if _weights_position(args) else None
+    shapes = (value_shape(out[0]), value_shape(out[1])) if call.returned else (value_shape(out),)
 
     def average_pullback(out_bar: Any) -> tuple[Any, ...]:
         if call.returned:
             avg_bar, total_bar = tuple_entries(out_bar, 2)
+            avg_bar, total_bar = checked_seed(f, avg_bar, shapes[0]), checked_seed(f, total_bar, shapes[1])
         else:
-            avg_bar, total_bar = unthunk(out_bar), ZeroTangent()
+            avg_bar, total_bar = checked_seed(f, out_bar, shapes[0]), ZeroTangent()
         bars: list[Any] = [NoTangent()] * len(args)
         a_bar = project_a(ZeroTangent())
         if not isinstance(avg_bar, AbstractZero):
@@ -233,9 +237,11 @@ def _rrule_average(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 @frule.register(np.average)
 def _frule_average(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(a, *args, **kwargs)
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    w_dot = checked_tangent(f, tangents[3], args[1], 3) if _weights_position(args) else None
     call = _Average(a, args, kwargs, out)
-    a_dot = instantiate_zeros(tangents[1], call.a)
-    w_dot = instantiate_zeros(tangents[3], call.w) if _weights_position(args) else None
+    a_dot = instantiate_zeros(a_dot, call.a)
+    w_dot = None if w_dot is None else instantiate_zeros(w_dot, call.w)
     avg_dot, total_dot = call.pushforward(a_dot, w_dot)
     project_out = ProjectTo(out)
     if not call.returned:

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from chainrules.checks.numpy.reductions import REDUCTIONS
-from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
+from chainrules.checks.numpy.reductions import NAN_REDUCTIONS, REDUCTIONS
+from chainrules_core import NoTangent, Tangent, ZeroTangent, fast_paths, frule, rrule
 from chainrules_core.testing.cases import REALS, Arg, Case, Domain
 from tests.rules.cases import case_params
 
@@ -309,3 +309,26 @@ def test_plain_max_of_nans_takes_the_general_path():
         out, pullback = rrule(np.max, x, **kwargs)
         seed = np.ones(np.shape(out))
         assert np.array_equal(pullback(seed)[1], rrule(np.max, x, keepdims=False, **kwargs)[1](seed)[1])
+
+
+_ZERO_D = [
+    (f, dtype)
+    for f in (*REDUCTIONS, *NAN_REDUCTIONS, np.ndarray.sum, np.ndarray.max)
+    for dtype in ("float64", "float32", "complex128")
+]
+
+
+@pytest.mark.parametrize("f, dtype", _ZERO_D)
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_0d_input_gets_a_0d_cotangent_whatever_the_seed(f, dtype, fast):
+    """The cotangent of a 0-d array is a 0-d array of its dtype, for a seed given as a 0-d array, a numpy scalar or
+    a Python number alike (the fast path of max and min gave a numpy scalar), with fast paths on or off."""
+    x = np.array(1.5 - 0.5j if dtype == "complex128" else 1.5, dtype=dtype)
+    with fast_paths(fast):
+        out, pullback = rrule(f, x)
+        kind = np.result_type(out)
+        python = complex if kind.kind == "c" else float
+        for seed in (np.array(0.75, dtype=kind), kind.type(0.75), python(0.75)):
+            x_bar = pullback(seed)[1]
+            assert type(x_bar) is np.ndarray and x_bar.shape == () and x_bar.dtype == x.dtype, (seed, x_bar)
+            assert x_bar == pullback(np.array(0.75, dtype=kind))[1]

@@ -67,3 +67,32 @@ def test_average_with_returned_weights():
     _, a_bar, _, w_bar, _ = pullback((np.array([1.0]), np.array([10.0])))
     np.testing.assert_allclose(a_bar, [[0.25, 0.25, 0.5]])
     np.testing.assert_allclose(w_bar, (a[0] - 3.75) / 4 + 10.0)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((), {}), ((1,), {}), ((0,), {"weights": np.array([0.5, 2.0, 1.0])}), ((None, "w"), {}), ((1, "w", True), {})],
+)
+def test_average_pushforward_of_a_fortran_ordered_tangent(args, kwargs):
+    """The tangent of average is the same for a tangent in C order, in Fortran order and strided (a user report)."""
+    rng = np.random.default_rng(3)
+    a, a_dot = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    w, w_dot = rng.uniform(0.5, 2.0, (3, 4)), rng.standard_normal((3, 4))
+    args = tuple(w if v == "w" else v for v in args)
+    weighted = len(args) > 1
+
+    def pushed(a_t, w_t):
+        tangents = (NoTangent(), a_t, *(NoTangent(),) * len(args))
+        if weighted:
+            tangents = (*tangents[:3], w_t, *tangents[4:])
+        out_dot = frule(tangents, np.average, a, *args, **kwargs)[1]
+        return np.concatenate([np.ravel(t) for t in out_dot]) if isinstance(out_dot, tuple) else np.ravel(out_dot)
+
+    want = pushed(a_dot, w_dot)
+    expected = np.average(
+        a + 1e-7 * a_dot, *args[:1], *((w + 1e-7 * w_dot,) if weighted else ()), **kwargs
+    ) - np.average(a - 1e-7 * a_dot, *args[:1], *((w - 1e-7 * w_dot,) if weighted else ()), **kwargs)
+    assert np.allclose(np.ravel(expected) / 2e-7, want[: np.size(expected)], atol=1e-6)
+    for form in (np.asfortranarray, lambda t: np.repeat(t, 2, axis=1)[:, ::2]):
+        assert np.allclose(pushed(form(a_dot), w_dot), want, rtol=1e-13, atol=0)
+        assert np.allclose(pushed(a_dot, form(w_dot)), want, rtol=1e-13, atol=0)

@@ -26,13 +26,15 @@ from chainrules_core import (
     NoTangent,
     NotImplementedTangent,
     ProjectTo,
+    checked_seed,
+    checked_tangent,
     frule,
     not_implemented,
     rrule,
     scalar_rule,
     shape_of,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from ..._makers import output_tangent, refused
@@ -84,9 +86,10 @@ def _rrule_ive(f: Any, v: Any, z: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(v, z, **kwargs)
     project_v, project_z = ProjectTo(v), ProjectTo(z)
+    shape = value_shape(out)
 
     def ive_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         v_bar = NoTangent() if project_v.is_no_tangent else _order("ive")
         if project_z.is_no_tangent:
             return NoTangent(), v_bar, NoTangent()
@@ -103,12 +106,11 @@ def _frule_ive(tangents: tuple[Any, ...], f: Any, v: Any, z: Any, *args: Any, **
     if refused(2, (v, z, *args), kwargs):
         return None
     out = f(v, z, **kwargs)
-    _, v_dot, z_dot = tangents
+    v_dot, z_dot = checked_tangent(f, tangents[1], v, 1), checked_tangent(f, tangents[2], z, 2)
     if not isinstance(v_dot, AbstractZero) and not ProjectTo(v).is_no_tangent:
         return out, _order("ive")
     terms = []
     if not isinstance(z_dot, AbstractZero) and not ProjectTo(z).is_no_tangent:
-        z_dot = unthunk(z_dot)
         d, c = _ive_partials(v, z, out)
         terms.append(d * z_dot + c * np.real(z_dot))
     return out, output_tangent(out, terms)

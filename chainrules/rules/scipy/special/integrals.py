@@ -19,7 +19,19 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, rrule, scalar_rule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    scalar_rule,
+    value_shape,
+)
 
 from ..._arrays import tuple_entries
 from ..._makers import refused
@@ -112,11 +124,12 @@ def _rrule_sici(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out = f(x, **kwargs)
     project_x = ProjectTo(x)
+    shapes = [value_shape(o) for o in out]
 
     def sici_pullback(out_bar: Any) -> tuple[Any, Any]:
+        bars = [checked_seed(f, b, shape) for b, shape in zip(tuple_entries(out_bar, 2), shapes)]
         if project_x.is_no_tangent:
             return NoTangent(), NoTangent()
-        bars = tuple_entries(out_bar, 2)
         partials = _sici_partials(np.asarray(x))
         terms = [np.conjugate(p) * b for p, b in zip(partials, bars) if not isinstance(b, AbstractZero)]
         return NoTangent(), project_x(sum(terms[1:], terms[0]) if terms else ZeroTangent())
@@ -129,7 +142,7 @@ def _frule_sici(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs:
     if refused(1, (x, *args), kwargs):
         return None
     out = f(x, **kwargs)
-    x_dot = unthunk(tangents[1])
+    x_dot = checked_tangent(f, tangents[1], x, 1)
     if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
         return out, ZeroTangent()
     si_dot, ci_dot = (ProjectTo(o)(p * x_dot) for o, p in zip(out, _sici_partials(np.asarray(x))))

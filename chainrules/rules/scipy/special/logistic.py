@@ -26,12 +26,14 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     cotangent_from_partial,
     frule,
     rrule,
     scalar_rule,
     shape_of,
-    unthunk,
+    value_shape,
 )
 
 from ..._makers import Prepared, positional_options, rule_in_first
@@ -114,9 +116,10 @@ def _rrule_logsumexp(f: Any, a: Any, *rest: Any, **kwargs: Any) -> Any:
     out = f(a, *rest, **kwargs)
     project_a = ProjectTo(a)
     project_b = ProjectTo(rest[1]) if len(rest) > 1 else None  # only a positional b gets a cotangent
+    shape = value_shape(out)
 
     def logsumexp_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         bars: list[Any] = [NoTangent()] * len(rest)
         b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs)
         g = out_bar if keepdims else np.expand_dims(out_bar, axes)
@@ -132,13 +135,14 @@ def _frule_logsumexp(tangents: tuple[Any, ...], f: Any, a: Any, *rest: Any, **kw
     if _option(rest, kwargs, 3, "return_sign", False):
         return None
     out = f(a, *rest, **kwargs)
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    b_dot = checked_tangent(f, tangents[3], rest[1], 3) if len(rest) > 1 else ZeroTangent()
     b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs)
     terms = []
-    a_dot = tangents[1]
     if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
-        terms.append((weights if b is None else weights * b) * unthunk(a_dot))
-    if len(rest) > 1 and not isinstance(tangents[3], AbstractZero) and not ProjectTo(b).is_no_tangent:
-        terms.append(weights * unthunk(tangents[3]))
+        terms.append((weights if b is None else weights * b) * a_dot)
+    if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
+        terms.append(weights * b_dot)
     if not terms:
         return out, ProjectTo(out)(ZeroTangent())
     return out, ProjectTo(out)(np.sum(sum(terms[1:], terms[0]), axis=axes, keepdims=keepdims))
