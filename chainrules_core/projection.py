@@ -327,14 +327,14 @@ NO_TANGENT_TYPES: tuple[type, ...] = (
 def _make_generic(x: Any) -> Projector:
     if isinstance(x, NO_TANGENT_TYPES):
         return _NO_TANGENT
+    if isinstance(x, np.generic):  # before float and complex: np.float64 and np.complex128 subclass them
+        return _make_numpy_scalar(x)
     if isinstance(x, float):
         return _FLOAT
     if isinstance(x, complex):
         return _COMPLEX
     if isinstance(x, np.ndarray):
         return _make_array(x)
-    if isinstance(x, np.generic):
-        return _make_numpy_scalar(x)
     if is_namedtuple(type(x)):
         return _make_fields(type(x), x._asdict())
     if isinstance(x, (tuple, list)):
@@ -361,6 +361,8 @@ _MAKERS: dict[type, Callable[[Any], Projector]] = {
     np.ndarray: _make_array,
     np.float64: _make_numpy_scalar,
     np.float32: _make_numpy_scalar,
+    np.complex128: _make_numpy_scalar,
+    np.complex64: _make_numpy_scalar,
     tuple: _make_sequence,
     list: _make_sequence,
 }

@@ -267,8 +267,9 @@ class _Array(Layout):
     def problems(self, t: Any, where: str, cotangent: bool = True) -> list[str]:
         if isinstance(t, (AbstractZero, NotImplementedTangent)):
             return []
-        if not isinstance(t, (np.ndarray, np.generic)):
-            return [f"{where}: expected an ndarray of shape {self.shape} and dtype {self.dtype}, got {_show(t)}"]
+        if not isinstance(t, np.ndarray):  # a numpy scalar is not a 0-d array: engines add it to one differently
+            fix = "; ProjectTo(x)(x_bar) makes it one" if isinstance(t, np.generic) else ""
+            return [f"{where}: expected an ndarray of shape {self.shape} and dtype {self.dtype}, got {_show(t)}{fix}"]
         found = []
         if t.shape != self.shape:
             found.append(f"{where}: shape {t.shape} for a primal of shape {self.shape}{_shape_fix(cotangent)}")

@@ -275,7 +275,8 @@ def check_frule_variants(s: Setup, tangents: tuple[Any, ...], y_dot_vec: Vector)
 
 
 def _check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
-    """A tangent that only broadcasts to its argument's shape: ``ValueError`` naming the function and both shapes."""
+    """A tangent that only broadcasts to its argument's shape, for each argument in turn: ``ValueError`` naming the
+    function and both shapes."""
     for k in range(1, len(tangents)):
         if not s.differentiable(k) or isinstance(tangents[k], Thunk):
             continue
@@ -285,4 +286,3 @@ def _check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
             bad = (*tangents[:k], wrong, *tangents[k + 1 :])
             what = f"a tangent of shape {wrong.shape} for {s.names[k]} of shape {want}"
             _refused(s, functools.partial(_call, s, "frule", s.args, bad), what, wrong, want)
-            return
