@@ -8,8 +8,18 @@ import numpy as np
 
 from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
-from chainrules.rules.numpy.linalg._common import adjoint
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules.rules.numpy.linalg._common import adjoint, checked_entries
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 from chainrules_core.testing import FiniteDifferences
 from chainrules_core.testing.cases import Case, Generated, register_cases
 
@@ -51,9 +61,10 @@ def _eig_invariants_rrule(f: Any, a: Any) -> Any:
     (w, v), pullback = rrule(np.linalg.eig, a)
     inv = np.linalg.inv(v)
     weighed = (v * _weights(v)) @ inv
+    shapes = (w.shape, v.shape, weighed.shape)
 
     def eig_invariants_pullback(out_bar: Any) -> tuple[Any, Any]:
-        w_bar, v2_bar, weighed_bar = tuple_entries(out_bar, ("w", "abs2 V", "V diag(c) V^-1"))
+        w_bar, v2_bar, weighed_bar = checked_entries(f, out_bar, ("w", "abs2 V", "V diag(c) V^-1"), shapes)
         v_bar: Any = ZeroTangent() if isinstance(v2_bar, AbstractZero) else 2 * v2_bar * v
         if not isinstance(weighed_bar, AbstractZero):
             # d(V C X) = dV (C X) - (V C X) dV X with X = V^-1
@@ -66,7 +77,7 @@ def _eig_invariants_rrule(f: Any, a: Any) -> Any:
 
 @frule.register(eig_invariants)
 def _eig_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    (w, v), parts_dot = frule((NoTangent(), tangents[1]), np.linalg.eig, a)
+    (w, v), parts_dot = frule((NoTangent(), checked_tangent(f, tangents[1], a, 1)), np.linalg.eig, a)
     w_dot, v_dot = tuple_entries(parts_dot, ("eigenvalues", "eigenvectors"))
     inv = np.linalg.inv(v)
     weighed = (v * _weights(v)) @ inv
@@ -94,9 +105,10 @@ def power_sums(a: Any) -> np.ndarray:
 def _power_sums_rrule(f: Any, a: Any) -> Any:
     w, pullback = rrule(np.linalg.eigvals, a)
     out = power_sums(a)
+    shape = value_shape(out)
 
     def power_sums_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = np.asarray(unthunk(out_bar))
+        out_bar = np.asarray(checked_seed(f, out_bar, shape))
         w_bar = sum(np.conj(k * w ** (k - 1)) * out_bar[..., k - 1 : k] for k in (1, 2, 3))
         return pullback(w_bar)
 
@@ -105,7 +117,7 @@ def _power_sums_rrule(f: Any, a: Any) -> Any:
 
 @frule.register(power_sums)
 def _power_sums_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    w, w_dot = frule((NoTangent(), tangents[1]), np.linalg.eigvals, a)
+    w, w_dot = frule((NoTangent(), checked_tangent(f, tangents[1], a, 1)), np.linalg.eigvals, a)
     out = power_sums(a)
     sums_dot = np.stack([np.sum(k * w ** (k - 1) * w_dot, axis=-1) for k in (1, 2, 3)], axis=-1)
     return out, ProjectTo(out)(sums_dot)

@@ -8,8 +8,8 @@ import numpy as np
 
 from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
-from chainrules.rules.numpy.linalg._common import adjoint, pad_to
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, rrule
+from chainrules.rules.numpy.linalg._common import adjoint, checked_entries, pad_to
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, checked_tangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
 from chainrules_core.testing.edges import refuse_edges
 
@@ -37,9 +37,11 @@ def _qr_complete_parts_rrule(f: Any, a: Any) -> Any:
     (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
     n = np.shape(a)[-1]
     q2 = q[..., n:]
+    out = (q[..., :n], r[..., :n, :], q2 @ adjoint(q2))
+    shapes = [x.shape for x in out]
 
     def qr_complete_parts_pullback(out_bar: Any) -> tuple[Any, Any]:
-        q1_bar, r1_bar, p2_bar = tuple_entries(out_bar, ("Q1", "R1", "Q2 Q2^H"))
+        q1_bar, r1_bar, p2_bar = checked_entries(f, out_bar, ("Q1", "R1", "Q2 Q2^H"), shapes)
         q_bar = pad_to(q1_bar, q.shape) if isinstance(p2_bar, AbstractZero) else np.zeros_like(q)
         if not isinstance(p2_bar, AbstractZero):
             if not isinstance(q1_bar, AbstractZero):
@@ -47,12 +49,12 @@ def _qr_complete_parts_rrule(f: Any, a: Any) -> Any:
             q_bar[..., n:] = (p2_bar + adjoint(p2_bar)) @ q2
         return pullback((q_bar, pad_to(r1_bar, r.shape)))
 
-    return (q[..., :n], r[..., :n, :], q2 @ adjoint(q2)), qr_complete_parts_pullback
+    return out, qr_complete_parts_pullback
 
 
 @frule.register(qr_complete_parts)
 def _qr_complete_parts_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    (q, r), out_dot = frule((NoTangent(), tangents[1]), np.linalg.qr, a, mode="complete")
+    (q, r), out_dot = frule((NoTangent(), checked_tangent(f, tangents[1], a, 1)), np.linalg.qr, a, mode="complete")
     n = np.shape(a)[-1]
     q_dot, r_dot = tuple_entries(out_dot, ("Q", "R"))
     q2, q2_dot = q[..., n:], q_dot[..., n:]

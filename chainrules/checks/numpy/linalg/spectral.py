@@ -8,8 +8,8 @@ import numpy as np
 
 from chainrules.checks._matrices import SVD_HANGS, random_matrix
 from chainrules.rules._arrays import tuple_entries
-from chainrules.rules.numpy.linalg._common import adjoint, pad_to
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
+from chainrules.rules.numpy.linalg._common import adjoint, checked_entries, pad_to
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
 from chainrules_core.testing.edges import refuse_edges
@@ -69,9 +69,11 @@ def _svd_parts(parts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
 def _svd_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
     parts, pullback = rrule(np.linalg.svd, a, **{"full_matrices": False, **kwargs})
     u, s, vh, _ = _svd_parts(parts)
+    out = (_abs2(u), s, _abs2(vh), u @ vh)
+    shapes = [x.shape for x in out]
 
     def svd_invariants_pullback(out_bar: Any) -> tuple[Any, Any]:
-        m2_bar, s_bar, n2_bar, polar_bar = tuple_entries(out_bar, ("abs2 U", "s", "abs2 Vh", "U Vh"))
+        m2_bar, s_bar, n2_bar, polar_bar = checked_entries(f, out_bar, ("abs2 U", "s", "abs2 Vh", "U Vh"), shapes)
         has_polar = not isinstance(polar_bar, AbstractZero)
         u_bar = _sum_terms(
             None if isinstance(m2_bar, AbstractZero) else 2 * m2_bar * u, polar_bar @ adjoint(vh) if has_polar else None
@@ -81,12 +83,13 @@ def _svd_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
         )
         return pullback((pad_to(u_bar, parts[0].shape), s_bar, pad_to(vh_bar, parts[2].shape)))[:2]
 
-    return (_abs2(u), s, _abs2(vh), u @ vh), svd_invariants_pullback
+    return out, svd_invariants_pullback
 
 
 @frule.register(svd_invariants)
 def _svd_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) -> Any:
-    result = frule((NoTangent(), tangents[1]), np.linalg.svd, a, **{"full_matrices": False, **kwargs})
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    result = frule((NoTangent(), a_dot), np.linalg.svd, a, **{"full_matrices": False, **kwargs})
     if result is None:
         return None
     parts, parts_dot = result
@@ -101,9 +104,10 @@ def _svd_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: A
 @rrule.register(eigh_invariants)
 def _eigh_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
     (w, v), pullback = rrule(np.linalg.eigh, a, **kwargs)
+    shapes = (w.shape, v.shape)
 
     def eigh_invariants_pullback(out_bar: Any) -> tuple[Any, Any]:
-        w_bar, v2_bar = tuple_entries(out_bar, ("w", "abs2 V"))
+        w_bar, v2_bar = checked_entries(f, out_bar, ("w", "abs2 V"), shapes)
         return pullback((w_bar, ZeroTangent() if isinstance(v2_bar, AbstractZero) else 2 * v2_bar * v))[:2]
 
     return (w, _abs2(v)), eigh_invariants_pullback
@@ -111,7 +115,7 @@ def _eigh_invariants_rrule(f: Any, a: Any, **kwargs: Any) -> Any:
 
 @frule.register(eigh_invariants)
 def _eigh_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) -> Any:
-    (w, v), parts_dot = frule((NoTangent(), tangents[1]), np.linalg.eigh, a, **kwargs)
+    (w, v), parts_dot = frule((NoTangent(), checked_tangent(f, tangents[1], a, 1)), np.linalg.eigh, a, **kwargs)
     w_dot, v_dot = tuple_entries(parts_dot, ("eigenvalues", "eigenvectors"))
     v2 = _abs2(v)
     return (w, v2), (w_dot, ProjectTo(v2)(2 * np.real(v.conj() * v_dot)))
@@ -140,9 +144,11 @@ def _svd_complements_rrule(f: Any, a: Any) -> Any:
     (u, s, vh), pullback = rrule(np.linalg.svd, a, full_matrices=True)
     k = s.shape[-1]
     u2, vh2 = u[..., k:], vh[..., k:, :]
+    out = (u2 @ adjoint(u2), adjoint(vh2) @ vh2)
+    shapes = [x.shape for x in out]
 
     def svd_complements_pullback(out_bar: Any) -> tuple[Any, Any]:
-        pu_bar, pv_bar = tuple_entries(out_bar, ("U2 U2^H", "V2 V2^H"))
+        pu_bar, pv_bar = checked_entries(f, out_bar, ("U2 U2^H", "V2 V2^H"), shapes)
         u_bar = np.zeros_like(u)
         vh_bar = np.zeros_like(vh)
         if not isinstance(pu_bar, AbstractZero):
@@ -151,12 +157,13 @@ def _svd_complements_rrule(f: Any, a: Any) -> Any:
             vh_bar[..., k:, :] = vh2 @ (pv_bar + adjoint(pv_bar))
         return pullback((u_bar, ZeroTangent(), vh_bar))[:2]
 
-    return (u2 @ adjoint(u2), adjoint(vh2) @ vh2), svd_complements_pullback
+    return out, svd_complements_pullback
 
 
 @frule.register(svd_complements)
 def _svd_complements_frule(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    (u, s, vh), parts_dot = frule((NoTangent(), tangents[1]), np.linalg.svd, a, full_matrices=True)
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    (u, s, vh), parts_dot = frule((NoTangent(), a_dot), np.linalg.svd, a, full_matrices=True)
     k = s.shape[-1]
     u_dot, _, vh_dot = tuple_entries(parts_dot, ("U", "S", "Vh"))
     u2, vh2, u2_dot, vh2_dot = u[..., k:], vh[..., k:, :], u_dot[..., k:], vh_dot[..., k:, :]

@@ -10,8 +10,8 @@ from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.checks.numpy.linalg.spectral import _hermitian
 from chainrules.rules._arrays import tuple_entries
-from chainrules.rules.numpy.linalg._common import adjoint
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule
+from chainrules.rules.numpy.linalg._common import adjoint, checked_entries
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
 from chainrules_core.testing.edges import refuse_edges
 
@@ -49,16 +49,18 @@ if linalg is not None:
     @rrule.register(eigh_invariants)
     def _eigh_invariants_rrule(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         (w, v), pullback = rrule(linalg.eigh, a, *args, **kwargs)
+        shapes = (w.shape, v.shape)
 
         def eigh_invariants_pullback(out_bar: Any) -> tuple[Any, ...]:
-            w_bar, v2_bar = tuple_entries(out_bar, 2)
+            w_bar, v2_bar = checked_entries(f, out_bar, 2, shapes)
             return pullback((w_bar, ZeroTangent() if isinstance(v2_bar, AbstractZero) else 2 * v2_bar * v))
 
         return (w, _abs2(v)), eigh_invariants_pullback
 
     @frule.register(eigh_invariants)
     def _eigh_invariants_frule(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-        (w, v), parts_dot = frule((NoTangent(), *tangents[1:]), linalg.eigh, a, *args, **kwargs)
+        dots = [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], (a, *args)), start=1)]
+        (w, v), parts_dot = frule((NoTangent(), *dots), linalg.eigh, a, *args, **kwargs)
         w_dot, v_dot = tuple_entries(parts_dot, 2)
         v2 = _abs2(v)
         return (w, v2), (w_dot, ProjectTo(v2)(2 * np.real(v.conj() * v_dot)))

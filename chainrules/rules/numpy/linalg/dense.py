@@ -20,16 +20,28 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     is_followed,
     rrule,
     unbroadcast,
-    unthunk,
+    value_shape,
 )
 
 from ..._arrays import tuple_entries
+from ..._makers import checked_tangents
 from .._bilinear import numeric_seed
-from ._common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, solve_vectors, tuple_tangent
+from ._common import (
+    adjoint,
+    adjugate_svd,
+    as_array,
+    checked_entries,
+    inverse,
+    matmul_summed,
+    solve_vectors,
+    tuple_tangent,
+)
 
 # ----- inv -----
 
@@ -38,10 +50,12 @@ from ._common import adjoint, adjugate_svd, as_array, inverse, matmul_summed, so
 def _rrule_inv(f: Any, a: Any) -> Any:
     out = f(a)
     project_a = ProjectTo(a)
+    shape = value_shape(out)
 
     def inv_pullback(out_bar: Any) -> tuple[Any, Any]:
+        out_bar = checked_seed(f, out_bar, shape)
         out_h = adjoint(out)
-        return NoTangent(), project_a(-(out_h @ unthunk(out_bar) @ out_h))
+        return NoTangent(), project_a(-(out_h @ out_bar @ out_h))
 
     return out, inv_pullback
 
@@ -49,7 +63,7 @@ def _rrule_inv(f: Any, a: Any) -> Any:
 @frule.register(np.linalg.inv)
 def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     out = f(a)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     return out, ProjectTo(out)(-(out @ a_dot @ out))
@@ -64,9 +78,10 @@ def _rrule_solve(f: Any, a: Any, b: Any) -> Any:
     project_a = ProjectTo(a)
     a_arr, b_arr = as_array(a), as_array(b)
     vector = b_arr.ndim == 1  # numpy reads b as a stack of matrices unless it is 1-D
+    shape = value_shape(x)
 
     def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
-        x_bar = unthunk(x_bar)
+        x_bar = checked_seed(f, x_bar, shape)
         a_h = adjoint(a_arr)
         if vector:
             b_bar = solve_vectors(a_h, x_bar)
@@ -82,7 +97,7 @@ def _rrule_solve(f: Any, a: Any, b: Any) -> Any:
 @frule.register(np.linalg.solve)
 def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
     x = f(a, b)
-    _, a_dot, b_dot = (unthunk(t) for t in tangents)
+    a_dot, b_dot = checked_tangents(f, tangents, (a, b))
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
@@ -167,9 +182,10 @@ def _rrule_det(f: Any, a: Any) -> Any:
     out = f(a)
     project_a = ProjectTo(a)
     a_arr = as_array(a)
+    shape = value_shape(out)
 
     def det_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         # d det = tr(adj(A) dA): A_bar = out_bar adj(A)^H
         adj = adjugate(_inexact(a_arr), out)
         return NoTangent(), project_a(np.asarray(out_bar)[..., None, None] * adjoint(adj))
@@ -180,7 +196,7 @@ def _rrule_det(f: Any, a: Any) -> Any:
 @frule.register(np.linalg.det)
 def _frule_det(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     out = f(a)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     adj = adjugate(_inexact(as_array(a)), out)
@@ -201,9 +217,10 @@ def _rrule_slogdet(f: Any, a: Any) -> Any:
     project_a = ProjectTo(a)
     a_arr = _inexact(as_array(a))
     complex_a = a_arr.dtype.kind == "c"
+    shapes = [value_shape(x) for x in out]
 
     def slogdet_pullback(out_bar: Any) -> tuple[Any, Any]:
-        sign_bar, logabsdet_bar = tuple_entries(out_bar, ("sign", "logabsdet"))
+        sign_bar, logabsdet_bar = checked_entries(f, out_bar, ("sign", "logabsdet"), shapes)
         if not complex_a:
             sign_bar = ZeroTangent()  # the sign of a real determinant is locally constant
         if (isinstance(sign_bar, AbstractZero) and isinstance(logabsdet_bar, AbstractZero)) or project_a.is_no_tangent:
@@ -223,7 +240,7 @@ def _rrule_slogdet(f: Any, a: Any) -> Any:
 def _frule_slogdet(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     out = f(a)
     sign, logabsdet = out
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     t = np.einsum("...ji,...ij->...", inverse(_inexact(as_array(a))), a_dot)
@@ -302,9 +319,10 @@ def _rrule_matrix_power(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     project_a = ProjectTo(a)
     a_arr = _inexact(as_array(a))
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def matrix_power_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if n == 0:
             return NoTangent(), project_a(ZeroTangent()), *extra
         if n > 0:
@@ -322,7 +340,7 @@ def _frule_matrix_power(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, *
     if n is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent or n == 0:
         return out, ProjectTo(out)(ZeroTangent())
     a_arr = _inexact(as_array(a))
@@ -406,10 +424,10 @@ def _frule_multi_dot(tangents: tuple[Any, ...], f: Any, arrays: Any, **kwargs: A
     if chain is None:
         return None
     out = f(arrays)
-    dots = unthunk(tangents[1])
+    dots = checked_tangent(f, tangents[1], arrays, 1)
     if isinstance(dots, AbstractZero):
         return out, ProjectTo(out)(ZeroTangent())
-    entries = tuple_entries(dots, len(chain))
+    entries = [checked_tangent(f, d, x, 1) for d, x in zip(tuple_entries(dots, len(chain)), arrays)]
     dots = [d if isinstance(d, AbstractZero) else np.reshape(d, a.shape) for d, a in zip(entries, chain)]
     if chain[-1].shape[1] < chain[0].shape[0]:
         tangent = _chain_tangent(_transposed(chain), _transposed(dots)).T
@@ -442,9 +460,10 @@ def _rrule_tensorinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     x = _tensorinv_matrix(a, out, ind)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def tensorinv_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.reshape(unthunk(out_bar), x.shape)
+        g = np.reshape(checked_seed(f, out_bar, shape), x.shape)
         return NoTangent(), project_a(np.reshape(-(adjoint(x) @ g @ adjoint(x)), np.shape(a))), *extra
 
     return out, tensorinv_pullback
@@ -456,7 +475,7 @@ def _frule_tensorinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kw
     if ind is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     x = _tensorinv_matrix(a, out, ind)
@@ -485,9 +504,10 @@ def _rrule_tensorsolve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any
     moved = np.transpose(as_array(a), order)
     m = moved.reshape(out.size, out.size)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def tensorsolve_pullback(out_bar: Any) -> tuple[Any, ...]:
-        b_bar = np.linalg.solve(adjoint(m), np.ravel(unthunk(out_bar)))
+        b_bar = np.linalg.solve(adjoint(m), np.ravel(checked_seed(f, out_bar, shape)))
         m_bar = -np.outer(b_bar, np.ravel(out).conj())
         a_bar = np.transpose(m_bar.reshape(moved.shape), np.argsort(order))
         return NoTangent(), project_a(a_bar), project_b(b_bar.reshape(np.shape(b))), *extra
@@ -501,7 +521,7 @@ def _frule_tensorsolve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args:
     if order is None:
         return None
     out = f(a, b, *args, **kwargs)
-    _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
+    a_dot, b_dot = checked_tangents(f, tangents[:3], (a, b))
     rhs = np.zeros(out.size, out.dtype)
     if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
         rhs = rhs + np.ravel(b_dot)

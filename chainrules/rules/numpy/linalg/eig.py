@@ -46,10 +46,19 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 
-from ..._arrays import tuple_entries
-from ._common import adjoint, diag_embed, diagonal, inverse, over_gaps, tuple_tangent
+from ._common import adjoint, checked_entries, diag_embed, diagonal, inverse, over_gaps, tuple_tangent
 
 
 def _off_itself(v: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -77,9 +86,10 @@ def _rrule_eig(f: Any, a: Any) -> Any:
     out = f(a)
     w, v = out
     project_a = ProjectTo(a)
+    shapes = (w.shape, v.shape)
 
     def eig_pullback(out_bar: Any) -> tuple[Any, Any]:
-        w_bar, v_bar = tuple_entries(out_bar, ("eigenvalues", "eigenvectors"))
+        w_bar, v_bar = checked_entries(f, out_bar, ("eigenvalues", "eigenvectors"), shapes)
         if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent())
         return NoTangent(), project_a(_eig_pullback(w, v, w_bar, v_bar))
@@ -91,7 +101,7 @@ def _rrule_eig(f: Any, a: Any) -> Any:
 def _frule_eig(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     out = f(a)
     w, v = out
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     w_dot, v_dot = _eig_pushforward(w, v, np.asarray(a_dot))
@@ -115,9 +125,10 @@ def _eigenvectors(a: Any, w: np.ndarray) -> np.ndarray:
 def _rrule_eigvals(f: Any, a: Any) -> Any:
     w = f(a)
     project_a = ProjectTo(a)
+    shape = value_shape(w)
 
     def eigvals_pullback(w_bar: Any) -> tuple[Any, Any]:
-        w_bar = unthunk(w_bar)
+        w_bar = checked_seed(f, w_bar, shape)
         if project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent())
         return NoTangent(), project_a(_eig_pullback(w, _eigenvectors(a, w), w_bar, ZeroTangent()))
@@ -128,7 +139,7 @@ def _rrule_eigvals(f: Any, a: Any) -> Any:
 @frule.register(np.linalg.eigvals)
 def _frule_eigvals(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
     w = f(a)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return w, ZeroTangent()
     v = _eigenvectors(a, w)

@@ -20,12 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 
-from ..._arrays import tuple_entries
 from ._common import (
     adjoint,
     as_array,
+    checked_entries,
     complement_cotangent,
     complement_tangent,
     diag_embed,
@@ -52,9 +62,10 @@ def _rrule_cholesky(f: Any, a: Any, **kwargs: Any) -> Any:
     out = f(a, **kwargs)
     project_a = ProjectTo(a)
     low = adjoint(out) if upper else out
+    shape = value_shape(out)
 
     def cholesky_pullback(out_bar: Any) -> tuple[Any, Any]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         low_bar = adjoint(out_bar) if upper else out_bar
         x = solve_lower(low, phi_lower(adjoint(low) @ low_bar), conjugate_transpose=True)
         s = adjoint(solve_lower(low, adjoint(x), conjugate_transpose=True))  # L^-H Phi(L^H L_bar) L^-1
@@ -69,7 +80,7 @@ def _frule_cholesky(tangents: tuple[Any, ...], f: Any, a: Any, **kwargs: Any) ->
         return None
     upper = bool(kwargs.get("upper", False))
     out = f(a, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     low = adjoint(out) if upper else out
@@ -168,12 +179,13 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     q, r = np.linalg.qr(a_arr) if mode == "r" else out
     k = min(q.shape[-2], r.shape[-1])
     n_extra_args = len(args)
+    shapes = [value_shape(out)] if mode == "r" else [value_shape(x) for x in out]
 
     def qr_pullback(out_bar: Any) -> tuple[Any, ...]:
         if mode == "r":
-            q_bar, r_bar = ZeroTangent(), unthunk(out_bar)
+            q_bar, r_bar = ZeroTangent(), checked_seed(f, out_bar, shapes[0])
         else:
-            q_bar, r_bar = tuple_entries(out_bar, ("Q", "R"))
+            q_bar, r_bar = checked_entries(f, out_bar, ("Q", "R"), shapes)
         if isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *(NoTangent(),) * n_extra_args
         if q.shape[-1] > k:  # complete mode, tall: fold in the complement's cotangent; R's zero rows are constant
@@ -192,7 +204,7 @@ def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     if mode is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     q, r = np.linalg.qr(a) if mode == "r" else out

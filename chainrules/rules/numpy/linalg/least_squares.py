@@ -33,10 +33,30 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, primal_of, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    primal_of,
+    rrule,
+    value_shape,
+)
 
-from ..._arrays import NOVALUE, tuple_entries
-from ._common import adjoint, as_array, fold_to_triangle, hermitian_from_triangle, nonzero_singular_values
+from ..._arrays import NOVALUE
+from ..._makers import checked_tangents
+from ._common import (
+    adjoint,
+    as_array,
+    checked_entries,
+    fold_to_triangle,
+    hermitian_from_triangle,
+    nonzero_singular_values,
+)
 
 
 def _pinv_pushforward(a: np.ndarray, x: np.ndarray, a_dot: np.ndarray) -> np.ndarray:
@@ -75,9 +95,10 @@ def _rrule_pinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     hermitian = bool(options["hermitian"])
     a_arr = as_array(a)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def pinv_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if hermitian:
             a_bar = fold_to_triangle(_pinv_pullback(hermitian_from_triangle(a_arr, True), out, out_bar), True)
         else:
@@ -93,7 +114,7 @@ def _frule_pinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     a_arr, a_dot = as_array(a), as_array(a_dot)
@@ -175,9 +196,10 @@ def _rrule_lstsq(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     problem = _LeastSquares(a, b, out, rcond)
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def lstsq_pullback(out_bar: Any) -> tuple[Any, ...]:
-        x_bar, resid_bar, _, s_bar = tuple_entries(out_bar, 4)
+        x_bar, resid_bar, _, s_bar = checked_entries(f, out_bar, 4, shapes)
         a_bar, b_bar = problem.pullback(problem.columns(x_bar), resid_bar, s_bar)
         return NoTangent(), project_a(a_bar), project_b(np.reshape(b_bar, np.shape(b))), *extra
 
@@ -192,7 +214,8 @@ def _frule_lstsq(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, 
     out = f(a, b, *args, **kwargs)
     x, resids, _, s = out
     problem = _LeastSquares(a, b, out, rcond)
-    a_dot, b_dot = (ZeroTangent() if ProjectTo(v).is_no_tangent else unthunk(t) for v, t in zip((a, b), tangents[1:3]))
+    dots = checked_tangents(f, tangents[:3], (a, b))
+    a_dot, b_dot = (ZeroTangent() if ProjectTo(v).is_no_tangent else t for v, t in zip((a, b), dots))
     x_dot, resid_dot, s_dot = problem.pushforward(a_dot, problem.columns(b_dot))
     if not isinstance(x_dot, AbstractZero):
         x_dot = np.reshape(x_dot, x.shape)

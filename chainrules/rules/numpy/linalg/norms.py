@@ -41,7 +41,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 
 from ..._makers import rule_in_first
 from ._common import adjoint, as_array, inverse, nonzero_singular_values
@@ -130,7 +140,7 @@ class _Norm:
     def __init__(
         self, f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ord: Any, axis: Any, matrix: bool | None
     ) -> None:
-        self.out = f(x, *args, **kwargs)
+        self.f, self.out = f, f(x, *args, **kwargs)
         x_arr = as_array(x)
         self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
         self.project_x = ProjectTo(x)
@@ -145,8 +155,10 @@ class _Norm:
         return _norm_gradient(self.x, self.out, self.ord, self.axes, self.matrix)
 
     def rrule(self) -> Any:
+        shape = value_shape(self.out)
+
         def norm_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
+            out_bar = checked_seed(self.f, out_bar, shape)
             g = None if isinstance(out_bar, AbstractZero) or self.project_x.is_no_tangent else self.gradient()
             extra = (NoTangent(),) * self.n_extra
             if g is None:
@@ -157,7 +169,7 @@ class _Norm:
         return self.out, norm_pullback
 
     def frule(self, tangents: tuple[Any, ...]) -> Any:
-        x_dot = unthunk(tangents[1])
+        x_dot = checked_tangent(self.f, tangents[1], self.x, 1)
         g = None if isinstance(x_dot, AbstractZero) or self.project_x.is_no_tangent else self.gradient()
         if g is None:
             return self.out, ZeroTangent()

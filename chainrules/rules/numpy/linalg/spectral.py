@@ -41,12 +41,22 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, frule, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    value_shape,
+)
 
-from ..._arrays import tuple_entries
 from ._common import (
     adjoint,
     as_array,
+    checked_entries,
     complement_cotangent,
     complement_tangent,
     diag_embed,
@@ -93,9 +103,10 @@ def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     w, v = out
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = (w.shape, v.shape)
 
     def eigh_pullback(out_bar: Any) -> tuple[Any, ...]:
-        w_bar, v_bar = tuple_entries(out_bar, ("eigenvalues", "eigenvectors"))
+        w_bar, v_bar = checked_entries(f, out_bar, ("eigenvalues", "eigenvectors"), shapes)
         if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
         return NoTangent(), project_a(_eigh_pullback(w, v, w_bar, v_bar, lower)), *extra
@@ -110,7 +121,7 @@ def _frule_eigh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
         return None
     out = f(a, *args, **kwargs)
     w, v = out
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     m = adjoint(v) @ hermitian_from_triangle(as_array(a_dot), lower) @ v
@@ -127,9 +138,10 @@ def _rrule_eigvalsh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     w = f(a, *args, **kwargs)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(w)
 
     def eigvalsh_pullback(w_bar: Any) -> tuple[Any, ...]:
-        w_bar = unthunk(w_bar)
+        w_bar = checked_seed(f, w_bar, shape)
         _, v = np.linalg.eigh(a, "L" if lower else "U")
         return NoTangent(), project_a(_eigh_pullback(w, v, w_bar, ZeroTangent(), lower)), *extra
 
@@ -142,7 +154,7 @@ def _frule_eigvalsh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwa
     if lower is None:
         return None
     w = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return w, ZeroTangent()
     _, v = np.linalg.eigh(a, "L" if lower else "U")
@@ -266,16 +278,18 @@ def _rrule_svd(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
     if not options["compute_uv"]:
+        shape = value_shape(out)
 
         def svd_values_pullback(s_bar: Any) -> tuple[Any, ...]:
-            return NoTangent(), project_a(_values_pullback(a, unthunk(s_bar), hermitian)), *extra
+            return NoTangent(), project_a(_values_pullback(a, checked_seed(f, s_bar, shape), hermitian)), *extra
 
         return out, svd_values_pullback
     u, s, vh = out
     k = s.shape[-1]
+    shapes = (u.shape, s.shape, vh.shape)
 
     def svd_pullback(out_bar: Any) -> tuple[Any, ...]:
-        u_bar, s_bar, vh_bar = tuple_entries(out_bar, ("U", "S", "Vh"))
+        u_bar, s_bar, vh_bar = checked_entries(f, out_bar, ("U", "S", "Vh"), shapes)
         if isinstance(u_bar, AbstractZero) and isinstance(s_bar, AbstractZero) and isinstance(vh_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
         u_bar, vh_bar = _reduced_vector_bars(u, vh, k, u_bar, vh_bar)
@@ -291,7 +305,7 @@ def _frule_svd(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     a_dot = as_array(a_dot)
@@ -310,9 +324,10 @@ def _frule_svd(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
 def _rrule_svdvals(f: Any, x: Any) -> Any:
     s = f(x)
     project_x = ProjectTo(x)
+    shape = value_shape(s)
 
     def svdvals_pullback(s_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_x(_values_pullback(x, unthunk(s_bar), hermitian=False))
+        return NoTangent(), project_x(_values_pullback(x, checked_seed(f, s_bar, shape), hermitian=False))
 
     return s, svdvals_pullback
 
@@ -320,7 +335,7 @@ def _rrule_svdvals(f: Any, x: Any) -> Any:
 @frule.register(np.linalg.svdvals)
 def _frule_svdvals(tangents: tuple[Any, ...], f: Any, x: Any) -> Any:
     s = f(x)
-    x_dot = unthunk(tangents[1])
+    x_dot = checked_tangent(f, tangents[1], x, 1)
     if isinstance(x_dot, AbstractZero):
         return s, ZeroTangent()
     return s, ProjectTo(s)(_values_pushforward(x, as_array(x_dot), hermitian=False))

@@ -49,15 +49,17 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from ..._arrays import tuple_entries
 from ...numpy.linalg import factorizations
-from ...numpy.linalg._common import adjoint, as_array, pad_to, unique_part
+from ...numpy.linalg._common import adjoint, as_array, checked_entries, pad_to, unique_part
 from ._common import as_matrix, call_options, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----
@@ -153,13 +155,14 @@ def _rrule_lu(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     perm, low, up = _lu_parts(f, a, out, options)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def lu_pullback(out_bar: Any) -> tuple[Any, ...]:
         if options["permute_l"]:
-            pl_bar, up_bar = tuple_entries(out_bar, 2)
+            pl_bar, up_bar = checked_entries(f, out_bar, 2, shapes)
             low_bar = pl_bar if isinstance(pl_bar, AbstractZero) else _rows(pl_bar, perm)
-        else:
-            _, low_bar, up_bar = tuple_entries(out_bar, 3)  # the permutation's cotangent, whatever it is, is ignored
+        else:  # the permutation's cotangent, whatever its values, is ignored
+            _, low_bar, up_bar = checked_entries(f, out_bar, 3, shapes)
         if (isinstance(low_bar, AbstractZero) and isinstance(up_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
         if np.size(a) == 0:
@@ -175,7 +178,7 @@ def _frule_lu(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     if np.size(a) == 0:  # every factor is empty too (and scipy's permutation of an empty matrix has no rows)
@@ -227,9 +230,10 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     perm = _permutation(piv, lu.shape[-2])
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def lu_factor_pullback(out_bar: Any) -> tuple[Any, ...]:
-        lu_bar, _ = tuple_entries(out_bar, 2)
+        lu_bar, _ = checked_entries(f, out_bar, 2, shapes)
         if isinstance(lu_bar, AbstractZero) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
         lu_bar, k = as_matrix(lu_bar), low.shape[-1]
@@ -245,7 +249,7 @@ def _frule_lu_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kw
     if call_options(_LU_FACTOR, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     lu, piv = as_matrix(out[0]), out[1]
@@ -308,9 +312,10 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
     trans, vector = options["trans"], np.ndim(b) == 1
     project_lu = ProjectTo(lu_and_piv)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(x)
 
     def lu_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        x_bar = _matrices(unthunk(x_bar), vector)
+        x_bar = _matrices(checked_seed(f, x_bar, shape), vector)
         b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t, check_finite=False), x_bar, trans)
         x2 = _matrices(x, vector)
         p, q = {0: (b_bar, x2), 1: (x2.conj(), b_bar.conj()), 2: (x2, b_bar)}[trans]  # A_bar = -p q^H
@@ -334,10 +339,11 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
         return None
-    _, perm, low, up = parts
+    lu, perm, low, up = parts
     trans, vector = options["trans"], np.ndim(b) == 1
     lu_dot, _ = tuple_entries(tangents[1], 2)
-    b_dot = unthunk(tangents[2])
+    lu_dot = checked_tangent(f, lu_dot, lu, 1)
+    b_dot = checked_tangent(f, tangents[2], b, 2)
     rhs = None if isinstance(b_dot, AbstractZero) or ProjectTo(b).is_no_tangent else _matrices(b_dot, vector)
     if not isinstance(lu_dot, AbstractZero):
         low_dot, up_dot = np.tril(lu_dot, -1), np.triu(lu_dot)
@@ -384,9 +390,10 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), matrix, upper=not lower)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def cho_factor_pullback(out_bar: Any) -> tuple[Any, ...]:
-        c_bar, _ = tuple_entries(out_bar, 2)
+        c_bar, _ = checked_entries(f, out_bar, 2, shapes)
         if isinstance(c_bar, AbstractZero) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
         c_bar = np.asarray(c_bar)
@@ -402,7 +409,7 @@ def _frule_cho_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **k
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     lower = bool(options["lower"])
@@ -445,9 +452,10 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     vector = np.ndim(b) == 1
     project_c = ProjectTo(c_and_lower)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(x)
 
     def cho_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = f(c_and_lower, _matrices(unthunk(x_bar), vector), check_finite=False)
+        b_bar = f(c_and_lower, _matrices(checked_seed(f, x_bar, shape), vector), check_finite=False)
         x2 = _matrices(x, vector)
         if lower:
             factor_bar = np.tril(-(b_bar @ (adjoint(x2) @ factor) + x2 @ (adjoint(b_bar) @ factor)))
@@ -469,7 +477,8 @@ def _frule_cho_solve(tangents: tuple[Any, ...], f: Any, c_and_lower: Any, b: Any
     x = f(c_and_lower, b, *args, **kwargs)
     vector = np.ndim(b) == 1
     c_dot, _ = tuple_entries(tangents[1], 2)
-    b_dot = unthunk(tangents[2])
+    c_dot = checked_tangent(f, c_dot, c, 1)
+    b_dot = checked_tangent(f, tangents[2], b, 2)
     rhs = None if isinstance(b_dot, AbstractZero) or ProjectTo(b).is_no_tangent else _matrices(b_dot, vector)
     if not isinstance(c_dot, AbstractZero):
         factor, factor_dot, x2 = _factor(c, lower), _factor(np.asarray(c_dot), lower), _matrices(x, vector)
@@ -529,9 +538,10 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     extra_q = out[0].shape[-1] - q.shape[-1] if options["mode"] == "full" else 0
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def qr_pullback(out_bar: Any) -> tuple[Any, ...]:
-        entries = tuple_entries(out_bar, len(out))  # the permutation's cotangent, whatever it is, is ignored
+        entries = checked_entries(f, out_bar, len(out), shapes)  # the permutation's cotangent's values are ignored
         q_bar, r_bar = (ZeroTangent(), entries[0]) if options["mode"] == "r" else entries[:2]
         if (isinstance(q_bar, AbstractZero) and isinstance(r_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
@@ -551,7 +561,7 @@ def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     q, r, cols = _qr_parts(a, out, options)

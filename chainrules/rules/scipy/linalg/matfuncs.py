@@ -39,15 +39,17 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     named_after,
     rrule,
     unbroadcast,
-    unthunk,
+    value_shape,
 )
 
-from ..._arrays import tuple_entries
-from ...numpy.linalg._common import adjoint, as_array, block_frechet, matmul_summed
+from ..._makers import checked_tangents
+from ...numpy.linalg._common import adjoint, as_array, block_frechet, checked_entries, matmul_summed
 from ._common import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
@@ -85,9 +87,10 @@ def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False)
         out = f(a)
         project_a = ProjectTo(a)
         a_h, out_h = adjoint(as_matrix(as_array(a))), adjoint(out)
+        shape = value_shape(out)
 
         def function_pullback(out_bar: Any) -> tuple[Any, Any]:
-            out_bar = unthunk(out_bar)
+            out_bar = checked_seed(f, out_bar, shape)
             if project_a.is_no_tangent:
                 return NoTangent(), NoTangent()
             return NoTangent(), project_a(np.reshape(derivative(f, a_h, out_h, out_bar), np.shape(a)))
@@ -98,7 +101,7 @@ def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False)
         if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
         out = f(a)
-        a_dot = unthunk(tangents[1])
+        a_dot = checked_tangent(f, tangents[1], a, 1)
         if isinstance(a_dot, AbstractZero):
             return out, ZeroTangent()
         return out, ProjectTo(out)(derivative(f, as_matrix(as_array(a)), out, as_matrix(a_dot)))
@@ -161,12 +164,13 @@ def _rrule_expm_frechet(f: Any, a: Any, e: Any, *args: Any, **kwargs: Any) -> An
     project_a, project_e = ProjectTo(a), ProjectTo(e)
     a_h, e_h = adjoint(as_array(a)), adjoint(as_array(e))
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out] if options["compute_expm"] else [value_shape(out)]
 
     def expm_frechet_pullback(out_bar: Any) -> tuple[Any, ...]:
         if options["compute_expm"]:
-            expm_bar, frechet_bar = tuple_entries(out_bar, 2)
+            expm_bar, frechet_bar = checked_entries(f, out_bar, 2, shapes)
         else:
-            expm_bar, frechet_bar = ZeroTangent(), unthunk(out_bar)
+            expm_bar, frechet_bar = ZeroTangent(), checked_seed(f, out_bar, shapes[0])
         e_bar, a_bar = _second_order(a_h, e_h, _zeros_like(a_h, frechet_bar), _zeros_like(a_h, expm_bar))
         return NoTangent(), project_a(unbroadcast(a, a_bar)), project_e(unbroadcast(e, e_bar)), *extra
 
@@ -179,7 +183,7 @@ def _frule_expm_frechet(tangents: tuple[Any, ...], f: Any, a: Any, e: Any, *args
     if options is None:
         return None
     out = f(a, e, *args, **kwargs)
-    a_dot, e_dot = unthunk(tangents[1]), unthunk(tangents[2])
+    a_dot, e_dot = checked_tangents(f, tangents[:3], (a, e))
     a_arr = as_array(a)
     expm_dot, frechet_dot = _second_order(a_arr, as_array(e), _zeros_like(a, a_dot), _zeros_like(e, e_dot))
     if not options["compute_expm"]:
@@ -225,9 +229,10 @@ def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
     x = f(a, b, q)
     project_a, project_b, project_q = ProjectTo(a), ProjectTo(b), ProjectTo(q)
     a_arr, b_arr = as_array(a), as_array(b)
+    shape = value_shape(x)
 
     def solve_sylvester_pullback(x_bar: Any) -> tuple[Any, Any, Any, Any]:
-        q_bar = f(adjoint(a_arr), adjoint(b_arr), unthunk(x_bar))
+        q_bar = f(adjoint(a_arr), adjoint(b_arr), checked_seed(f, x_bar, shape))
         a_bar = matmul_summed(-q_bar, adjoint(x), a_arr.shape)
         b_bar = matmul_summed(-adjoint(x), q_bar, b_arr.shape)
         return NoTangent(), project_a(a_bar), project_b(b_bar), project_q(unbroadcast(q, q_bar))
@@ -239,7 +244,7 @@ def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
 def _frule_solve_sylvester(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, q: Any) -> Any:
     _check_sylvester(a, b, q)
     x = f(a, b, q)
-    _, a_dot, b_dot, q_dot = (unthunk(t) for t in tangents)
+    a_dot, b_dot, q_dot = checked_tangents(f, tangents, (a, b, q))
     rhs = _terms(
         q_dot if _given(q_dot, q) else None,
         -(a_dot @ x) if _given(a_dot, a) else None,
@@ -255,9 +260,10 @@ def _rrule_solve_continuous_lyapunov(f: Any, a: Any, q: Any) -> Any:
     x = f(a, q)
     project_a, project_q = ProjectTo(a), ProjectTo(q)
     a_arr = as_array(a)
+    shape = value_shape(x)
 
     def solve_continuous_lyapunov_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
-        q_bar = f(adjoint(a_arr), unthunk(x_bar))  # A^H Q_bar + Q_bar A = X_bar
+        q_bar = f(adjoint(a_arr), checked_seed(f, x_bar, shape))  # A^H Q_bar + Q_bar A = X_bar
         a_bar = matmul_summed(-q_bar, adjoint(x), a_arr.shape) + matmul_summed(-adjoint(q_bar), x, a_arr.shape)
         return NoTangent(), project_a(a_bar), project_q(unbroadcast(q, q_bar))
 
@@ -267,7 +273,7 @@ def _rrule_solve_continuous_lyapunov(f: Any, a: Any, q: Any) -> Any:
 @frule.register(linalg.solve_continuous_lyapunov)
 def _frule_solve_continuous_lyapunov(tangents: tuple[Any, ...], f: Any, a: Any, q: Any) -> Any:
     x = f(a, q)
-    _, a_dot, q_dot = (unthunk(t) for t in tangents)
+    a_dot, q_dot = checked_tangents(f, tangents, (a, q))
     moved = -(a_dot @ x) - x @ adjoint(a_dot) if _given(a_dot, a) else None
     rhs = _terms(q_dot if _given(q_dot, q) else None, moved)
     if rhs is None:

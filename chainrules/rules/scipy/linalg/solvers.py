@@ -47,15 +47,17 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     follow,
     frule,
     rrule,
     sum_to_shape,
     unbroadcast,
-    unthunk,
+    value_shape,
 )
 
-from ..._makers import output_tangent
+from ..._makers import checked_tangents, output_tangent
 from ...numpy.linalg import dense as numpy_linalg
 from ...numpy.linalg._common import (
     adjoint,
@@ -114,9 +116,10 @@ def _rrule_solve_triangular(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -
     project_a = ProjectTo(a)
     vector = np.ndim(b) == 1
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(x)
 
     def solve_triangular_pullback(x_bar: Any) -> tuple[Any, ...]:
-        x_bar = np.asarray(unthunk(x_bar))
+        x_bar = np.asarray(checked_seed(f, x_bar, shape))
         b_bar = solve_adjoint(lambda rhs, t: _solve(f, a, rhs, vector, t, options), x_bar, options["trans"])
         op_bar = -(b_bar[..., :, None] * x.conj()[..., None, :] if vector else b_bar @ adjoint(x))
         t_bar = op(op_bar, options["trans"])
@@ -132,7 +135,7 @@ def _frule_solve_triangular(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *
     if options is None:
         return None
     x = follow(f, a, b, *args, **kwargs)
-    _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
+    a_dot, b_dot = checked_tangents(f, tangents[:3], (a, b))
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero):
@@ -233,12 +236,13 @@ def _matrix_cotangent(project: Any, t: Any, seen_adjoint: Linear) -> Any:
 # s_bar = -sum(conj(x) b_bar). x has b's entries (one for a 0-d b).
 
 
-def _divided_pullback(a: Any, b: Any, x: np.ndarray, n_extra: int) -> Callable[[Any], tuple[Any, ...]]:
+def _divided_pullback(f: Any, a: Any, b: Any, x: np.ndarray, n_extra: int) -> Callable[[Any], tuple[Any, ...]]:
     s = np.reshape(as_array(a), ())
     project_a, project_b = ProjectTo(a), ProjectTo(b)
+    shape = value_shape(x)
 
     def solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = np.asarray(unthunk(x_bar)) / np.conj(s)
+        b_bar = np.asarray(checked_seed(f, x_bar, shape)) / np.conj(s)
         a_bar = -np.sum(np.conj(x) * b_bar)
         bars = project_a(np.reshape(a_bar, np.shape(a))), project_b(np.reshape(b_bar, np.shape(b)))
         return NoTangent(), *bars, *(NoTangent(),) * n_extra
@@ -263,13 +267,14 @@ def _rrule_solve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     seen, seen_adjoint = structure
     x = f(a, b, *args, **kwargs)
     if np.size(a) == 1:
-        return x, _divided_pullback(a, b, x, len(args))
+        return x, _divided_pullback(f, a, b, x, len(args))
     project_a = ProjectTo(a)
     _, pullback = numpy_linalg._rrule_solve(returning(x), seen(as_array(a)), b)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(x)
 
     def solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        _, m_bar, b_bar = pullback(x_bar)
+        _, m_bar, b_bar = pullback(checked_seed(f, x_bar, shape))
         return NoTangent(), _matrix_cotangent(project_a, m_bar, seen_adjoint), b_bar, *extra
 
     return x, solve_pullback
@@ -282,7 +287,7 @@ def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, 
         return None
     seen = structure[0]
     x = f(a, b, *args, **kwargs)
-    _, a_dot, b_dot = (unthunk(t) for t in tangents[:3])
+    a_dot, b_dot = checked_tangents(f, tangents[:3], (a, b))
     if np.size(a) == 1:
         return x, _divided_tangent(a, b, x, a_dot, b_dot)
     matrix_tangents = (NoTangent(), _matrix_tangent(a_dot, seen), b_dot)
@@ -298,9 +303,11 @@ def _rrule_inv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     project_a = ProjectTo(a)
     _, pullback = numpy_linalg._rrule_inv(returning(out), structure[0](as_array(a)))
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def inv_pullback(out_bar: Any) -> tuple[Any, ...]:
-        return NoTangent(), _matrix_cotangent(project_a, pullback(out_bar)[1], structure[1]), *extra
+        m_bar = pullback(checked_seed(f, out_bar, shape))[1]
+        return NoTangent(), _matrix_cotangent(project_a, m_bar, structure[1]), *extra
 
     return out, inv_pullback
 
@@ -311,7 +318,7 @@ def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
     if structure is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = _matrix_tangent(unthunk(tangents[1]), structure[0])
+    a_dot = _matrix_tangent(checked_tangent(f, tangents[1], a, 1), structure[0])
     return numpy_linalg._frule_inv((NoTangent(), a_dot), returning(out), a)
 
 
@@ -324,9 +331,10 @@ def _rrule_det(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         return None
     out, pullback = numpy_linalg._rrule_det(returning(f(a, *args, **kwargs)), a)
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(out)
 
     def det_pullback(out_bar: Any) -> tuple[Any, ...]:
-        return *pullback(out_bar), *extra
+        return *pullback(checked_seed(f, out_bar, shape)), *extra
 
     return out, det_pullback
 
@@ -335,7 +343,8 @@ def _rrule_det(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 def _frule_det(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_DET, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
-    return numpy_linalg._frule_det(tangents[:2], returning(f(a, *args, **kwargs)), a)
+    a_dot = checked_tangent(f, tangents[1], a, 1)
+    return numpy_linalg._frule_det((NoTangent(), a_dot), returning(f(a, *args, **kwargs)), a)
 
 
 # ----- solve_banded -----
@@ -406,9 +415,10 @@ def _rrule_solve_banded(f: Any, l_and_u: Any, ab: Any, b: Any, *args: Any, **kwa
     ab_arr = as_array(ab)
     vector = np.ndim(b) == 1
     extra = (NoTangent(),) * len(args)
+    shape = value_shape(x)
 
     def solve_banded_pullback(x_bar: Any) -> tuple[Any, ...]:
-        x_bar = _as_matrices(np.asarray(unthunk(x_bar)), vector)
+        x_bar = _as_matrices(np.asarray(checked_seed(f, x_bar, shape)), vector)
         b_bar = f((upper, lower), _band_adjoint(ab_arr, lower, upper), x_bar)
         ab_bar = _band_of_outer(-b_bar, _as_matrices(x, vector), lower, upper)
         b_bar = b_bar[..., 0] if vector else b_bar
@@ -426,7 +436,7 @@ def _frule_solve_banded(
         return None
     lower, upper = band
     x = f(l_and_u, ab, b, *args, **kwargs)
-    _, _, ab_dot, b_dot = (unthunk(t) for t in tangents[:4])
+    _, ab_dot, b_dot = checked_tangents(f, tangents[:4], (l_and_u, ab, b))
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
@@ -455,9 +465,10 @@ def _rrule_block_diag(f: Any, *arrs: Any) -> Any:
     out = f(*arrs)
     shapes = [np.shape(x) for x in arrs]
     projects = [ProjectTo(x) for x in arrs]
+    out_shape = value_shape(out)
 
     def block_diag_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, out_shape)
         bars, r, c = [], 0, 0
         for shape, project in zip(shapes, projects):
             block = _block_shape(shape)
@@ -473,7 +484,7 @@ def _rrule_block_diag(f: Any, *arrs: Any) -> Any:
 @frule.register(linalg.block_diag)
 def _frule_block_diag(tangents: tuple[Any, ...], f: Any, *arrs: Any) -> Any:
     out = f(*arrs)
-    dots = [unthunk(t) for t in tangents[1:]]
+    dots = checked_tangents(f, tangents, arrs)
     if all(isinstance(t, AbstractZero) for t in dots):
         return out, ZeroTangent()
     blocks = [np.zeros(np.shape(x)) if isinstance(t, AbstractZero) else t for x, t in zip(arrs, dots)]

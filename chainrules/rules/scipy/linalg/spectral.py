@@ -40,14 +40,15 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     rrule,
     unbroadcast,
-    unthunk,
+    value_shape,
 )
 
-from ..._arrays import tuple_entries
-from ...numpy.linalg._common import adjoint, fold_to_triangle, hermitian_from_triangle
+from ...numpy.linalg._common import adjoint, checked_entries, fold_to_triangle, hermitian_from_triangle
 from ._common import call_options
 
 # ----- eigh -----
@@ -159,12 +160,13 @@ def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     lower = options["lower"]
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     b_given = bool(args)
+    shapes = [value_shape(out)] if options["eigvals_only"] else [value_shape(x) for x in out]
 
     def eigh_pullback(out_bar: Any) -> tuple[Any, ...]:
         if options["eigvals_only"]:
-            w_bar, v_bar = unthunk(out_bar), ZeroTangent()
+            w_bar, v_bar = checked_seed(f, out_bar, shapes[0]), ZeroTangent()
         else:
-            w_bar, v_bar = tuple_entries(out_bar, 2)
+            w_bar, v_bar = checked_entries(f, out_bar, 2, shapes)
         s_a, s_b = _eigh_pullback(pairs, w_bar, v_bar, b is not None)
         a_bar = project_a(unbroadcast(a, fold_to_triangle(s_a, lower)))
         if not b_given:
@@ -183,8 +185,8 @@ def _frule_eigh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
         return None
     out = f(a, *args, **kwargs)
     lower = options["lower"]
-    h_a = _hermitian_tangent(unthunk(tangents[1]), a, lower)
-    h_b = _hermitian_tangent(unthunk(tangents[2]), b, lower) if args else None
+    h_a = _hermitian_tangent(checked_tangent(f, tangents[1], a, 1), a, lower)
+    h_b = _hermitian_tangent(checked_tangent(f, tangents[2], b, 2), b, lower) if args else None
     if h_a is None and h_b is None:
         return out, ZeroTangent()
     w_dot, v_dot = _eigh_pushforward(_eigenpairs(f, a, b, out, options), h_a, h_b)
@@ -261,9 +263,10 @@ def _rrule_polar(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     polar = _right_factors(out, side)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
+    shapes = [value_shape(x) for x in out]
 
     def polar_pullback(out_bar: Any) -> tuple[Any, ...]:
-        u_bar, p_bar = tuple_entries(out_bar, 2)
+        u_bar, p_bar = checked_entries(f, out_bar, 2, shapes)
         if isinstance(u_bar, AbstractZero) and isinstance(p_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
         if side == "right":
@@ -280,7 +283,7 @@ def _frule_polar(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs
     if side is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = unthunk(tangents[1])
+    a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     polar = _right_factors(out, side)

@@ -98,6 +98,24 @@ def test_slogdet_sign_of_a_real_matrix_has_a_zero_tangent():
     np.testing.assert_allclose(pullback((5.0, 1.0))[1], np.linalg.inv(a).T)
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_slogdet_of_a_complex_matrix_in_either_layout(order):
+    """With t = tr(inv(A) dA): d logabsdet = Re t and d sign = sign i Im t, whatever the memory layout of A and dA
+    (a reported wrong tangent for a Fortran-ordered one), and as finite differences give it."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)) + 3 * np.eye(3)
+    a_dot = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    a, a_dot = np.asarray(a, order=order), np.asarray(a_dot, order=order)
+    (sign, logabsdet), out_dot = frule((NoTangent(), a_dot), np.linalg.slogdet, a)
+    t = np.trace(np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(a_dot)))
+    assert out_dot.logabsdet == pytest.approx(t.real, rel=1e-12)
+    assert out_dot.sign == pytest.approx(sign * 1j * t.imag, rel=1e-12)
+    h = 1e-6
+    plus, minus = np.linalg.slogdet(a + h * a_dot), np.linalg.slogdet(a - h * a_dot)
+    assert out_dot.logabsdet == pytest.approx((plus[1] - minus[1]) / (2 * h), rel=1e-6)
+    assert out_dot.sign == pytest.approx((plus[0] - minus[0]) / (2 * h), rel=1e-6)
+
+
 def test_slogdet_accepts_any_form_of_tuple_cotangent():
     """A namedtuple Tangent, a plain tuple and a Tangent with a missing field all work."""
     from chainrules_core import Tangent
