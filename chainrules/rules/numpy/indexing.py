@@ -5,6 +5,8 @@ scatters the seed into one zero array: by assignment where no entry can be
 read twice (slices, integers, ``None``, ``Ellipsis``, boolean masks), by
 accumulation where integer arrays may repeat an index (``np.bincount`` on
 flat positions, or ``np.add.at`` for indices mixing arrays and slices).
+A float64 vector read at a vector of integers has a fast path (the bottom
+section): its pullback is one ``np.bincount`` of the seed.
 """
 
 from __future__ import annotations

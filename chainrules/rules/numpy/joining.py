@@ -4,7 +4,9 @@ The joins (``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
 ``column_stack``, ``row_stack``) take a list, a tuple, or an array whose
 first-axis slices numpy joins; the cotangent of a list is
 ``Tangent(list, ...)``, of a tuple ``Tangent(tuple, ...)``, of an array an
-array, with views of the seed as entries. ``append`` joins two arguments,
+array, with each input's piece of the seed projected onto it as entries (a
+fast path at the bottom hands float arrays of one dtype their pieces as
+views of the seed, unprojected). ``append`` joins two arguments,
 both differentiable; ``block``'s nested lists get nested ``Tangent(list,
 ...)`` cotangents. The splits return lists (``unstack`` a tuple); their
 pullbacks accept a list, a tuple or a ``Tangent`` seed whose entries may be

@@ -6,6 +6,10 @@ All are linear, so each pushforward applies the function to the tangent and
 each pullback is the adjoint reshaping: a reshape, a transpose by the
 inverse permutation, a flip, rotation or roll back, a sum over broadcast
 axes. None builds a Jacobian or copies more than the seed's layout forces.
+``reshape``, ``ravel`` and ``flatten`` with order 'A' or 'K' read ``x`` in
+an order numpy picks from ``x``'s memory layout: the pushforward reads the
+tangent in that same order, whatever the tangent's own layout, and the
+pullback writes the seed back in it.
 ``atleast_*d`` and ``broadcast_arrays`` of several arrays return a tuple:
 their tangent is ``Tangent(tuple, ...)`` and their pullback takes a tuple
 seed whose entries may be ``ZeroTangent()``.

@@ -130,6 +130,27 @@ def test_ravel_tangent_and_cotangent_follow_x_layout(order, layout):
         assert np.isclose(g @ y_dot, np.sum(rrule(np.ravel, x, order)[1](g)[1] * t))
 
 
+def test_ravel_k_of_a_followed_tangent_reads_x_memory_order():
+    """A tangent an engine follows (nested differentiation) goes through the engine's calls, in x's memory order."""
+
+    class Traced:
+        def __init__(self, value):
+            self.value = value
+
+        def __chainrules_primal__(self):
+            return self.value
+
+        def __chainrules_call__(self, fn, *args, **kwargs):
+            return Traced(fn(*[a.value if isinstance(a, Traced) else a for a in args], **kwargs))
+
+    rng = np.random.default_rng(3)
+    x = _LAYOUTS["strided"](rng.standard_normal((3, 8, 4)))
+    t_as_x = _LAYOUTS["strided"](rng.standard_normal((3, 8, 4)))
+    _, y_dot = frule((NoTangent(), Traced(np.ascontiguousarray(t_as_x))), np.ravel, x, order="K")
+    assert isinstance(y_dot, Traced)
+    assert np.array_equal(y_dot.value, np.ravel(t_as_x, order="K"))
+
+
 def test_astype_to_an_integer_dtype_is_non_differentiable():
     """A cast to int has no tangent; a cast from complex to real keeps the real part."""
     x = np.array([1.5, 2.5])
