@@ -253,10 +253,10 @@ def _rrule_getitem_fast(rule: Any, f: Any, x: Any, *args: Any, **kwargs: Any) ->
     ):
         return rule(f, x, *args, **kwargs)
     out = f(x, index)
-    n = x.shape[0]
+    n, shape = x.shape[0], out.shape
 
     def getitem_pullback(out_bar: Any) -> tuple[Any, ...]:
-        if type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == np.float64:
+        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == np.float64:
             try:
                 return (_NO_TANGENT, np.bincount(index, out_bar, n), _NO_TANGENT)
             except ValueError:  # a negative index: the general rule
