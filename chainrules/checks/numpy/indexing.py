@@ -42,6 +42,7 @@ register_cases(
     *(Case(operator.getitem, (_X, index)) for index in INDEXES),
     Case(np.ndarray.__getitem__, (_X, (slice(None), np.array([1, 1]))), name="method"),
     Case(operator.getitem, (Arg(REALS, (5,)), _REPEATS), name="repeats"),
+    Case(operator.getitem, (Arg(REALS, (5,)), np.array([-1, 0, -1])), name="negative repeats"),
     Case(np.take, (_X, np.array([[1, 1], [0, 3]]))),
     Case(np.take, (_X, _REPEATS % 3, 1)),
     Case(np.take, (_X, [-1, 4, 4]), kwargs={"axis": 0, "mode": "wrap"}),

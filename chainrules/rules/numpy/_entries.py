@@ -32,6 +32,7 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     backing,
+    checked_tangent,
     frule,
     named_after,
     rrule,
@@ -85,15 +86,19 @@ class _Leaves:
         return flat[start : start + math.prod(shape)].reshape(shape)
 
 
-def _tangent_leaves(t: Any, x: Any, dtype: np.dtype[Any]) -> list[np.ndarray[Any, Any]]:
-    """The raveled tangents of ``x``'s differentiable leaves, zeros made explicit, in label order."""
-    t = unthunk(t)
+def _tangent_leaves(f: Any, t: Any, x: Any, position: int, dtype: np.dtype[Any]) -> list[np.ndarray[Any, Any]]:
+    """The raveled tangents of ``x``'s differentiable leaves, zeros made explicit, in label order.
+
+    Each leaf's tangent must have the leaf's shape (``checked_tangent``:
+    ``ValueError`` naming ``f``, argument ``position`` and both shapes).
+    """
+    t = checked_tangent(f, t, x, position)
     if _is_container(x):
         if isinstance(t, AbstractZero):
             items: Sequence[Any] = [t] * len(x)
         else:
             items = backing(t) if isinstance(t, Tangent) else t
-        return [leaf for ti, xi in zip(items, x) for leaf in _tangent_leaves(ti, xi, dtype)]
+        return [leaf for ti, xi in zip(items, x) for leaf in _tangent_leaves(f, ti, xi, position, dtype)]
     if ProjectTo(x).is_no_tangent:
         return []
     if isinstance(t, AbstractZero):
@@ -190,7 +195,7 @@ def entries_rule(
             return out, NoTangent()
         _, positions, labels = labelled(args, kwargs, out)
         dtype = dtype_of_value(out)
-        parts = [leaf for p in positions for leaf in _tangent_leaves(tangents[p + 1], args[p], dtype)]
+        parts = [leaf for p in positions for leaf in _tangent_leaves(f, tangents[p + 1], args[p], p + 1, dtype)]
         flat_dot = np.concatenate([*parts, np.zeros(1, dtype=dtype)])
         return out, project_out(flat_dot[labels])
 

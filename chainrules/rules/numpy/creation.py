@@ -25,17 +25,18 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
     follow,
     frule,
     named_after,
     non_differentiable,
     rrule,
     sum_to_shape,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
-from .._makers import linear_in_first_rule, rule_in_first
+from .._makers import checked_tangents, linear_in_first_rule, rule_in_first
 
 
 def _same_layout(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -61,9 +62,10 @@ def _register_full(f: Any, prototype: bool) -> None:
         project_fill = ProjectTo(args[0]) if differentiable else ProjectTo(None)
         fill_shape = np.shape(args[0]) if args else ()
         rest = (NoTangent(),) * max(len(args) - 1, 0)
+        shape = value_shape(out)
 
         def full_pullback(out_bar: Any) -> tuple[Any, ...]:
-            out_bar = unthunk(out_bar)
+            out_bar = checked_seed(f, out_bar, shape)
             if not args:  # the fill value came by keyword: no tangent
                 return NoTangent(), first_bar
             if isinstance(out_bar, AbstractZero) or project_fill.is_no_tangent:
@@ -77,7 +79,8 @@ def _register_full(f: Any, prototype: bool) -> None:
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
-        fill_dot = unthunk(tangents[2]) if args else ZeroTangent()
+        dots = checked_tangents(f, tangents, (first, *args))
+        fill_dot = dots[1] if args else ZeroTangent()
         if isinstance(fill_dot, AbstractZero):
             return out, ZeroTangent()
         return out, project_out(np.broadcast_to(cast_to(fill_dot, out.dtype), out.shape))
@@ -180,10 +183,12 @@ class _Spacing:
         start_dot, stop_dot = (0.0 if isinstance(d, AbstractZero) else d for d in dots[:2])
         return np.broadcast_to(np.subtract(stop_dot, start_dot) / self.div, self.common)
 
-    def pullback(self, out_bar: Any) -> dict[int, Any]:
+    def pullback(self, f: Any, out_bar: Any) -> dict[int, Any]:
         step_bar: Any = ZeroTangent()
         if self.retstep:
             out_bar, step_bar = tuple_entries(out_bar, 2)
+            step_bar = checked_seed(f, step_bar, value_shape(self.out[1]))
+        out_bar = checked_seed(f, out_bar, self.samples.shape)
         bars: dict[int, Any] = {}
         if not isinstance(out_bar, AbstractZero):
             for k, partial in self.partials.items():
@@ -209,7 +214,7 @@ def _register_spacing(f: Any) -> None:
         projects = [ProjectTo(x if k in call.partials else None) for k, x in enumerate(args)]
 
         def spacing_pullback(out_bar: Any) -> tuple[Any, ...]:
-            bars = call.pullback(unthunk(out_bar)) if call.partials else {}
+            bars = call.pullback(f, out_bar) if call.partials else {}
             return (NoTangent(), *(p(bars.get(k, ZeroTangent())) for k, p in enumerate(projects)))
 
         return call.out, spacing_pullback
@@ -219,8 +224,8 @@ def _register_spacing(f: Any) -> None:
         if call.constant:
             return call.out, NoTangent()
         dots = [
-            unthunk(t) if k in call.partials and not ProjectTo(x).is_no_tangent else ZeroTangent()
-            for k, (t, x) in enumerate(zip(tangents[1:], args))
+            t if k in call.partials and not ProjectTo(x).is_no_tangent else ZeroTangent()
+            for k, (t, x) in enumerate(zip(checked_tangents(f, tangents, args), args))
         ]
         return call.out, ProjectTo(call.out)(call.pushforward(dots))
 
@@ -248,9 +253,10 @@ def _rrule_meshgrid(f: Any, *xs: Any, **kwargs: Any) -> Any:
     out = f(*xs, **kwargs)
     axes = _meshgrid_axes(len(xs), kwargs.get("indexing", "xy"))
     projects = [ProjectTo(x) for x in xs]  # output i has the dtype of input i
+    shapes = [value_shape(y) for y in out]
 
     def meshgrid_pullback(out_bar: Any) -> tuple[Any, ...]:
-        bars = tuple_entries(out_bar, len(xs))
+        bars = [checked_seed(f, bar, shape) for bar, shape in zip(tuple_entries(out_bar, len(xs)), shapes)]
         return (
             NoTangent(),
             *(
@@ -271,7 +277,7 @@ def _summed_but(bar: Any, axis: int, x: Any) -> Any:
 @frule.register(np.meshgrid)
 def _frule_meshgrid(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
     out = f(*xs, **kwargs)
-    dots = [instantiate_zeros(t, x) for t, x in zip(tangents[1:], xs)]
+    dots = [instantiate_zeros(t, x) for t, x in zip(checked_tangents(f, tangents, xs), xs)]
     return out, ProjectTo(out)(f(*dots, **kwargs))
 
 

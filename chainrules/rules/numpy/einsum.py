@@ -35,8 +35,20 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Thunk, ZeroTangent, frule, rrule, unthunk
-from chainrules_core.projection import project_onto
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Thunk,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    rrule,
+    shape_of,
+    value_shape,
+)
+from chainrules_core.projection import no_tangent_space, project_onto
 
 from ._bilinear import numeric_seed
 from .linalg._common import as_array
@@ -103,15 +115,11 @@ def _parse_term(term: Any) -> list[Any]:
 def _key(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """What the plan of a call depends on: its subscripts (hashable) and its operands' shapes."""
     if isinstance(args[0], str):
-        return (args[0], tuple([x.shape if type(x) is np.ndarray else np.shape(x) for x in args[1:]]))
+        return (args[0], tuple([shape_of(x) for x in args[1:]]))
     n = len(args) // 2
     terms = tuple(tuple(args[2 * i + 1]) for i in range(n))
     output = tuple(args[-1]) if len(args) % 2 else None
-    return (terms, output, tuple(_shape(args[2 * i]) for i in range(n)))
-
-
-def _shape(x: Any) -> tuple[int, ...]:
-    return x.shape if type(x) is np.ndarray else np.shape(x)
+    return (terms, output, tuple(shape_of(args[2 * i]) for i in range(n)))
 
 
 def _plan(args: tuple[Any, ...]) -> _Plan:
@@ -264,9 +272,15 @@ def _operand_cotangent(plan: _OperandPlan, operands: list[np.ndarray], g: np.nda
 def _product(product: tuple[Alignment, Alignment], g: Any, other: Any) -> np.ndarray | None:
     """``einsum(subscripts, g, other)`` where nothing is summed, of real arrays: their broadcast product.
 
-    ``None`` for complex or followed values, which take einsum.
+    ``None`` for complex or followed values, which take einsum (``g`` and
+    ``other`` come through ``as_array``: an engine's value or a plain ndarray,
+    never a subclass whose ``*`` means something else).
     """
-    if type(g) is not np.ndarray or type(other) is not np.ndarray or not g.dtype.kind == "f" == other.dtype.kind:
+    if (
+        not isinstance(g, np.ndarray)
+        or not isinstance(other, np.ndarray)
+        or not g.dtype.kind == "f" == other.dtype.kind
+    ):
         return None
     return _lined_up(g, product[0]) * _lined_up(other, product[1])  # type: ignore[no-any-return]
 
@@ -278,40 +292,33 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
     optimize = kwargs.get("optimize", False)
     out = f(*args, **kwargs)
     plan = _plan(args)
-    # a float array needs no projector unless its cotangent does not fit it (project_onto)
-    slots = [
-        (i, None if _is_float_array(args[i]) else ProjectTo(args[i]), operand_plan)
-        for i, operand_plan in zip(plan.positions, plan.cotangents)
-    ]
+    shape = value_shape(out)
+    slots = [(i, no_tangent_space(args[i]), operand_plan) for i, operand_plan in zip(plan.positions, plan.cotangents)]
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
-        if type(out_bar) is not np.ndarray or out_bar.shape != out.shape or out_bar.dtype.kind not in "fc":
-            out_bar = unthunk(out_bar)
-            if not isinstance(out_bar, AbstractZero):
-                out_bar = numeric_seed(f, out_bar, np.shape(out))
+        out_bar = checked_seed(f, out_bar, shape)
         cotangents: list[Any] = [_NO_TANGENT] * (len(args) + 1)
+        if isinstance(out_bar, AbstractZero):
+            for i, _, _ in slots:
+                cotangents[i + 1] = ProjectTo(args[i])(ZeroTangent())
+            return tuple(cotangents)
+        if not isinstance(out_bar, np.ndarray) or out_bar.dtype.kind not in "fc":
+            out_bar = numeric_seed(f, out_bar, shape)
         g = as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
-        operands = [args[i] if type(args[i]) is np.ndarray else as_array(args[i]) for i in plan.positions]
-        for i, project, operand_plan in slots:
-            if project is not None and project.is_no_tangent:
-                cotangents[i + 1] = project(ZeroTangent())
+        operands = [as_array(args[i]) for i in plan.positions]
+        for i, constant, operand_plan in slots:
+            if constant:
+                cotangents[i + 1] = ProjectTo(args[i])(ZeroTangent())
             else:
-                cotangents[i + 1] = Thunk(_thunk_body(project, args[i], operand_plan, operands, g, optimize))
+                cotangents[i + 1] = Thunk(_thunk_body(args[i], operand_plan, operands, g, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback
 
 
-def _is_float_array(x: Any) -> bool:
-    return type(x) is np.ndarray and x.dtype.kind in "fc"
-
-
-def _thunk_body(
-    project: Any, x: Any, plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any
-) -> Any:
-    if project is None:
-        return lambda: project_onto(x, _operand_cotangent(plan, operands, g, optimize))
-    return lambda: project(_operand_cotangent(plan, operands, g, optimize))
+def _thunk_body(x: Any, plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> Any:
+    # project_onto builds no projector for a cotangent that fits x already (a float array's)
+    return lambda: project_onto(x, _operand_cotangent(plan, operands, g, optimize))
 
 
 def _operand_positions(args: tuple[Any, ...]) -> range:
@@ -327,7 +334,7 @@ def _frule_einsum(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) 
     project_out = ProjectTo(out)
     out_dot: Any = None
     for i in _operand_positions(args):
-        x_dot = unthunk(tangents[i + 1])
+        x_dot = checked_tangent(f, tangents[i + 1], args[i], i + 1)
         if isinstance(x_dot, AbstractZero) or ProjectTo(args[i]).is_no_tangent:
             continue
         term = f(*args[:i], x_dot, *args[i + 1 :], **kwargs)

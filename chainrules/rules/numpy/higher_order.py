@@ -26,18 +26,21 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     rrule,
     unthunk,
+    value_shape,
 )
 
 _SEQUENCES = (list, tuple, np.ndarray)
 
 
-def _item_tangent(t: Any, k: int) -> Any:
-    """The tangent of item ``k`` of a list, tuple or array from the tangent of the whole."""
+def _item_tangent(f: Any, t: Any, sequence: Any, k: int) -> Any:
+    """The tangent of item ``k`` of a list, tuple or array from the tangent of the whole, of the item's shape."""
     t = unthunk(t)
-    return t if isinstance(t, AbstractZero) else t[k]
+    return t if isinstance(t, AbstractZero) else checked_tangent(f, t[k], sequence[k], 2)
 
 
 def _stack_like(items: list[Any], bars: list[Any], sequence: Any) -> Any:
@@ -66,9 +69,10 @@ def _rrule_reduce(config: Any, f: Any, function: Any, sequence: Any, *initial: A
     for item in items[start:]:
         acc, step_pullback = config.rrule_via_ad(function, acc, item)
         pullbacks.append(step_pullback)
+    shape = value_shape(acc)
 
     def reduce_pullback(out_bar: Any) -> tuple[Any, ...]:
-        acc_bar = unthunk(out_bar)
+        acc_bar = checked_seed(f, out_bar, shape)
         function_bar: Any = ZeroTangent()
         bars: list[Any] = [ZeroTangent()] * len(items)
         for k in reversed(range(len(pullbacks))):
@@ -94,13 +98,14 @@ def _frule_reduce(config: Any, tangents: tuple[Any, ...], f: Any, function: Any,
     if not isinstance(sequence, _SEQUENCES) or len(initial) > 1 or (len(sequence) == 0 and not initial):
         return None
     _, function_dot, sequence_dot, *initial_dot = tangents
+    sequence_dot = checked_tangent(f, sequence_dot, sequence, 2)
     items = list(sequence)
     if initial:
-        acc, acc_dot, start = initial[0], initial_dot[0], 0
+        acc, acc_dot, start = initial[0], checked_tangent(f, initial_dot[0], initial[0], 3), 0
     else:
-        acc, acc_dot, start = items[0], _item_tangent(sequence_dot, 0), 1
+        acc, acc_dot, start = items[0], _item_tangent(f, sequence_dot, items, 0), 1
     for k in range(start, len(items)):
-        step_tangents = (function_dot, acc_dot, _item_tangent(sequence_dot, k))
+        step_tangents = (function_dot, acc_dot, _item_tangent(f, sequence_dot, items, k))
         acc, acc_dot = config.frule_via_ad(step_tangents, function, acc, items[k])
     return acc, ProjectTo(acc)(unthunk(acc_dot))
 
@@ -140,14 +145,14 @@ def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: An
     project_arr = ProjectTo(arr)
     project_args = [ProjectTo(a) for a in args]
     project_func = ProjectTo(func1d)
+    out_shape = tuple(buff.shape[i] for i in permutation)
 
     def apply_along_axis_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, out_shape)
         zeros = (NoTangent(), project_func(ZeroTangent()), NoTangent(), ZeroTangent())
         if isinstance(out_bar, AbstractZero):
             return (*zeros, *[p(ZeroTangent()) for p in project_args])
-        out_shape = tuple(buff.shape[i] for i in permutation)
-        buff_bar = np.transpose(np.broadcast_to(out_bar, out_shape), np.argsort(permutation))
+        buff_bar = np.transpose(np.broadcast_to(out_bar, out_shape), np.argsort(permutation))  # a 0-d seed: a number
         moved_bar = np.zeros(moved.shape, dtype=np.result_type(arr, buff_bar))
         func_bar: Any = ZeroTangent()
         arg_bars: list[Any] = [ZeroTangent()] * len(args)
@@ -175,7 +180,8 @@ def _frule_apply_along_axis(
     if axis is None:
         return None
     _, func_dot, _, arr_dot, *arg_dots = tangents
-    arr_dot = unthunk(arr_dot)
+    arr_dot = checked_tangent(f, arr_dot, arr, 3)
+    arg_dots = [checked_tangent(f, t, a, k) for k, (t, a) in enumerate(zip(arg_dots, args), start=4)]
     moved = np.moveaxis(arr, axis, -1)
     moved_dot = arr_dot if isinstance(arr_dot, AbstractZero) else np.moveaxis(arr_dot, axis, -1)
     outer = moved.shape[:-1]

@@ -5,6 +5,8 @@ scatters the seed into one zero array: by assignment where no entry can be
 read twice (slices, integers, ``None``, ``Ellipsis``, boolean masks), by
 accumulation where integer arrays may repeat an index (``np.bincount`` on
 flat positions, or ``np.add.at`` for indices mixing arrays and slices).
+A float64 vector read at a vector of integers has a fast path (the bottom
+section): its pullback is one ``np.bincount`` of the seed.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from chainrules_core import (
     NoTangent,
     ProjectTo,
     ZeroTangent,
+    checked_seed,
+    checked_tangent,
     frule,
     non_differentiable,
     rrule,
     unbroadcast,
-    unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, cast_to, diagonal_adjoint, instantiate_zeros, is_given, real_dtype_of, scatter_add
@@ -45,9 +49,10 @@ def _rrule_where(f: Any, condition: Any, *args: Any) -> Any:
         return out, index_pullback
     x, y = args
     project_x, project_y = ProjectTo(x), ProjectTo(y)
+    shape = value_shape(out)
 
     def where_pullback(out_bar: Any) -> tuple[Any, ...]:
-        out_bar = unthunk(out_bar)
+        out_bar = checked_seed(f, out_bar, shape)
         if isinstance(out_bar, AbstractZero):
             return NoTangent(), NoTangent(), project_x(ZeroTangent()), project_y(ZeroTangent())
         zero = np.zeros((), dtype=np.result_type(out_bar))
@@ -64,7 +69,7 @@ def _frule_where(tangents: tuple[Any, ...], f: Any, condition: Any, *args: Any) 
     project_out = ProjectTo(out)
     if len(args) != 2 or project_out.is_no_tangent:
         return out, NoTangent()
-    x_dot, y_dot = (unthunk(t) for t in tangents[2:])
+    x_dot, y_dot = (checked_tangent(f, t, v, k) for k, (t, v) in enumerate(zip(tangents[2:], args), start=2))
     if isinstance(x_dot, AbstractZero) and isinstance(y_dot, AbstractZero):
         return out, ZeroTangent()
     out_dot = np.where(condition, instantiate_zeros(x_dot, args[0]), instantiate_zeros(y_dot, args[1]))
@@ -101,20 +106,6 @@ def _reads_once(index: Any) -> bool:
 
 
 def _getitem_adjoint(out_bar: Any, x: Any, index: Any) -> Any:
-    if (
-        type(index) is np.ndarray
-        and type(out_bar) is np.ndarray
-        and type(x) is np.ndarray
-        and index.ndim == 1
-        and x.ndim == 1
-        and index.dtype.kind == "i"
-        and out_bar.dtype == np.float64
-        and x.dtype == np.float64
-    ):  # the common call, a float vector read at integers: one bincount
-        try:
-            return np.bincount(index, out_bar, x.shape[0])
-        except ValueError:  # a negative index (or a seed of another shape): the general path
-            pass
     dtype = real_dtype_of(x)
     assert dtype is not None
     shape = np.shape(x)
@@ -237,3 +228,43 @@ linear_in_first_rule(np.triu, _triangle_adjoint(np.triu))
 
 # The indices of a diagonal or triangle of an array of ``arr``'s shape: its values do not matter.
 non_differentiable(np.tril_indices_from, np.triu_indices_from, np.diag_indices_from)
+
+
+# ----- fast paths: a float vector read at an integer vector, seeded with a float vector -----
+
+_NO_TANGENT = NoTangent()
+
+
+def _rrule_getitem_fast(rule: Any, f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x[index]`` of a float64 vector at a vector of integers: the pullback is one ``np.bincount``.
+
+    Every other call, and every other seed (another dtype or layout than
+    the output's, a negative index, which bincount refuses), takes the
+    general rule.
+    """
+    index = args[0] if len(args) == 1 and not kwargs else None
+    if (
+        type(index) is not np.ndarray
+        or type(x) is not np.ndarray
+        or index.ndim != 1
+        or x.ndim != 1
+        or index.dtype.kind != "i"
+        or x.dtype != np.float64
+    ):
+        return rule(f, x, *args, **kwargs)
+    out = f(x, index)
+    n, shape = x.shape[0], out.shape
+
+    def getitem_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == np.float64:
+            try:
+                return (_NO_TANGENT, np.bincount(index, out_bar, n), _NO_TANGENT)
+            except ValueError:  # a negative index: the general rule
+                pass
+        return rule(f, x, index)[1](out_bar)  # type: ignore[index]
+
+    return out, getitem_pullback
+
+
+rrule.fast_path(operator.getitem, np.ndarray, object)(_rrule_getitem_fast)
+rrule.fast_path(np.ndarray.__getitem__)(_rrule_getitem_fast)

@@ -4,7 +4,9 @@ The joins (``concatenate``, ``stack``, ``vstack``, ``hstack``, ``dstack``,
 ``column_stack``, ``row_stack``) take a list, a tuple, or an array whose
 first-axis slices numpy joins; the cotangent of a list is
 ``Tangent(list, ...)``, of a tuple ``Tangent(tuple, ...)``, of an array an
-array, with views of the seed as entries. ``append`` joins two arguments,
+array, with each input's piece of the seed projected onto it as entries (a
+fast path at the bottom hands float arrays of one dtype their pieces as
+views of the seed, unprojected). ``append`` joins two arguments,
 both differentiable; ``block``'s nested lists get nested ``Tangent(list,
 ...)`` cotangents. The splits return lists (``unstack`` a tuple); their
 pullbacks accept a list, a tuple or a ``Tangent`` seed whose entries may be
@@ -23,7 +25,21 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, Tangent, ZeroTangent, frule, named_after, rrule, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    frule,
+    named_after,
+    rrule,
+    unthunk,
+    value_shape,
+)
+from chainrules_core.projection import no_tangent_space
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
 from .._makers import linear_in_first_rule, rule_in_first
@@ -96,20 +112,9 @@ _ARRAY_KINDS = frozenset("fc")
 _NO_TANGENT = NoTangent()
 
 
-def _piece_bar(bar: np.ndarray[Any, Any], x: Any, shape: tuple[int, ...]) -> Any:
-    """The cotangent of one input from its slice of the seed: its shape and dtype, or ``NoTangent()``."""
-    if type(x) is np.ndarray:
-        if x.dtype.kind not in _ARRAY_KINDS:
-            return NoTangent()
-        if bar.dtype != x.dtype:
-            bar = cast_to(bar, x.dtype)
-        return bar if bar.shape == shape else bar.reshape(shape)
-    return ProjectTo(x)(bar.reshape(shape))
-
-
 def _joined_cotangent(arrays: Any, bars: list[Any]) -> Any:
     """The cotangent of the sequence argument: a ``Tangent`` of its container, or an array for an array."""
-    if type(arrays) is np.ndarray:
+    if isinstance(arrays, np.ndarray):
         return ProjectTo(arrays)(np.stack(bars) if bars else np.zeros(arrays.shape))
     return Tangent(list if isinstance(arrays, list) else tuple, *bars)
 
@@ -134,6 +139,38 @@ def _cached_pieces(layout: Layout, shapes: tuple[tuple[int, ...], ...]) -> tuple
     return _pieces(layout, shapes, (), {})
 
 
+def _join_pieces(
+    layout: Layout, shapes: tuple[tuple[int, ...], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[tuple[slice, ...], ...], bool]:
+    return _pieces(layout, shapes, args, kwargs) if args or kwargs else _cached_pieces(layout, shapes)
+
+
+def _join_pullback(
+    f: Any, arrays: Any, args: tuple[Any, ...], pieces: tuple[tuple[slice, ...], ...], shape: tuple[int, ...]
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback of a join: each input's cotangent is its piece of the seed, in its shape and dtype.
+
+    An array joined as a sequence (its first-axis slices) gets the pieces stacked back, projected once.
+    """
+    stacked = isinstance(arrays, np.ndarray)
+    projects = [] if stacked else [ProjectTo(a) for a in arrays]
+    shapes = [arrays.shape[1:]] * len(arrays) if stacked else [np.shape(a) for a in arrays]
+    others = (_NO_TANGENT,) * len(args)
+
+    def join_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = checked_seed(f, out_bar, shape)
+        if isinstance(out_bar, AbstractZero):
+            return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
+        seed = numeric_seed(f, out_bar, shape)
+        bars = [seed[where].reshape(s) for where, s in zip(pieces, shapes)]
+        if stacked:
+            return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
+        bars = [_NO_TANGENT if p.is_no_tangent else p(bar) for p, bar in zip(projects, bars)]
+        return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
+
+    return join_pullback
+
+
 def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool]) -> None:
     """The rules of a join ``f(arrays, *args, **kwargs)``: the inputs laid side by side along one axis.
 
@@ -145,44 +182,17 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
         if (args or kwargs) and not applies(args, kwargs):
             return None
         out = f(arrays, *args, **kwargs)
-        others = (_NO_TANGENT,) * len(args)
-        shapes = []
-        differentiable = False
-        dtype = out.dtype
-        plain = type(arrays) is list or type(arrays) is tuple  # of arrays of the output's dtype: views of the seed
-        for a in arrays:
-            if type(a) is np.ndarray:
-                shapes.append(a.shape)
-                differentiable = differentiable or a.dtype.kind in _ARRAY_KINDS
-                plain = plain and a.dtype == dtype
-            else:
-                shapes.append(np.shape(a))
-                differentiable = differentiable or not ProjectTo(a).is_no_tangent
-                plain = False
-        if not differentiable or dtype.kind not in _ARRAY_KINDS:
+        stacked = isinstance(arrays, np.ndarray)  # joined as its first-axis slices
+        if no_tangent_space(out) or (no_tangent_space(arrays) if stacked else all(map(no_tangent_space, arrays))):
+            others = (_NO_TANGENT,) * len(args)
 
             def constant_join_pullback(out_bar: Any) -> tuple[Any, ...]:
                 return (_NO_TANGENT, _NO_TANGENT, *others)
 
             return out, constant_join_pullback
-        pieces, reshaped = (
-            _pieces(layout, tuple(shapes), args, kwargs) if args or kwargs else _cached_pieces(layout, tuple(shapes))
-        )
-        plain = plain and not reshaped
-        container = type(arrays)
-
-        def join_pullback(out_bar: Any) -> tuple[Any, ...]:
-            if plain and type(out_bar) is np.ndarray and out_bar.shape == out.shape and out_bar.dtype == dtype:
-                return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)), *others)
-            out_bar = unthunk(out_bar)
-            if isinstance(out_bar, AbstractZero):
-                return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
-            fits = type(out_bar) is np.ndarray and out_bar.shape == out.shape
-            seed = out_bar if fits else numeric_seed(f, out_bar, np.shape(out))
-            bars = [_piece_bar(seed[where], a, shape) for where, a, shape in zip(pieces, arrays, shapes)]
-            return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
-
-        return out, join_pullback
+        shapes = (arrays.shape[1:],) * len(arrays) if stacked else tuple(np.shape(a) for a in arrays)
+        pieces, _ = _join_pieces(layout, shapes, args, kwargs)
+        return out, _join_pullback(f, arrays, args, pieces, out.shape)
 
     def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if not applies(args, kwargs):
@@ -191,13 +201,21 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
-        if isinstance(unthunk(tangents[1]), AbstractZero):
+        arrays_dot = checked_tangent(f, tangents[1], arrays, 1)
+        if isinstance(arrays_dot, AbstractZero):
             return out, ZeroTangent()
-        dots = [cast_to(d, out.dtype) for d in instantiate_zeros(tangents[1], arrays)]
-        return out, project_out(f(dots, *args, **kwargs))
+        dots = instantiate_zeros(arrays_dot, arrays)
+        if isinstance(dots, list):  # of a list or tuple: each entry of its entry's shape
+            dots = [checked_tangent(f, d, a, 1) for d, a in zip(dots, arrays)]
+        return out, project_out(f([cast_to(d, out.dtype) for d in dots], *args, **kwargs))
 
     rrule.register(f)(named_after(f, _rrule_join))
     frule.register(f)(named_after(f, _frule_join))
+    _JOINS[f] = layout
+
+
+_JOINS: dict[Any, Layout] = {}
+"""The joins and their layouts, for their fast paths (at the bottom)."""
 
 
 _register_join(np.concatenate, _concatenate, _no_out)
@@ -243,7 +261,10 @@ def _frule_append(tangents: tuple[Any, ...], f: Any, arr: Any, values: Any, *arg
     project_out = ProjectTo(out)
     if project_out.is_no_tangent:
         return out, NoTangent()
-    arr_dot, values_dot = (cast_to(instantiate_zeros(t, x), out.dtype) for t, x in zip(tangents[1:3], (arr, values)))
+    arr_dot, values_dot = (
+        cast_to(instantiate_zeros(checked_tangent(f, t, x, k), x), out.dtype)
+        for k, (t, x) in enumerate(zip(tangents[1:3], (arr, values)), start=1)
+    )
     return out, project_out(f(arr_dot, values_dot, *args, **kwargs))
 
 
@@ -281,6 +302,7 @@ def _split_options(f: Any, split_axis: Callable[..., int]) -> Callable[..., dict
 
 def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, list[int], Any]:
     axis = options["split_axis"](x, *options["args"], **options["kwargs"])
+    options = {**options, "shapes": [value_shape(piece) for piece in out]}
     if options["f"] is getattr(np, "unstack", None):
         return x, axis, list(range(len(out) + 1)), options
     bounds = np.cumsum([0] + [np.shape(piece)[axis] for piece in out]).tolist()
@@ -288,11 +310,11 @@ def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, l
 
 
 def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> Any:
-    x, axis, bounds, _ = state
+    x, axis, bounds, options = state
     dtype = real_dtype_of(x)
-    given_pieces = [
-        (k, p) for k, p in enumerate(tuple_entries(out_bar, len(bounds) - 1)) if not isinstance(p, AbstractZero)
-    ]
+    f, shapes = options["f"], options["shapes"]
+    seeds = [checked_seed(f, p, shape) for p, shape in zip(tuple_entries(out_bar, len(bounds) - 1), shapes)]
+    given_pieces = [(k, p) for k, p in enumerate(seeds) if not isinstance(p, AbstractZero)]
     if not given_pieces or dtype is None:
         return ZeroTangent()
     given = dict(given_pieces)
@@ -415,3 +437,46 @@ def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> A
 linear_in_first_rule(
     np.pad, _pad_adjoint, tangent=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
 )
+
+
+# ----- fast paths: a list or tuple of float arrays of one dtype, joined without options -----
+
+
+def _join_fast_path(layout: Layout) -> Callable[..., Any]:
+    """The fast path of a join's ``rrule`` for a list or tuple of float arrays of one dtype and no options.
+
+    Where no input is reshaped, a seed of the output's shape and dtype
+    gives each input its piece as a view, with no projector; every other
+    seed, and every call the fast path does not take, gets the general rule.
+    """
+
+    def _rrule_join(rule: Any, f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or (type(arrays) is not list and type(arrays) is not tuple) or not arrays:
+            return rule(f, arrays, *args, **kwargs)
+        first = arrays[0]
+        dtype = first.dtype if type(first) is np.ndarray else None
+        if dtype is None or dtype.kind not in _ARRAY_KINDS:
+            return rule(f, arrays)
+        for a in arrays:
+            if type(a) is not np.ndarray or a.dtype != dtype:
+                return rule(f, arrays)
+        out = f(arrays)
+        pieces, reshaped = _cached_pieces(layout, tuple(a.shape for a in arrays))
+        container = type(arrays)
+        shape = out.shape
+        shapes = [a.shape for a in arrays] if reshaped else None
+
+        def join_pullback(out_bar: Any) -> tuple[Any, ...]:
+            if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype == dtype:
+                if shapes is None:
+                    return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)))
+                return (_NO_TANGENT, Tangent(container, *(out_bar[w].reshape(s) for w, s in zip(pieces, shapes))))
+            return _join_pullback(f, arrays, (), pieces, shape)(out_bar)
+
+        return out, join_pullback
+
+    return _rrule_join
+
+
+for _f, _layout in _JOINS.items():
+    rrule.fast_path(_f)(named_after(_f, _join_fast_path(_layout)))

@@ -6,6 +6,10 @@ All are linear, so each pushforward applies the function to the tangent and
 each pullback is the adjoint reshaping: a reshape, a transpose by the
 inverse permutation, a flip, rotation or roll back, a sum over broadcast
 axes. None builds a Jacobian or copies more than the seed's layout forces.
+``reshape``, ``ravel`` and ``flatten`` with order 'A' or 'K' read ``x`` in
+an order numpy picks from ``x``'s memory layout: the pushforward reads the
+tangent in that same order, whatever the tangent's own layout, and the
+pullback writes the seed back in it.
 ``atleast_*d`` and ``broadcast_arrays`` of several arrays return a tuple:
 their tangent is ``Tangent(tuple, ...)`` and their pullback takes a tuple
 seed whose entries may be ``ZeroTangent()``.
@@ -18,7 +22,21 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, frule, named_after, rrule, sum_to_shape, unthunk
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    checked_seed,
+    checked_tangent,
+    follow,
+    frule,
+    is_followed,
+    named_after,
+    rrule,
+    sum_to_shape,
+    value_shape,
+)
 from chainrules_core.rule_definition import non_differentiable
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
@@ -27,11 +45,17 @@ from .._makers import linear_in_first_rule
 # ----- reshape, ravel, flatten -----
 
 
-def _resolved_order(order: str, x: Any) -> str | None:
-    """'C' or 'F' as numpy reads ``x`` for ``order``; ``None`` for 'K' on a non-contiguous array."""
-    flags = getattr(x, "flags", None)
+def _resolved_order(order: Any, x: Any) -> str | None:
+    """'C' or 'F' as numpy reads ``x`` for ``order``; ``None`` for 'K' on a non-contiguous array.
+
+    numpy takes ``order`` in either case and ``None`` as 'C'. With 'A' it
+    reads a Fortran-contiguous (and not C-contiguous) array in 'F' order and
+    every other in 'C' order; with 'K' it reads memory order.
+    """
+    order = "C" if order is None else str(order).upper()
     if order in ("C", "F"):
         return order
+    flags = getattr(x, "flags", None)
     if flags is None or flags.c_contiguous:
         return "C"
     if flags.f_contiguous:
@@ -60,8 +84,12 @@ def _unravel_adjoint(out_bar: Any, x: Any, order: str) -> Any:
     return x_bar.reshape(x.shape)
 
 
+_RESHAPE_NAMES = ("shape", "order")
+_RAVEL_NAMES = ("order",)
+
+
 def _reshape_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unravel_adjoint(out_bar, x, bind_options(("shape", "order"), args, kwargs, order="C")["order"])
+    return _unravel_adjoint(out_bar, x, bind_options(_RESHAPE_NAMES, args, kwargs, order="C")["order"])
 
 
 def _method_reshape_adjoint(out_bar: Any, x: Any, *shape: Any, order: str = "C", **kwargs: Any) -> Any:
@@ -69,13 +97,64 @@ def _method_reshape_adjoint(out_bar: Any, x: Any, *shape: Any, order: str = "C",
 
 
 def _ravel_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unravel_adjoint(out_bar, x, bind_options(("order",), args, kwargs, order="C")["order"])
+    return _unravel_adjoint(out_bar, x, bind_options(_RAVEL_NAMES, args, kwargs, order="C")["order"])
+
+
+def _with_order(names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any], order: str) -> Any:
+    """The other arguments of a call (named ``names`` when positional) with its order set to ``order``."""
+    if "order" in names and names.index("order") < len(args):
+        i = names.index("order")
+        return (*args[:i], order, *args[i + 1 :]), kwargs
+    return args, {**kwargs, "order": order}
+
+
+def _unravel_frule(names: tuple[str, ...]) -> Any:
+    """The frule of a reshape, ravel or flatten whose other arguments are ``names`` when positional.
+
+    The tangent is read in the order the primal reads ``x``. With 'A' or 'K'
+    numpy picks that order from the array's own layout, so the tangent's
+    layout (a Fortran-ordered tangent of a C-ordered ``x``) must not pick it:
+    the call on the tangent gets ``x``'s order explicitly, and for 'K' on an
+    ``x`` neither C- nor F-contiguous, the tangent is read in ``x``'s memory
+    order (``_memory_order``).
+    """
+
+    def _frule_unravel(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = f(x, *args, **kwargs)
+        project_out = ProjectTo(out)
+        x_dot = checked_tangent(f, tangents[1], x)
+        if project_out.is_no_tangent:
+            return out, NoTangent()
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, ZeroTangent()
+        if isinstance(x, (list, tuple)):
+            x_dot = instantiate_zeros(x_dot, x)
+        order = bind_options(names, args, kwargs, order="C")["order"]
+        resolved = _resolved_order(order, x)
+        if resolved is None:  # 'K' of a non-contiguous x: x's memory order
+            return out, project_out(follow(np.take, follow(np.ravel, x_dot), _memory_order(x)))
+        if resolved != order:
+            args, kwargs = _with_order(names, args, kwargs, resolved)
+        if is_followed(x_dot):  # np.ndarray.reshape refuses an engine's value
+            return out, project_out(follow(f, x_dot, *args, **kwargs))
+        return out, project_out(f(x_dot, *args, **kwargs))
+
+    return _frule_unravel
 
 
 linear_in_first_rule(np.reshape, _reshape_adjoint)
 linear_in_first_rule(np.ndarray.reshape, _method_reshape_adjoint)
 for _f in (np.ravel, np.ndarray.ravel, np.ndarray.flatten):
     linear_in_first_rule(_f, _ravel_adjoint)
+# the frules replace linear_in_first_rule's, whose pushforward lets the tangent's layout pick the order
+for _f, _names in (
+    (np.reshape, _RESHAPE_NAMES),
+    (np.ndarray.reshape, ()),
+    (np.ravel, _RAVEL_NAMES),
+    (np.ndarray.ravel, _RAVEL_NAMES),
+    (np.ndarray.flatten, _RAVEL_NAMES),
+):
+    frule.register(_f)(named_after(_f, _unravel_frule(_names)))
 
 
 # ----- permutations of axes -----
@@ -197,9 +276,12 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
     def _rrule_each(f: Any, *xs: Any, **kwargs: Any) -> Any:
         out = f(*xs, **kwargs)
         projects = [ProjectTo(x) for x in xs]
+        single = len(xs) == 1 and not isinstance(out, (tuple, list))
+        shapes = [value_shape(out)] if single else [value_shape(y) for y in out]
 
         def each_pullback(out_bar: Any) -> tuple[Any, ...]:
-            bars = [unthunk(out_bar)] if len(xs) == 1 else tuple_entries(out_bar, len(xs))
+            given = [out_bar] if single else tuple_entries(out_bar, len(xs))
+            bars = [checked_seed(f, bar, shape) for bar, shape in zip(given, shapes)]
             return (
                 NoTangent(),
                 *(
@@ -212,7 +294,8 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
 
     def _frule_each(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
         out = f(*xs, **kwargs)
-        dots = [instantiate_zeros(t, x) for t, x in zip(tangents[1:], xs)]
+        checked = [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], xs), start=1)]
+        dots = [instantiate_zeros(t, x) for t, x in zip(checked, xs)]
         return out, ProjectTo(out)(f(*dots, **kwargs))
 
     rrule.register(f)(named_after(f, _rrule_each))

@@ -33,10 +33,12 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     backing,
+    checked_seed,
     is_followed,
     non_differentiable,
     primal_of,
     unthunk,
+    value_shape,
 )
 
 from .._arrays import bind_options, cast_to, real_dtype_of, scatter_add
@@ -184,28 +186,34 @@ def _values_tangent(out: Any, values_dot: Any) -> Any:
     return Tangent(tuple, values_dot, *(NoTangent(),) * (len(out) - 1))
 
 
-def _unique_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    """The options of a call of the unique family; ``None`` for ``axis=`` (unique rows or columns)."""
-    options = bind_options(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
-    return None if options["axis"] is not None else options
+def _unique_options(f: Any) -> Any:
+    """``parse`` for ``f`` of the unique family: its options, ``None`` for ``axis=`` (unique rows or columns)."""
+
+    def parse(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        options = bind_options(("return_index", "return_inverse", "return_counts", "axis"), args, kwargs)
+        options["f"] = f
+        return None if options["axis"] is not None else options
+
+    return parse
 
 
-def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any]:
+def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any, Any]:
     flat = np.asarray(primal_of(x)).reshape(-1)
-    return x, _first_occurrence(flat, _values_of(primal_of(out))), out
+    values = _values_of(primal_of(out))
+    return x, _first_occurrence(flat, values), out, (options["f"], value_shape(values))
 
 
-def _unique_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
-    x, first, _ = state
-    seed = _values_seed(out_bar)
+def _unique_cotangent(state: tuple[Any, Any, Any, Any], out_bar: Any) -> Any:
+    x, first, _, (f, shape) = state
+    seed = checked_seed(f, _values_seed(out_bar), shape)  # the seed of the values: of their shape
     dtype = real_dtype_of(x)
     if isinstance(seed, AbstractZero) or dtype is None:
         return seed
     return np.reshape(scatter_add(np.size(x), first, cast_to(seed, dtype), dtype), np.shape(x))
 
 
-def _unique_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
-    _, first, out = state
+def _unique_pushforward(state: tuple[Any, Any, Any, Any], x_dot: Any) -> Any:
+    _, first, out, _ = state
     return _values_tangent(out, np.reshape(x_dot if is_followed(x_dot) else np.asarray(x_dot), -1)[first])
 
 
@@ -216,7 +224,7 @@ _UNIQUE = [np.unique] + [
 ]
 for _f in _UNIQUE:
     rule_in_first(
-        _f, parse=_unique_options, prepare=_unique_state, cotangent=_unique_cotangent, tangent=_unique_pushforward
+        _f, parse=_unique_options(_f), prepare=_unique_state, cotangent=_unique_cotangent, tangent=_unique_pushforward
     )
 
 

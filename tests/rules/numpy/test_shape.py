@@ -84,6 +84,73 @@ def test_ravel_of_a_strided_view_in_memory_order(order):
     assert np.isclose(g @ np.ravel(x_dot, order), np.sum(pullback(g)[1] * x_dot))
 
 
+def test_ravel_order_a_reads_the_tangent_as_the_primal_reads_x():
+    """Regression: with order 'A' (or 'K') numpy picks the order from the array's layout; a Fortran-ordered
+    tangent of a C-ordered x must still be read in C order, as x is."""
+    x = np.arange(6.0).reshape(2, 3)
+    t = np.asfortranarray(np.arange(6.0).reshape(2, 3) * 10)
+    _, y_dot = frule((NoTangent(), t), np.ravel, x, order="A")
+    assert np.array_equal(y_dot, np.ravel(t, order="C"))
+    _, y_dot = frule((NoTangent(), t), np.ravel, x, order="K")
+    assert np.array_equal(y_dot, np.ravel(t, order="C"))
+    _, y_dot = frule((NoTangent(), t, NoTangent(), NoTangent()), np.reshape, x, (3, 2), "A")
+    assert np.array_equal(y_dot, np.reshape(t, (3, 2), order="C"))
+    _, y_dot = frule((NoTangent(), t, NoTangent()), np.reshape, x, (3, 2), order="A")
+    assert np.array_equal(y_dot, np.reshape(t, (3, 2), order="C"))
+    _, y_dot = frule((NoTangent(), t, NoTangent()), np.ndarray.flatten, x, "k")
+    assert np.array_equal(y_dot, np.ravel(t, order="C"))
+    _, y_dot = frule(
+        (NoTangent(), np.ascontiguousarray(t), NoTangent()), np.ndarray.reshape, np.asfortranarray(x), 6, order="A"
+    )
+    assert np.array_equal(y_dot, np.reshape(t, 6, order="F"))
+
+
+_LAYOUTS = {
+    "C": lambda base: base[:, :4].copy(),
+    "F": lambda base: np.asfortranarray(base[:, :4]),
+    "strided": lambda base: base[:, ::2].transpose(2, 0, 1),
+    "negative": lambda base: base[::-1, 1::2],
+}
+
+
+@pytest.mark.parametrize("order", ["K", "A", "k", "a", "f", None])
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+def test_ravel_tangent_and_cotangent_follow_x_layout(order, layout):
+    """Whatever the layouts of x and of its tangent, the pushforward reads the tangent as the primal reads x (the
+    tangent's values in x's layout, raveled) and the pullback is its adjoint."""
+    rng = np.random.default_rng(2)
+    make = _LAYOUTS[layout]
+    x = make(rng.standard_normal((3, 8, 4)))
+    t_as_x = make(rng.standard_normal((3, 8, 4)))  # the tangent's values laid out in memory as x
+    for t in (np.ascontiguousarray(t_as_x), np.asfortranarray(t_as_x), t_as_x):
+        out, y_dot = frule((NoTangent(), t), np.ravel, x, order=order)
+        assert np.array_equal(out, np.ravel(x, order))
+        assert np.array_equal(y_dot, np.ravel(t_as_x, order))
+        g = rng.standard_normal(out.shape)
+        assert np.isclose(g @ y_dot, np.sum(rrule(np.ravel, x, order)[1](g)[1] * t))
+
+
+def test_ravel_k_of_a_followed_tangent_reads_x_memory_order():
+    """A tangent an engine follows (nested differentiation) goes through the engine's calls, in x's memory order."""
+
+    class Traced:
+        def __init__(self, value):
+            self.value = value
+
+        def __chainrules_primal__(self):
+            return self.value
+
+        def __chainrules_call__(self, fn, *args, **kwargs):
+            return Traced(fn(*[a.value if isinstance(a, Traced) else a for a in args], **kwargs))
+
+    rng = np.random.default_rng(3)
+    x = _LAYOUTS["strided"](rng.standard_normal((3, 8, 4)))
+    t_as_x = _LAYOUTS["strided"](rng.standard_normal((3, 8, 4)))
+    _, y_dot = frule((NoTangent(), Traced(np.ascontiguousarray(t_as_x))), np.ravel, x, order="K")
+    assert isinstance(y_dot, Traced)
+    assert np.array_equal(y_dot.value, np.ravel(t_as_x, order="K"))
+
+
 def test_astype_to_an_integer_dtype_is_non_differentiable():
     """A cast to int has no tangent; a cast from complex to real keeps the real part."""
     x = np.array([1.5, 2.5])
