@@ -586,4 +586,6 @@ def checked_tangent(f: Any, x_dot: Any, x: Any, position: int = 1) -> Any:
         want = value_shape(x)
         if want is not None and got != want:
             raise ValueError(f"{function_name(f)}: a tangent of shape {got} for argument {position} of shape {want}")
+        if isinstance(x, np.ndarray) and isinstance(x_dot, (float, complex, np.generic)):
+            return np.asarray(x_dot)  # a number for a 0-d array: what a rule may hand to an ndarray method
     return x_dot

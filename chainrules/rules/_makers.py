@@ -111,10 +111,14 @@ def output_tangent(out: Any, terms: list[Any]) -> Any:
 Shape = tuple[int, ...]
 
 
-def checked_entries(f: Any, out_bar: Any, out: tuple[Any, ...] | list[Any]) -> list[Any]:
-    """The seed of a tuple output ``out``, entry by entry (``tuple_entries``: zeros where absent), each unthunked and
-    checked against its output's shape (``checked_seed``)."""
-    return [checked_seed(f, s, value_shape(o)) for s, o in zip(tuple_entries(out_bar, len(out)), out)]
+def checked_entries(f: Any, out_bar: Any, names: Any, shapes: Any) -> list[Any]:
+    """The entries of the seed of a tuple output (``tuple_entries``: zeros where absent), each unthunked and checked
+    against its entry's shape (``checked_seed``).
+
+    ``names`` are the output's field names or its length; ``shapes`` the entries' ``value_shape``s, taken in the
+    rrule, so that the pullback need not keep the output.
+    """
+    return [checked_seed(f, entry, shape) for entry, shape in zip(tuple_entries(out_bar, names), shapes)]
 
 
 def checked_tangents(f: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> list[Any]:

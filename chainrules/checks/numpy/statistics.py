@@ -37,9 +37,9 @@ register_cases(
             (1,),
             (None, Arg(POSITIVE, (3, 4))),
             (0, Arg(POSITIVE, (3,))),
-            (1, Arg(POSITIVE, (3, 4)), True),
         )
     ),
+    Case(np.average, (Arg(REALS, (3, 4)), 1, Arg(POSITIVE, (3, 4)), True), name="2-d, returned"),
 )
 
 refuse_edges(

@@ -42,6 +42,7 @@ from chainrules_core import (
     shape_of,
     sum_to_shape,
     unthunk,
+    value_shape,
 )
 
 from .._makers import checked_entries, checked_tangents, elementwise_linear_rule, output_tangent, refused
@@ -375,9 +376,10 @@ def _rrule_divmod(f: Any, *args: Any, **kwargs: Any) -> Any:
     out = f(*args, **kwargs)
     projects = [ProjectTo(a) for a in args]
     shapes = [shape_of(a) for a in args]
+    out_shapes = [value_shape(o) for o in out]
 
     def divmod_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        _, remainder_bar = checked_entries(f, out_bar, out)
+        _, remainder_bar = checked_entries(f, out_bar, 2, out_shapes)
         if isinstance(remainder_bar, AbstractZero):
             return NoTangent(), projects[0](ZeroTangent()), projects[1](ZeroTangent())
         partials = _divmod_partials(out)
@@ -511,8 +513,14 @@ def _rrule_power_of_real_array(rule: Any, f: Any, *args: Any, **kwargs: Any) -> 
     if kwargs or len(args) != 2:
         return rule(f, *args, **kwargs)
     x, p = args
-    if type(x) is not np.ndarray or x.dtype.kind != "f" or type(p) is not int or not 0 < p < _EXACT_POWERS:
-        return rule(f, x, p)
+    if (
+        type(x) is not np.ndarray
+        or not x.ndim
+        or x.dtype.kind != "f"
+        or type(p) is not int
+        or not 0 < p < _EXACT_POWERS
+    ):
+        return rule(f, x, p)  # a 0-d array's power is a numpy scalar, which out= cannot take
     out = np.square(x) if p == 2 else np.power(x, p)
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:

@@ -351,9 +351,10 @@ def two_outputs_rule(f: Any, cotangent: Callable[..., Any], tangent: Callable[..
             return None
         out = follow(f, x, **kwargs)
         project_x = ProjectTo(x)
+        shapes = [value_shape(o) for o in out]
 
         def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
-            seeds = [instantiate_zeros(s, o) for s, o in zip(checked_entries(f, out_bar, out), out)]
+            seeds = [instantiate_zeros(s, o) for s, o in zip(checked_entries(f, out_bar, 2, shapes), out)]
             return NoTangent(), project_x(cotangent(x, out, seeds))
 
         return out, pair_pullback

@@ -247,6 +247,7 @@ def _rrule_getitem_fast(rule: Any, f: Any, x: Any, *args: Any, **kwargs: Any) ->
         type(index) is not np.ndarray
         or type(x) is not np.ndarray
         or index.ndim != 1
+        or not index.size  # bincount of nothing is an int64 array
         or x.ndim != 1
         or index.dtype.kind != "i"
         or x.dtype != np.float64

@@ -166,7 +166,7 @@ def _rrule_getitem(f: Any, xs: Any, index: Any) -> Any:
     def getitem_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
         if isinstance(out, (tuple, list)):  # a slice: its entries' seeds
-            checked_entries(f, out_bar, out)
+            checked_entries(f, out_bar, len(out), [value_shape(o) for o in out])
         if project_xs.is_no_tangent:
             return NoTangent(), NoTangent(), NoTangent()
         return NoTangent(), project_xs(_scatter(xs, index, out_bar)), NoTangent()
@@ -196,7 +196,7 @@ def _rrule_concatenate(f: Any, a: Any, b: Any) -> Any:
     project_a, project_b = ProjectTo(a), ProjectTo(b)
 
     def concatenate_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        entries = [readonly(e) for e in checked_entries(f, out_bar, out)]
+        entries = [readonly(e) for e in checked_entries(f, out_bar, len(out), [value_shape(o) for o in out])]
         return NoTangent(), project_a(entries[: len(a)]), project_b(entries[len(a) :])
 
     return out, concatenate_pullback
@@ -225,7 +225,7 @@ def _rrule_repeat(f: Any, a: Any, b: Any) -> Any:
     k = len(seq)
 
     def repeat_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-        entries = checked_entries(f, out_bar, out)
+        entries = checked_entries(f, out_bar, len(out), [value_shape(o) for o in out])
         if project_seq.is_no_tangent:
             seq_bar: Any = NoTangent()
         else:

@@ -11,9 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, Tangent, checked_seed, follow, is_followed, sum_to_shape
-
-from ..._arrays import tuple_entries
+from chainrules_core import AbstractZero, Tangent, follow, is_followed, sum_to_shape
 
 
 def adjoint(x: np.ndarray) -> np.ndarray:
@@ -140,15 +138,6 @@ def tuple_tangent(out: Any, *values: Any) -> Any:
 def as_array(x: Any) -> np.ndarray:
     """``np.asarray(x)``; a value an AD engine follows stays as it is (it answers numpy's functions itself)."""
     return x if is_followed(x) else np.asarray(x)
-
-
-def checked_entries(f: Any, out_bar: Any, names: Any, shapes: Any) -> list[Any]:
-    """The entries of the seed of a tuple output (``tuple_entries``), each checked against its entry's shape.
-
-    ``shapes`` are the entries' ``value_shape``s, taken in the rrule; a seed
-    entry of another shape raises ``ValueError`` naming ``f`` (``checked_seed``).
-    """
-    return [checked_seed(f, entry, shape) for entry, shape in zip(tuple_entries(out_bar, names), shapes)]
 
 
 def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:

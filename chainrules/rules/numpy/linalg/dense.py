@@ -30,13 +30,12 @@ from chainrules_core import (
 )
 
 from ..._arrays import tuple_entries
-from ..._makers import checked_tangents
+from ..._makers import checked_entries, checked_tangents
 from .._bilinear import numeric_seed
 from ._common import (
     adjoint,
     adjugate_svd,
     as_array,
-    checked_entries,
     inverse,
     matmul_summed,
     solve_vectors,

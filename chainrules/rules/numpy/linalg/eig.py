@@ -58,7 +58,8 @@ from chainrules_core import (
     value_shape,
 )
 
-from ._common import adjoint, checked_entries, diag_embed, diagonal, inverse, over_gaps, tuple_tangent
+from ..._makers import checked_entries
+from ._common import adjoint, diag_embed, diagonal, inverse, over_gaps, tuple_tangent
 
 
 def _off_itself(v: np.ndarray, x: np.ndarray) -> np.ndarray:

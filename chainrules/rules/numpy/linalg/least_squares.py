@@ -40,7 +40,6 @@ from chainrules_core import (
     Tangent,
     ZeroTangent,
     checked_seed,
-    checked_tangent,
     frule,
     primal_of,
     rrule,
@@ -48,11 +47,10 @@ from chainrules_core import (
 )
 
 from ..._arrays import NOVALUE
-from ..._makers import checked_tangents
+from ..._makers import checked_entries, checked_tangents
 from ._common import (
     adjoint,
     as_array,
-    checked_entries,
     fold_to_triangle,
     hermitian_from_triangle,
     nonzero_singular_values,
@@ -114,7 +112,7 @@ def _frule_pinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     if options is None:
         return None
     out = f(a, *args, **kwargs)
-    a_dot = checked_tangent(f, tangents[1], a, 1)
+    a_dot, *_ = checked_tangents(f, tangents, (a, *args))  # rcond's too: pinv is constant in it, but it has a shape
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
     a_arr, a_dot = as_array(a), as_array(a_dot)

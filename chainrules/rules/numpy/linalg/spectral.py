@@ -53,10 +53,10 @@ from chainrules_core import (
     value_shape,
 )
 
+from ..._makers import checked_entries
 from ._common import (
     adjoint,
     as_array,
-    checked_entries,
     complement_cotangent,
     complement_tangent,
     diag_embed,

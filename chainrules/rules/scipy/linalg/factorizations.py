@@ -58,8 +58,9 @@ from chainrules_core import (
 )
 
 from ..._arrays import tuple_entries
+from ..._makers import checked_entries
 from ...numpy.linalg import factorizations
-from ...numpy.linalg._common import adjoint, as_array, checked_entries, pad_to, unique_part
+from ...numpy.linalg._common import adjoint, as_array, pad_to, unique_part
 from ._common import as_matrix, call_options, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----

@@ -48,8 +48,8 @@ from chainrules_core import (
     value_shape,
 )
 
-from ..._makers import checked_tangents
-from ...numpy.linalg._common import adjoint, as_array, block_frechet, checked_entries, matmul_summed
+from ..._makers import checked_entries, checked_tangents
+from ...numpy.linalg._common import adjoint, as_array, block_frechet, matmul_summed
 from ._common import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----

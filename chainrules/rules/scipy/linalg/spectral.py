@@ -48,7 +48,8 @@ from chainrules_core import (
     value_shape,
 )
 
-from ...numpy.linalg._common import adjoint, checked_entries, fold_to_triangle, hermitian_from_triangle
+from ..._makers import checked_entries
+from ...numpy.linalg._common import adjoint, fold_to_triangle, hermitian_from_triangle
 from ._common import call_options
 
 # ----- eigh -----
