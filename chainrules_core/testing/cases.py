@@ -182,7 +182,7 @@ class Case:
     def make_args(self, rng: np.random.Generator, dtype: str) -> tuple[Any, ...]:
         return tuple(_make(spec, rng, dtype) for spec in self.args)
 
-    def run(self, dtype: str, mode: str, seed: int = 0, variants: bool = False) -> CheckReport:
+    def run(self, dtype: str, mode: str, seed: int = 0, variants: bool = True) -> CheckReport:
         """Run this case through the harness in one dtype and one mode, and its variants (``testing.variants``):
         fast paths off, other layouts, a seed or tangent of the wrong shape."""
         rng = np.random.default_rng(seed)
