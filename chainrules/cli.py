@@ -281,7 +281,7 @@ def run_one(run: CheckRun, seed: int) -> CheckRun:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if run.order == 2:
-                from chainrules_core.testing.second_order import run_case_order2
+                from chainrules.testing.second_order import run_case_order2
 
                 report = run_case_order2(run.case, run.dtype, run.mode, seed)
             else:
@@ -502,7 +502,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         if modes and not set(modes) <= {"frule", "rrule"}:
             p.error(f"--mode takes frule or rrule, not {', '.join(sorted(set(modes) - {'frule', 'rrule'}))}")
         if args.edges:
-            from chainrules_core.testing.edges import run_edge_sweep
+            from chainrules.testing.edges import run_edge_sweep
 
             runs = planned_runs(args.pattern, _split_list(args.dtype), modes, only=imported)
             cases = {id(r.case): (r.family, r.case) for r in runs}.values()

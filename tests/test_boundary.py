@@ -52,3 +52,21 @@ def test_import_chainrules_stays_lean(module: str) -> None:
     code = f"import sys, chainrules; print({module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
+
+
+def test_the_core_never_reaches_up_into_chainrules() -> None:
+    """chainrules_core is the protocol: it names chainrules nowhere in its imports, static or by ``importlib``."""
+    found = []
+    for path in sorted((ROOT / "chainrules_core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif (
+                isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("chainrules.")
+            ):
+                names = [node.value]  # importlib.import_module("chainrules.engines")
+            found += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in names if n.split(".")[0] == "chainrules"]
+    assert found == []

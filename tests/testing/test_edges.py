@@ -9,11 +9,8 @@ import numpy as np
 import pytest
 
 import chainrules.checks  # noqa: F401 - registers the declared cases and refusals
-from chainrules_core import NoTangent, ProjectTo, rrule, scalar_rule, unthunk
-from chainrules_core.testing import edges as edges_module
-from chainrules_core.testing import registered_cases
-from chainrules_core.testing.cases import NONZERO, POSITIVE, REALS, UNIT_INTERVAL, Arg, At, Case, families
-from chainrules_core.testing.edges import (
+from chainrules.testing import edges as edges_module
+from chainrules.testing.edges import (
     EDGE_KINDS,
     EdgeRefusal,
     edge_variants,
@@ -23,6 +20,9 @@ from chainrules_core.testing.edges import (
     stale_refusals,
     sweep,
 )
+from chainrules_core import NoTangent, ProjectTo, rrule, scalar_rule, unthunk
+from chainrules_core.testing import registered_cases
+from chainrules_core.testing.cases import NONZERO, POSITIVE, REALS, UNIT_INTERVAL, Arg, At, Case, families
 from chainrules_core.testing.layout import layout_of
 
 
@@ -232,7 +232,7 @@ def test_refusals_are_reported_and_must_stay_true(monkeypatch: pytest.MonkeyPatc
     case = Case(first_of_cumulative_max, (Arg(REALS, (4,)),))
     refusal = EdgeRefusal("test", first_of_cumulative_max, ("empty",), "argmax of nothing")
     monkeypatch.setattr(edges_module, "_REFUSALS", [refusal])
-    from chainrules_core.testing import _edge_variants
+    from chainrules.testing import _edge_variants
 
     monkeypatch.setattr(_edge_variants, "_REFUSALS", [refusal])
     outcomes = _outcomes(case, "empty")

@@ -17,9 +17,9 @@ import pytest
 
 import chainrules.checks  # noqa: F401 - registers the rules and their declared cases
 from chainrules import cli
+from chainrules.testing.second_order import run_case_order2, test_frule_order2, test_rrule_order2
 from chainrules_core import NoTangent, ProjectTo, frule, rrule, scalar_rule, unthunk
 from chainrules_core.testing import registered_cases
-from chainrules_core.testing.second_order import run_case_order2, test_frule_order2, test_rrule_order2
 
 
 def _smooth(x: Any) -> Any:

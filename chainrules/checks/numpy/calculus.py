@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Arg, Case, Domain, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 STEP = Arg(Domain(0.5, 2.0, complex=False, name="(0.5, 2)"), ())
 

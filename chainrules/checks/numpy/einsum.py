@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 
 def _einsum_case(subscripts: Any, *shapes: tuple[int, ...], name: str = "") -> Case:

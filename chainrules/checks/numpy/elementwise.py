@@ -7,6 +7,7 @@ import numpy as np
 from chainrules.checks._tables import INF, REAL_DTYPES, UNARY_SHAPES, Band, TableCheck, table_cases, unary
 from chainrules.rules.numpy._special import bessel_i1
 from chainrules.rules.numpy.elementwise import LINEAR_UNARY, UNARY
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -22,7 +23,6 @@ from chainrules_core.testing.cases import (
     Domain,
     register_cases,
 )
-from chainrules_core.testing.edges import refuse_edges
 
 NEAR_REAL_AXIS = Band(name="reals, near the real axis")
 """For arctan and arcsinh, whose branch points are ±i."""

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 NORMS = ("backward", "ortho", "forward", None)
 

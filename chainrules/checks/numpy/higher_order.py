@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.engines import EngineConfig
+from chainrules.testing.edges import refuse_edges
 from chainrules_core import (
     AbstractZero,
     NoTangent,
@@ -20,7 +21,6 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 
 def _damped_step(acc: Any, x: Any) -> Any:

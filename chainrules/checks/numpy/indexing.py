@@ -6,8 +6,8 @@ import operator
 
 import numpy as np
 
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 _X = Arg(REALS, (4, 3))
 _REPEATS = np.array([2, 0, 2, 3, 2])

@@ -10,6 +10,7 @@ from chainrules.checks._tables import away_from_multiples, binary, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import FLOATS_ARE_INTEGERS, UNARY_CHECKS
 from chainrules.rules.python.math import MATH_BINARY, MATH_TWO_OUTPUTS, MATH_UNARY, digamma
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -22,7 +23,6 @@ from chainrules_core.testing.cases import (
     Generated,
     register_cases,
 )
-from chainrules_core.testing.edges import refuse_edges
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)
 """``math.log(x, base)``: both arguments differentiable."""

@@ -11,8 +11,8 @@ from chainrules.checks._tables import REAL_DTYPES, away_from_multiples, table_ca
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import UNARY_CHECKS
 from chainrules.rules.python.operators import OPERATOR_BINARY, OPERATOR_UNARY
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import NONZERO, REALS, Arg, At, Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 
 def _numpy_scalar(value: float) -> Generated:

@@ -10,9 +10,9 @@ from chainrules.checks._matrices import random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint, pad_to
+from chainrules.testing.edges import refuse_edges
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, checked_tangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 
 def qr_complete_parts(a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -10,10 +10,10 @@ from chainrules.checks._matrices import SVD_HANGS, random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint, pad_to
+from chainrules.testing.edges import refuse_edges
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 # The harness compares a rule with finite differences of the function itself,
 # and numpy's phase convention for complex singular vectors and eigenvectors

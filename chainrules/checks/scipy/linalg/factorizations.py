@@ -9,9 +9,9 @@ import numpy as np
 from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.rules.numpy.linalg._common import adjoint
+from chainrules.testing.edges import refuse_edges
 from chainrules_core import Tangent
 from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg

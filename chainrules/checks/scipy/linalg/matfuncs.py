@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg

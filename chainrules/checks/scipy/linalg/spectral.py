@@ -12,9 +12,9 @@ from chainrules.checks.numpy.linalg.spectral import _hermitian
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint
+from chainrules.testing.edges import refuse_edges
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import linalg

@@ -9,6 +9,7 @@ import numpy as np
 
 from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, binary, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import (
     NONZERO_REAL_ONLY,
@@ -21,7 +22,6 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
 )
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import special

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from chainrules.checks._tables import INF, TableCheck, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Case, Domain
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import special

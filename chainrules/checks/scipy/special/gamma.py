@@ -6,6 +6,7 @@ import numpy as np
 
 from chainrules.checks._tables import BINARY_SHAPES, REAL_DTYPES, UNARY_SHAPES, TableCheck, binary, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -16,7 +17,6 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
 )
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import special

@@ -6,6 +6,7 @@ import math
 
 from chainrules.checks._tables import INF, UNARY_SHAPES, TableCheck, unary
 from chainrules.checks.scipy.special.logistic import order_cases, point_cases, register_family
+from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import (
     NONZERO_REAL_ONLY,
     POSITIVE,
@@ -14,7 +15,6 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
 )
-from chainrules_core.testing.edges import refuse_edges
 
 try:
     from scipy import special

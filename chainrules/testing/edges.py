@@ -89,7 +89,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..naming import function_name
+from chainrules_core.naming import function_name
+from chainrules_core.testing.cases import Case, registered_cases
+
 from ._edge_variants import (
     _REFUSALS,
     EDGE_KINDS,
@@ -106,7 +108,6 @@ from ._edge_variants import (
     registered_refusals,
 )
 from ._edge_verdicts import STATUSES, EdgeError, EdgeOutcome, run_variant
-from .cases import Case, registered_cases
 
 __all__ = [
     "EDGE_KINDS",

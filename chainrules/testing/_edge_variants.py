@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ..naming import function_name
-from ..tangent_types import NoTangent
-from .cases import Arg, Case, Domain, Nonzero
-from .tangents import PrimalAndTangent
+from chainrules_core import NoTangent
+from chainrules_core.naming import function_name
+from chainrules_core.testing.cases import Arg, Case, Domain, Nonzero
+from chainrules_core.testing.tangents import PrimalAndTangent
 
 SHAPE_KINDS = ("empty", "zero batch", "size 1", "0-d")
 MAGNITUDE_KINDS = ("huge", "tiny", "subnormal")

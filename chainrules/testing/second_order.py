@@ -14,8 +14,8 @@ the identity ``<w, dP d> == <dP* w, d>``. Like the first-order checks, a check
 costs a fixed number of evaluations whatever the input size.
 
 The engine is a ``RuleConfig`` with ``frule_via_ad`` (forward) and
-``rrule_via_ad`` (reverse); by default the reference engines of
-``chainrules.engines``. Typical failures name what the pullback does that an
+``rrule_via_ad`` (reverse), passed in as ``engine=``; by default the
+reference engines of ``chainrules.engines``. Typical failures name what the pullback does that an
 engine cannot follow: an in-place update of an array, ``np.add.at``, a
 conversion with ``float()`` or ``np.asarray``.
 """
@@ -23,19 +23,28 @@ conversion with ``float()`` or ``np.asarray``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..config import HasForwardMode, HasReverseMode, RuleConfig
-from ..rules import frule, rrule
-from ..tangent_types import NoTangent, NotImplementedTangent, Tangent, backing, primal_type, unthunk
-from .checks import CheckOptions, CheckReport, Setup, along, check_close, check_inner, setup
-from .layout import Vector
-from .tangents import PrimalAndTangent, rand_tangent
+from chainrules_core import (
+    HasForwardMode,
+    HasReverseMode,
+    NoTangent,
+    NotImplementedTangent,
+    RuleConfig,
+    Tangent,
+    backing,
+    frule,
+    primal_type,
+    rrule,
+    unthunk,
+)
+from chainrules_core.testing.checks import CheckOptions, CheckReport, Setup, along, check_close, check_inner, setup
+from chainrules_core.testing.layout import Vector
+from chainrules_core.testing.tangents import PrimalAndTangent, rand_tangent
 
 __all__ = ["OVER", "test_frule_order2", "test_rrule_order2"]
 
@@ -44,15 +53,10 @@ OVER = ("forward", "reverse")
 
 
 def _default_engine() -> RuleConfig:
-    """The reference engines of ``chainrules`` (imported here only: ``chainrules_core`` does not depend on them)."""
-    try:
-        engines = importlib.import_module("chainrules.engines")
-    except ImportError as err:  # pragma: no cover - chainrules is part of this distribution
-        raise TypeError(
-            "second-order checks need an engine: pass engine=<a RuleConfig that can differentiate>"
-        ) from err
-    config: RuleConfig = engines.EngineConfig()
-    return config
+    """The reference engines (``chainrules.engines``), imported when a check needs them."""
+    from chainrules.engines import EngineConfig
+
+    return EngineConfig()
 
 
 def test_rrule_order2(

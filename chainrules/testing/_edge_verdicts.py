@@ -11,8 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import frule, rrule
-from ..tangent_types import NoTangent, NotImplementedTangent, unthunk
+from chainrules_core import NoTangent, NotImplementedTangent, frule, rrule, unthunk
+from chainrules_core.testing.cases import Case
+from chainrules_core.testing.checks import INCONCLUSIVE, SAFETY
+from chainrules_core.testing.finite_differences import RESOLUTION, FiniteDifferences
+from chainrules_core.testing.harness import test_frule, test_rrule
+from chainrules_core.testing.layout import Layout, Vector, layout_of
+from chainrules_core.testing.tangents import PrimalAndTangent
+from chainrules_core.testing.tolerances import RTOL, lowest_precision
+
 from ._edge_variants import (
     APPROACH,
     LIMIT_RTOL,
@@ -25,13 +32,6 @@ from ._edge_variants import (
     _refusal,
     _signature,
 )
-from .cases import Case
-from .checks import INCONCLUSIVE, SAFETY
-from .finite_differences import RESOLUTION, FiniteDifferences
-from .harness import test_frule, test_rrule
-from .layout import Layout, Vector, layout_of
-from .tangents import PrimalAndTangent
-from .tolerances import RTOL, lowest_precision
 
 Mask = np.ndarray[Any, np.dtype[np.bool_]]
 
