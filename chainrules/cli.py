@@ -170,7 +170,7 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
 
 
 def _is_private(name: str) -> bool:
-    """A primal of a private module (``chainrules.engines._boxes._entries``): the machinery of other rules."""
+    """A primal of a private module (``chainrules.engines._passes._entries``): the machinery of other rules."""
     return any(part.startswith("_") and not part.startswith("__") for part in name.split("."))
 
 

@@ -384,15 +384,15 @@ def _scalar_rrule_fast_path(
             return _many_arguments(f, (x, *rest), partials, pullback_of)
         out = f(x)
         if type(x) is float:
-            return out, _float_pullback(f, x, out, partials, floats, pullback_of)
+            return out, _float_pullback_of(f, x, out, partials, floats, pullback_of)
         if type(x) is np.ndarray and x.dtype.kind == "f":
-            return out, _real_array_pullback(f, x, out, partials, pullback_of)
+            return out, _real_array_pullback_of(f, x, out, partials, pullback_of)
         return out, pullback_of(f, out, (x,))
 
     return _rrule_scalar
 
 
-def _float_pullback(
+def _float_pullback_of(
     f: Any, x: float, out: Any, partials: Partials, floats: Partials | None, pullback_of: Callable[..., Any]
 ) -> Callable[[Any], tuple[Any, Any]]:
     """The pullback at a Python float: a float seed's cotangent in Python arithmetic where ``floats`` answers."""
@@ -416,7 +416,7 @@ def _float_pullback(
     return named_after(f, unary_pullback)
 
 
-def _real_array_pullback(
+def _real_array_pullback_of(
     f: Any, x: np.ndarray[Any, Any], out: Any, partials: Partials, pullback_of: Callable[..., Any]
 ) -> Callable[[Any], tuple[Any, Any]]:
     """The pullback at a real array: a real seed of the output's shape multiplied into the partial's own buffer."""

@@ -14,6 +14,6 @@ True
 """
 
 import chainrules  # noqa: F401 - the rules the cases check
-from chainrules.rules._extensions import import_modules
+from chainrules.rules._extensions import import_package
 
-import_modules(__name__)
+import_package(__name__)

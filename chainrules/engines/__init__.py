@@ -31,7 +31,7 @@ from chainrules_core import HasForwardMode, HasReverseMode
 
 from . import _rules  # noqa: F401 - registers the rules of the engines' own operations
 from ._box import is_tracked, lift, lifted, value
-from ._boxes import NoRuleError
+from ._passes import NoRuleError
 from ._tape import Param, ParamArray, ParamScalar, Tape, Tracked, TrackedArray, TrackedObject, TrackedScalar
 from .dual import Dual, DualArray, DualNumbers, DualObject, DualScalar, jacobian, jvp
 from .second_order import hessian, hvp

@@ -1,6 +1,6 @@
 """The boxes themselves: numpy defers to them, and each of their operations is a call of its primal.
 
-``Box`` is the value an engine follows (``_boxes`` holds the passes, the engine
+``Box`` is the value an engine follows (``_passes`` holds the passes, the engine
 and ``call``, which hands every operation to the innermost pass); ``ArrayBox``,
 ``ScalarBox`` and ``ObjectBox`` add what arrays, numbers and objects with
 fields answer without a call. ``lift`` makes a function the engines cannot see
@@ -20,7 +20,7 @@ import numpy as np
 
 from chainrules_core import AbstractTangent
 
-from ._boxes import (
+from ._passes import (
     MISS,
     Engine,
     _entries,

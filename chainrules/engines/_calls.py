@@ -10,7 +10,7 @@ import numpy as np
 from chainrules_core.naming import function_name
 
 from ._box import ObjectBox, lift
-from ._boxes import has_object_array
+from ._passes import has_object_array
 from ._structure import primal
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, Projector, ProjectTo, frule, rrule, unthunk
 
 from ._box import lift
-from ._boxes import _entries, _from_entries, _to_python
+from ._passes import _entries, _from_entries, _to_python
 
 _entries_of = lift(_entries)
 _array_of = lift(_from_entries)

@@ -5,7 +5,7 @@ slots of its inputs and outputs) and a slot per tracked value;
 ``Tape.backward`` runs the pullbacks in reverse order and accumulates the
 cotangents in the slots. ``Tracked`` boxes (``TrackedArray``,
 ``TrackedScalar``, ``TrackedObject``, the ``Param`` parameters) carry a
-primal value and its slot; ``ReverseEngine`` is what ``_boxes.call`` asks to
+primal value and its slot; ``ReverseEngine`` is what ``_passes.call`` asks to
 find a call's rule and record it. ``tracker`` holds the public functions.
 """
 
@@ -34,7 +34,7 @@ from chainrules_core.naming import function_name
 from chainrules_core.projection import no_tangent_space, project_onto
 
 from ._box import ArrayBox, Box, ObjectBox, ScalarBox
-from ._boxes import (
+from ._passes import (
     GENERAL,
     MISS,
     Engine,

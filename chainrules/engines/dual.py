@@ -32,8 +32,8 @@ from chainrules_core import (
 )
 
 from ._box import ArrayBox, Box, ObjectBox, ScalarBox
-from ._boxes import GENERAL, MISS, Engine, Leaf, Trace, holds_boxes, objects_lost, pack
 from ._calls import top_level_call
+from ._passes import GENERAL, MISS, Engine, Leaf, Trace, holds_boxes, objects_lost, pack
 from ._structure import (
     constant_tangent,
     has_followable,

@@ -39,8 +39,8 @@ from chainrules_core import (
 )
 
 from ._box import Box
-from ._boxes import collector_paused, holds_boxes, pack, set_param_trace
 from ._calls import top_level_call, unit_seed
+from ._passes import collector_paused, holds_boxes, pack, set_param_trace
 from ._structure import Path, is_differentiable_leaf, part, rebuild, structural
 from ._tape import (
     Param,

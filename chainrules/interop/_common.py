@@ -48,7 +48,7 @@ def argument_label(f: Any, position: int) -> str:
     return f"{label} ({positional[position - 1].name})" if position <= len(positional) else label
 
 
-def named_after(wrapped: Callable[..., Any], f: Any) -> Callable[..., Any]:
+def with_name_of(wrapped: Callable[..., Any], f: Any) -> Callable[..., Any]:
     """``wrapped`` with ``f``'s name and docstring (``functools.update_wrapper``), where ``f`` has them."""
     try:
         functools.update_wrapper(wrapped, f)

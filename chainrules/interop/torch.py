@@ -23,7 +23,7 @@ import torch
 
 from chainrules_core import construct, field_names
 
-from ._common import Call, has_tangent_space, named_after, unflatten_output
+from ._common import Call, has_tangent_space, unflatten_output, with_name_of
 from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
 
 __all__ = ["RuleModule", "module", "wrap"]
@@ -55,7 +55,7 @@ def wrap(f: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         return _apply(f, args, kwargs)
 
-    return named_after(wrapped, f)
+    return with_name_of(wrapped, f)
 
 
 def module(obj: Any, fields: Sequence[str] | None = None) -> RuleModule:

@@ -10,9 +10,9 @@ nothing; their rules are reached through ``frule`` and ``rrule``, their
 declared checks through ``chainrules.checks``.
 """
 
-from ._extensions import import_modules, when_imported
+from ._extensions import import_package, when_imported
 
-import_modules(f"{__name__}.numpy")
-import_modules(f"{__name__}.python")
+import_package(f"{__name__}.numpy")
+import_package(f"{__name__}.python")
 for _library in ("scipy.special", "scipy.linalg"):
-    when_imported(_library, lambda library=_library: import_modules(f"{__name__}.{library}"))
+    when_imported(_library, lambda library=_library: import_package(f"{__name__}.{library}"))

@@ -38,7 +38,7 @@ def when_imported(name: str, action: Action) -> None:
     action()
 
 
-def import_modules(package: str) -> None:
+def import_package(package: str) -> None:
     """Import ``package`` and every module and subpackage in it whose name does not start with ``_``, in name order.
 
     What each rules package (``chainrules.rules.numpy`` ...) and each checks package runs: a new family module is
@@ -49,7 +49,7 @@ def import_modules(package: str) -> None:
         if info.name.startswith("_"):
             continue
         if info.ispkg:
-            import_modules(f"{package}.{info.name}")
+            import_package(f"{package}.{info.name}")
         else:
             importlib.import_module(f"{package}.{info.name}")
 

@@ -488,7 +488,7 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
 
 def _pair_of_arrays(constants: tuple[float, float]) -> Callable[..., Any]:
     """The fast path of ``elementwise_linear_rule`` for two float or complex arrays (``a + b``): the pullback depends
-    only on the shapes and dtypes, so the rule keeps one per signature (``_pair_pullback``), with no projector or
+    only on the shapes and dtypes, so the rule keeps one per signature (``_pair_pullback_of``), with no projector or
     closure per call."""
     pullbacks: dict[tuple[Any, ...], Callable[[Any], tuple[Any, ...]]] = {}
     """The pullback per signature; cleared when it grows past 1024."""
@@ -508,13 +508,13 @@ def _pair_of_arrays(constants: tuple[float, float]) -> Callable[..., Any]:
         if pullback is None:
             if len(pullbacks) >= 1024:
                 pullbacks.clear()
-            pullback = pullbacks[key] = _pair_pullback(*key, constants)
+            pullback = pullbacks[key] = _pair_pullback_of(*key, constants)
         return out, pullback
 
     return _rrule_linear
 
 
-def _pair_pullback(
+def _pair_pullback_of(
     f: Any,
     shape_a: Shape,
     dtype_a: Any,

@@ -32,7 +32,7 @@ from .._arrays import instantiate_zeros
 from .._makers import output_tangent
 from .linalg._common import as_array
 
-Pullbacks = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
+Cotangents = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
 """``(a, b, out_bar) -> (a_bar, b_bar)``: two functions computing the unprojected cotangents."""
 
 
@@ -53,10 +53,10 @@ def numeric_seed(f: Any, out_bar: Any, shape: tuple[int, ...]) -> np.ndarray[Any
     return array
 
 
-def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types: Any) -> None:
+def bilinear_rule(f: Any, cotangents_of: Callable[..., Cotangents | None], *types: Any) -> None:
     """Register the rules of ``f(a, b, *rest, **kwargs)``, linear in ``a`` and in ``b``.
 
-    ``pullbacks_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
+    ``cotangents_of(a, b, *rest, **kwargs)`` gives, for an accepted call, a
     function ``(a, b, out_bar) -> (a_bar, b_bar)`` of two functions computing
     the unprojected cotangents, which run only when the thunks holding them
     are forced; ``None`` refuses the call. ``rest`` are trailing
@@ -65,8 +65,8 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
     """
 
     def _rrule_product(f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        pullbacks = pullbacks_of(a, b, *rest, **kwargs)
-        if pullbacks is None:
+        cotangents = cotangents_of(a, b, *rest, **kwargs)
+        if cotangents is None:
             return None
         out = f(a, b, *rest, **kwargs)
         out_shape = np.shape(out)
@@ -78,13 +78,13 @@ def bilinear_rule(f: Any, pullbacks_of: Callable[..., Pullbacks | None], *types:
             out_bar = checked_seed(f, out_bar, out_shape)
             if isinstance(out_bar, AbstractZero):  # no product to compute
                 return _NO_TANGENT, ProjectTo(a)(out_bar), ProjectTo(b)(out_bar), *no_tangents
-            a_bar, b_bar = pullbacks(a_arr, b_arr, numeric_seed(f, out_bar, out_shape))
+            a_bar, b_bar = cotangents(a_arr, b_arr, numeric_seed(f, out_bar, out_shape))
             return _NO_TANGENT, _lazy(a, project_a, a_bar), _lazy(b, project_b, b_bar), *no_tangents
 
         return out, product_pullback
 
     def _frule_product(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
-        if pullbacks_of(a, b, *rest, **kwargs) is None:
+        if cotangents_of(a, b, *rest, **kwargs) is None:
             return None
         out = f(a, b, *rest, **kwargs)
         a_dot, b_dot = (

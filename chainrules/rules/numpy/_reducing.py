@@ -59,13 +59,13 @@ def unless_integer_output(pullback: Callable[[Any, Any], Any]) -> Callable[[Any,
     is the primal output.
     """
 
-    def pullback_of_numbers(state: Any, out_bar: Any) -> Any:
+    def cotangent_of_numbers(state: Any, out_bar: Any) -> Any:
         dtype = getattr(state.out, "dtype", None)
         if dtype is not None and dtype.kind in "biu":
             return NoTangent()
         return pullback(state, out_bar)
 
-    return pullback_of_numbers
+    return cotangent_of_numbers
 
 
 def diff_adjoint(d_bar: Any, axis: int = -1) -> np.ndarray[Any, Any]:

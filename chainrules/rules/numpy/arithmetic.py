@@ -462,12 +462,12 @@ def logaddexp_fast_path(f: Any, exp: Any) -> None:
         general = rule
         clean = (tx is float and math.isfinite(x)) or (ty is float and math.isfinite(y))
 
-        def general_pullback() -> Any:
+        def pullback_of_rule() -> Any:
             with np.errstate(all="ignore"):  # the primal again: its warnings were given when it ran
                 return general(f, x, y)[1]  # type: ignore[index]
 
         def general_bar(out_bar: Any, position: int) -> Any:
-            return unthunk(general_pullback()(out_bar)[position])
+            return unthunk(pullback_of_rule()(out_bar)[position])
 
         def logaddexp_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
             if type(out_bar) is not np.ndarray:
@@ -478,7 +478,7 @@ def logaddexp_fast_path(f: Any, exp: Any) -> None:
                     y_bar = _share(y, x, out_bar, exp, limit, general_bar, 2)
                     if x_bar is not None and y_bar is not None:
                         return _NO_TANGENT, x_bar, y_bar
-            return general_pullback()(out_bar)  # type: ignore[no-any-return]
+            return pullback_of_rule()(out_bar)  # type: ignore[no-any-return]
 
         return out, logaddexp_pullback
 

@@ -104,7 +104,7 @@ class _Covariance:
         s = np.sum(self.w * self.a)
         return self.f - self.ddof * (2 * self.f * self.a / self.total - s * self.f / self.total**2)
 
-    def pullback(self, c_bar: Any) -> tuple[Any, Any, Any]:
+    def cotangents(self, c_bar: Any) -> tuple[Any, Any, Any]:
         """The cotangents of ``m``, ``y`` (or None) and ``aweights`` (or None), before projection."""
         c_bar = np.reshape(c_bar, self.c.shape)
         X_bar = (c_bar + c_bar.conj().T) @ self.XcW / self.fact
@@ -165,7 +165,7 @@ def _dots(f: Any, m: Any, tangents: tuple[Any, ...], args: tuple[Any, ...]) -> t
 
 
 def _cov_bars(call: _Covariance, projects: list[Any], c_bar: Any) -> tuple[Any, ...]:
-    m_bar, y_bar, a_bar = call.pullback(c_bar)
+    m_bar, y_bar, a_bar = call.cotangents(c_bar)
     bars = [project(ZeroTangent()) for project in projects]
     bars[0] = projects[0](m_bar)
     if y_bar is not None and not projects[1].is_no_tangent:

@@ -183,7 +183,7 @@ class _Spacing:
         start_dot, stop_dot = (0.0 if isinstance(d, AbstractZero) else d for d in dots[:2])
         return np.broadcast_to(np.subtract(stop_dot, start_dot) / self.div, self.common)
 
-    def pullback(self, f: Any, out_bar: Any) -> dict[int, Any]:
+    def cotangents(self, f: Any, out_bar: Any) -> dict[int, Any]:
         step_bar: Any = ZeroTangent()
         if self.retstep:
             out_bar, step_bar = tuple_entries(out_bar, 2)
@@ -214,7 +214,7 @@ def _register_spacing(f: Any) -> None:
         projects = [ProjectTo(x if k in call.partials else None) for k, x in enumerate(args)]
 
         def spacing_pullback(out_bar: Any) -> tuple[Any, ...]:
-            bars = call.pullback(f, out_bar) if call.partials else {}
+            bars = call.cotangents(f, out_bar) if call.partials else {}
             return (NoTangent(), *(p(bars.get(k, ZeroTangent())) for k, p in enumerate(projects)))
 
         return call.out, spacing_pullback

@@ -169,7 +169,7 @@ class _Scan:
         self.after = np.cumprod(np.where(index > self.first, x, np.ones((), dtype=x.dtype)), axis=-1)
         self.lead = np.prod(self.safe, axis=-1, keepdims=True)  # the product before the first zero
 
-    def pullback(self, g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    def cotangent(self, g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """``sum_{i >= k} g_i prod_{j <= i, j != k} x_j`` (no conjugation)."""
         ahead = _reverse_cumsum(np.where(self.before, g * self.out, 0))
         x_bar = np.where(self.before, ahead / self.safe, 0)
@@ -184,7 +184,7 @@ class _Scan:
 
 
 def _cumprod_cotangent(c: _Cumulative, out_bar: Any) -> Any:
-    return c.cotangent(_Scan(np.conjugate(c.values)).pullback(c.seed(out_bar)))
+    return c.cotangent(_Scan(np.conjugate(c.values)).cotangent(c.seed(out_bar)))
 
 
 def _cumprod_tangent(c: _Cumulative, x_dot: Any) -> Any:

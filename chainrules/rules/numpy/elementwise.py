@@ -154,11 +154,11 @@ def _absolute_pushforward(c: Prepared, x_dot: Any) -> Any:
     return np.real(np.conjugate(_unit(c)) * x_dot)
 
 
-def _absolute_pullback(c: Prepared, out_bar: Any) -> Any:
+def _absolute_cotangent(c: Prepared, out_bar: Any) -> Any:
     return _unit(c) * np.real(out_bar)
 
 
-rule_in_first(np.absolute, parse=positional_options(1), cotangent=_absolute_pullback, tangent=_absolute_pushforward)
+rule_in_first(np.absolute, parse=positional_options(1), cotangent=_absolute_cotangent, tangent=_absolute_pushforward)
 
 
 # ----- complex parts: conjugate, real, imag, angle, and sign of a complex number -----
@@ -178,7 +178,7 @@ def _imag_pushforward(c: Prepared, x_dot: Any) -> Any:
     return np.imag(x_dot)
 
 
-def _imag_pullback(c: Prepared, out_bar: Any) -> Any:
+def _imag_cotangent(c: Prepared, out_bar: Any) -> Any:
     return 1j * np.real(out_bar)
 
 
@@ -194,15 +194,15 @@ def _angle_pushforward(c: Prepared, z_dot: Any) -> Any:
     return _angle_scale(c) * np.imag(np.conjugate(c.x) * z_dot) / _nonzero(r2)
 
 
-def _angle_pullback(c: Prepared, out_bar: Any) -> Any:
+def _angle_cotangent(c: Prepared, out_bar: Any) -> Any:
     r2 = np.real(c.x * np.conjugate(c.x))
     return (_angle_scale(c) * np.real(out_bar)) * (1j * c.x / _nonzero(r2))
 
 
 rule_in_first(np.conjugate, parse=positional_options(1), cotangent=_conjugate, tangent=_conjugate)
 rule_in_first(np.real, parse=positional_options(1), cotangent=_real_part, tangent=_real_part)
-rule_in_first(np.imag, parse=positional_options(1), cotangent=_imag_pullback, tangent=_imag_pushforward)
-rule_in_first(np.angle, parse=positional_options(2), cotangent=_angle_pullback, tangent=_angle_pushforward)
+rule_in_first(np.imag, parse=positional_options(1), cotangent=_imag_cotangent, tangent=_imag_pushforward)
+rule_in_first(np.angle, parse=positional_options(2), cotangent=_angle_cotangent, tangent=_angle_pushforward)
 
 
 # ----- zero derivatives -----

@@ -145,7 +145,7 @@ def _join_pieces(
     return _pieces(layout, shapes, args, kwargs) if args or kwargs else _cached_pieces(layout, shapes)
 
 
-def _join_pullback(
+def _join_pullback_of(
     f: Any, arrays: Any, args: tuple[Any, ...], pieces: tuple[tuple[slice, ...], ...], shape: tuple[int, ...]
 ) -> Callable[[Any], tuple[Any, ...]]:
     """The pullback of a join: each input's cotangent is its piece of the seed, in its shape and dtype.
@@ -192,7 +192,7 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
             return out, constant_join_pullback
         shapes = (arrays.shape[1:],) * len(arrays) if stacked else tuple(np.shape(a) for a in arrays)
         pieces, _ = _join_pieces(layout, shapes, args, kwargs)
-        return out, _join_pullback(f, arrays, args, pieces, out.shape)
+        return out, _join_pullback_of(f, arrays, args, pieces, out.shape)
 
     def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if not applies(args, kwargs):
@@ -471,7 +471,7 @@ def _join_fast_path(layout: Layout) -> Callable[..., Any]:
                 if shapes is None:
                     return (_NO_TANGENT, Tangent(container, *map(out_bar.__getitem__, pieces)))
                 return (_NO_TANGENT, Tangent(container, *(out_bar[w].reshape(s) for w, s in zip(pieces, shapes))))
-            return _join_pullback(f, arrays, (), pieces, shape)(out_bar)
+            return _join_pullback_of(f, arrays, (), pieces, shape)(out_bar)
 
         return out, join_pullback
 

@@ -234,7 +234,7 @@ _register_padded_sum(np.polysub, -1)
 # ----- polymul: a convolution -----
 
 
-def _polymul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+def _polymul_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     """``c = a * b`` (full convolution): ``a_bar = correlate(c_bar, b)``, which conjugates ``b``; likewise ``b_bar``."""
 
     def a_bar() -> np.ndarray:
@@ -246,7 +246,7 @@ def _polymul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     return a_bar, b_bar
 
 
-bilinear_rule(np.polymul, lambda a, b: _polymul_pullbacks if _plain(a, b) else None)
+bilinear_rule(np.polymul, lambda a, b: _polymul_cotangents if _plain(a, b) else None)
 
 
 # ----- polydiv: quotient and remainder -----

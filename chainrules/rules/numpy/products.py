@@ -25,7 +25,7 @@ from chainrules_core import AbstractZero, NoTangent, Thunk, checked_seed, named_
 from chainrules_core.projection import project_onto
 
 from .._arrays import bind_options
-from ._bilinear import Pullbacks, bilinear_rule, numeric_seed
+from ._bilinear import Cotangents, bilinear_rule, numeric_seed
 from .linalg._common import adjoint, matmul_summed
 
 # ----- matmul -----
@@ -33,7 +33,7 @@ from .linalg._common import adjoint, matmul_summed
 _NO_TANGENT = NoTangent()
 
 
-def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
+def _matmul_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
     """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
     if a.ndim == 1 and b.ndim == 1:
         return (lambda: g * b.conj()), (lambda: a.conj() * g)
@@ -55,18 +55,18 @@ def _matmul_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any,
     return a_bar, b_bar
 
 
-def _matmul_pullbacks_of(a: Any, b: Any, **kwargs: Any) -> Pullbacks | None:
-    return None if kwargs else _matmul_pullbacks
+def _matmul_cotangents_of(a: Any, b: Any, **kwargs: Any) -> Cotangents | None:
+    return None if kwargs else _matmul_cotangents
 
 
 for _f in (np.matmul, np.linalg.matmul):
-    bilinear_rule(_f, _matmul_pullbacks_of)
+    bilinear_rule(_f, _matmul_cotangents_of)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
 _MATMUL_OPERANDS += [pair for t in (list, tuple) for pair in [(np.ndarray, t), (t, np.ndarray)]]
 for _types in _MATMUL_OPERANDS:
-    bilinear_rule(operator.matmul, _matmul_pullbacks_of, *_types)
+    bilinear_rule(operator.matmul, _matmul_cotangents_of, *_types)
 
 
 # ----- tensordot, dot, inner, outer -----
@@ -83,7 +83,7 @@ def _normalize_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], lis
     return [int(i) % max(a_ndim, 1) for i in ax_a], [int(j) % max(b_ndim, 1) for j in ax_b]
 
 
-def _tensordot_pullbacks(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: list[int], g: np.ndarray) -> Any:
+def _tensordot_cotangents(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: list[int], g: np.ndarray) -> Any:
     """Functions computing the cotangents of ``a`` and ``b`` in ``tensordot(a, b, (ax_a, ax_b))``.
 
     The output's axes are the free axes of ``a`` then those of ``b``; each
@@ -108,17 +108,17 @@ def _tensordot_pullbacks(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: li
     return a_bar, b_bar
 
 
-def _contraction(axes_of: Callable[..., Any]) -> Callable[..., Pullbacks | None]:
-    """``pullbacks_of`` for a product that is a ``tensordot`` with axes ``axes_of(a, b, *rest, **kwargs)``."""
+def _contraction(axes_of: Callable[..., Any]) -> Callable[..., Cotangents | None]:
+    """``cotangents_of`` for a product that is a ``tensordot`` with axes ``axes_of(a, b, *rest, **kwargs)``."""
 
-    def pullbacks_of(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Pullbacks | None:
+    def cotangents_of(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Cotangents | None:
         axes = axes_of(a, b, *rest, **kwargs)
         if axes is None:
             return None
         ax_a, ax_b = _normalize_axes(axes, np.ndim(a), np.ndim(b))
-        return lambda a_arr, b_arr, g: _tensordot_pullbacks(a_arr, b_arr, ax_a, ax_b, g)
+        return lambda a_arr, b_arr, g: _tensordot_cotangents(a_arr, b_arr, ax_a, ax_b, g)
 
-    return pullbacks_of
+    return cotangents_of
 
 
 def _tensordot_axes(a: Any, b: Any, axes: Any = 2, *rest: Any, **kwargs: Any) -> Any:
@@ -149,29 +149,29 @@ for _f, _axes_of in [
     bilinear_rule(_f, _contraction(_axes_of))
 
 
-def _outer_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+def _outer_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     a_flat, b_flat = a.ravel(), b.ravel()
     return (lambda: (g @ b_flat.conj()).reshape(a.shape)), (lambda: (a_flat.conj() @ g).reshape(b.shape))
 
 
-def _vdot_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+def _vdot_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
     return (lambda: (g.conj() * b).reshape(a.shape)), (lambda: (g * a).reshape(b.shape))
 
 
-def _without_keywords(pullbacks: Pullbacks) -> Callable[..., Pullbacks | None]:
-    return lambda a, b, *rest, **kwargs: None if rest or kwargs else pullbacks
+def _without_keywords(cotangents: Cotangents) -> Callable[..., Cotangents | None]:
+    return lambda a, b, *rest, **kwargs: None if rest or kwargs else cotangents
 
 
 for _f in (np.outer, np.linalg.outer):
-    bilinear_rule(_f, _without_keywords(_outer_pullbacks))
-bilinear_rule(np.vdot, _without_keywords(_vdot_pullbacks))
+    bilinear_rule(_f, _without_keywords(_outer_cotangents))
+bilinear_rule(np.vdot, _without_keywords(_vdot_cotangents))
 
 
 # ----- kron -----
 
 
-def _kron_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+def _kron_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     """``kron(a, b)`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a[i0, i1, ...] b[j0, j1, ...]``.
 
     Each cotangent contracts that view of the seed with the other operand's
@@ -192,7 +192,7 @@ def _kron_pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
     return a_bar, b_bar
 
 
-bilinear_rule(np.kron, _without_keywords(_kron_pullbacks))
+bilinear_rule(np.kron, _without_keywords(_kron_cotangents))
 
 
 # ----- cross -----
@@ -205,7 +205,7 @@ def _padded(v: np.ndarray) -> np.ndarray:
     return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], axis=-1)
 
 
-def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks | None:
+def _cross_cotangents_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Cotangents | None:
     """``c = a x b`` is linear in each: ``a_bar = conj(b) x c_bar`` and ``b_bar = c_bar x conj(a)``.
 
     These are autograd's ``cross`` VJPs, conjugated for the complex convention.
@@ -219,7 +219,7 @@ def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks 
         options["axisa"] = options["axisb"] = options["axisc"] = options["axis"]
     axisa, axisb, axisc = (int(options[name]) for name in _CROSS_ARGS[:3])
 
-    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    def cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
         a_moved, b_moved = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
         if a_moved.shape[-1] == 2 and b_moved.shape[-1] == 2:
             g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
@@ -236,18 +236,18 @@ def _cross_pullbacks_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Pullbacks 
 
         return a_bar, b_bar
 
-    return pullbacks
+    return cotangents
 
 
-bilinear_rule(np.cross, _cross_pullbacks_of)
+bilinear_rule(np.cross, _cross_cotangents_of)
 if hasattr(np.linalg, "cross"):  # numpy >= 2.0: 3-vectors only, along ``axis``
-    bilinear_rule(np.linalg.cross, lambda a, b, axis=-1: _cross_pullbacks_of(a, b, axis=axis))
+    bilinear_rule(np.linalg.cross, lambda a, b, axis=-1: _cross_cotangents_of(a, b, axis=axis))
 
 
 # ----- vecdot, matvec, vecmat (numpy >= 2.0 and 2.2): batched, broadcasting -----
 
 
-def _vecdot_pullbacks_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: Any) -> Pullbacks | None:
+def _vecdot_cotangents_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: Any) -> Cotangents | None:
     """``vecdot(a, b) = sum(conj(a) * b, axis)``: antiholomorphic in ``a``, as ``vdot``.
 
     ``a_bar = b conj(out_bar)``, ``b_bar = a out_bar``, each summed back over broadcast axes.
@@ -255,7 +255,7 @@ def _vecdot_pullbacks_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: A
     if rest or kwargs:
         return None
 
-    def pullbacks(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    def cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
         a_moved, b_moved = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
         g_column = g[..., None]
 
@@ -267,10 +267,10 @@ def _vecdot_pullbacks_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: A
 
         return a_bar, b_bar
 
-    return pullbacks
+    return cotangents
 
 
-def _matvec_pullbacks(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
+def _matvec_cotangents(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
     """``matvec(a, v) = a @ v``: ``a_bar = out_bar v^H``, ``v_bar = a^H out_bar``."""
     g_column = g[..., None]
 
@@ -283,7 +283,7 @@ def _matvec_pullbacks(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
     return a_bar, v_bar
 
 
-def _vecmat_pullbacks(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
+def _vecmat_cotangents(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
     """``vecmat(v, a) = conj(v) @ a``, antiholomorphic in ``v``: ``v_bar = a conj(out_bar)``, ``a_bar = v out_bar^T``.
 
     With ``out_j = sum_i conj(v_i) a_ij``, ``a`` enters holomorphically with
@@ -300,11 +300,11 @@ def _vecmat_pullbacks(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
 
 
 if hasattr(np, "vecdot"):  # numpy >= 2.0
-    bilinear_rule(np.vecdot, _vecdot_pullbacks_of)
-    bilinear_rule(np.linalg.vecdot, _vecdot_pullbacks_of)
+    bilinear_rule(np.vecdot, _vecdot_cotangents_of)
+    bilinear_rule(np.linalg.vecdot, _vecdot_cotangents_of)
 if hasattr(np, "matvec"):
-    bilinear_rule(np.matvec, _without_keywords(_matvec_pullbacks))
-    bilinear_rule(np.vecmat, _without_keywords(_vecmat_pullbacks))
+    bilinear_rule(np.matvec, _without_keywords(_matvec_cotangents))
+    bilinear_rule(np.vecmat, _without_keywords(_vecmat_cotangents))
 
 
 # ----- fast paths -----

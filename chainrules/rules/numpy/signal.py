@@ -83,7 +83,7 @@ class _Product:
             self.start = short // 2 if correlate and n < m else (short - 1) // 2
             self.length = max(n, m)
 
-    def pullback(self, out_bar: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    def cotangents(self, out_bar: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """The cotangents of ``a`` and ``v``, flat and before projection."""
         g = as_array(out_bar).reshape(-1)
         # the seed placed in the full-length output by joining it with zeros, not by assignment: an engine
@@ -109,7 +109,7 @@ def _register_product(f: Any, correlate: bool, default: str) -> None:
         shape = value_shape(out)
 
         def product_pullback(out_bar: Any) -> tuple[Any, ...]:
-            a_bar, v_bar = product.pullback(checked_seed(f, out_bar, shape))
+            a_bar, v_bar = product.cotangents(checked_seed(f, out_bar, shape))
             return (NoTangent(), project_a(a_bar.reshape(np.shape(a))), project_v(v_bar.reshape(np.shape(v))), *others)
 
         return out, product_pullback

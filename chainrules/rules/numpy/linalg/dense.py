@@ -278,7 +278,7 @@ def _power_pushforward(b: np.ndarray, b_dot: np.ndarray, n: int) -> np.ndarray:
     return tangent
 
 
-def _power_pullback(b: np.ndarray, out_bar: np.ndarray, n: int) -> np.ndarray:
+def _matrix_power_cotangent(b: np.ndarray, out_bar: np.ndarray, n: int) -> np.ndarray:
     squares, picks = _power_chain(b, n)
     partial = [squares[picks[0]]]  # the running products of the picked squares
     for j in picks[1:-1]:
@@ -325,10 +325,10 @@ def _rrule_matrix_power(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if n == 0:
             return NoTangent(), project_a(ZeroTangent()), *extra
         if n > 0:
-            return NoTangent(), project_a(_power_pullback(a_arr, out_bar, n)), *extra
+            return NoTangent(), project_a(_matrix_power_cotangent(a_arr, out_bar, n)), *extra
         b = np.linalg.inv(a_arr)
         b_h = adjoint(b)
-        return NoTangent(), project_a(-(b_h @ _power_pullback(b, out_bar, -n) @ b_h)), *extra
+        return NoTangent(), project_a(-(b_h @ _matrix_power_cotangent(b, out_bar, -n) @ b_h)), *extra
 
     return out, matrix_power_pullback
 

@@ -72,7 +72,7 @@ def _eig_pushforward(w: np.ndarray, v: np.ndarray, a_dot: np.ndarray) -> tuple[n
     return diagonal(p), _off_itself(v, v @ over_gaps(p, w))
 
 
-def _eig_pullback(w: np.ndarray, v: np.ndarray, w_bar: Any, v_bar: Any) -> np.ndarray:
+def _eig_cotangent(w: np.ndarray, v: np.ndarray, w_bar: Any, v_bar: Any) -> np.ndarray:
     """``A_bar = V^-H (diag(w_bar) + conj(F) o (V^H G)) V^H`` with ``G = V_bar - V diag(V^H V_bar)``."""
     m = np.zeros(v.shape, np.result_type(v, w))
     if not isinstance(w_bar, AbstractZero):
@@ -93,7 +93,7 @@ def _rrule_eig(f: Any, a: Any) -> Any:
         w_bar, v_bar = checked_entries(f, out_bar, ("eigenvalues", "eigenvectors"), shapes)
         if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent())
-        return NoTangent(), project_a(_eig_pullback(w, v, w_bar, v_bar))
+        return NoTangent(), project_a(_eig_cotangent(w, v, w_bar, v_bar))
 
     return out, eig_pullback
 
@@ -132,7 +132,7 @@ def _rrule_eigvals(f: Any, a: Any) -> Any:
         w_bar = checked_seed(f, w_bar, shape)
         if project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent())
-        return NoTangent(), project_a(_eig_pullback(w, _eigenvectors(a, w), w_bar, ZeroTangent()))
+        return NoTangent(), project_a(_eig_cotangent(w, _eigenvectors(a, w), w_bar, ZeroTangent()))
 
     return w, eigvals_pullback
 

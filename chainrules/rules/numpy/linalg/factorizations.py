@@ -122,7 +122,7 @@ def _qr_square_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> t
     return a_dot_rinv - q @ upper_part, upper_part @ r
 
 
-def _qr_square_pullback(q: np.ndarray, r: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
+def _qr_square_cotangent(q: np.ndarray, r: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
     """``A_bar = (Q_bar + Q copyutl(M)) R^-H`` with ``M = R_bar R^H - Q^H Q_bar``."""
     m = np.zeros(r.shape, np.result_type(q, r))
     if not isinstance(r_bar, AbstractZero):
@@ -146,17 +146,17 @@ def _qr_pushforward(q: np.ndarray, r: np.ndarray, a_dot: np.ndarray) -> tuple[np
     return q_dot, np.concatenate([u_dot, v_dot], axis=-1)
 
 
-def _qr_pullback(q: np.ndarray, r: np.ndarray, a: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
+def _qr_cotangent(q: np.ndarray, r: np.ndarray, a: np.ndarray, q_bar: Any, r_bar: Any) -> np.ndarray:
     m, n = q.shape[-2], r.shape[-1]
     if m >= n:
-        return _qr_square_pullback(q, r, q_bar, r_bar)
+        return _qr_square_cotangent(q, r, q_bar, r_bar)
     if isinstance(r_bar, AbstractZero):
-        return np.concatenate([_qr_square_pullback(q, r[..., :m], q_bar, r_bar), np.zeros_like(a[..., m:])], axis=-1)
+        return np.concatenate([_qr_square_cotangent(q, r[..., :m], q_bar, r_bar), np.zeros_like(a[..., m:])], axis=-1)
     u_bar, v_bar = r_bar[..., :m], r_bar[..., m:]
     q_bar_all = a[..., m:] @ adjoint(v_bar)
     if not isinstance(q_bar, AbstractZero):
         q_bar_all = q_bar_all + q_bar
-    x_bar = _qr_square_pullback(q, r[..., :m], q_bar_all, u_bar)
+    x_bar = _qr_square_cotangent(q, r[..., :m], q_bar_all, u_bar)
     return np.concatenate([x_bar, q @ v_bar], axis=-1)
 
 
@@ -192,7 +192,7 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             if not isinstance(q_bar, AbstractZero):
                 q_bar = q_bar[..., :k] + complement_cotangent(q[..., :k], q[..., k:], q_bar[..., k:])
             r_bar = r_bar if isinstance(r_bar, AbstractZero) else r_bar[..., :k, :]
-        a_bar = _qr_pullback(q[..., :k], r[..., :k, :], a_arr, q_bar, r_bar)
+        a_bar = _qr_cotangent(q[..., :k], r[..., :k, :], a_arr, q_bar, r_bar)
         return NoTangent(), project_a(a_bar), *(NoTangent(),) * n_extra_args
 
     return out, qr_pullback

@@ -65,7 +65,7 @@ def _pinv_pushforward(a: np.ndarray, x: np.ndarray, a_dot: np.ndarray) -> np.nda
     return -(x @ a_dot @ x) + (y2 - (y2 @ a) @ x) + (y3 - x @ (a @ y3))
 
 
-def _pinv_pullback(a: np.ndarray, x: np.ndarray, x_bar: np.ndarray) -> np.ndarray:
+def _pinv_cotangent(a: np.ndarray, x: np.ndarray, x_bar: np.ndarray) -> np.ndarray:
     """The adjoint: ``-X^H G X^H + (I - A X) G^H X X^H + X^H X G^H (I - X A)``."""
     x_h, g_h = adjoint(x), adjoint(x_bar)
     y2 = g_h @ (x @ x_h)
@@ -98,9 +98,9 @@ def _rrule_pinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     def pinv_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
         if hermitian:
-            a_bar = fold_to_triangle(_pinv_pullback(hermitian_from_triangle(a_arr, True), out, out_bar), True)
+            a_bar = fold_to_triangle(_pinv_cotangent(hermitian_from_triangle(a_arr, True), out, out_bar), True)
         else:
-            a_bar = _pinv_pullback(a_arr, out, out_bar)
+            a_bar = _pinv_cotangent(a_arr, out, out_bar)
         return NoTangent(), project_a(a_bar), *extra
 
     return out, pinv_pullback
@@ -162,13 +162,13 @@ class _LeastSquares:
         resid_dot = 2 * np.sum(np.real(self.residual.conj() * r_dot), axis=0) if self.has_residuals else ZeroTangent()
         return x_dot, resid_dot, s_dot
 
-    def pullback(self, x_bar: Any, resid_bar: Any, s_bar: Any) -> tuple[Any, Any]:
+    def cotangents(self, x_bar: Any, resid_bar: Any, s_bar: Any) -> tuple[Any, Any]:
         """The cotangents of ``a`` and of ``b`` (as columns)."""
         a_bar = np.zeros_like(self.a, dtype=self.x.dtype)
         b_bar = np.zeros_like(self.b)
         if not isinstance(x_bar, AbstractZero):
             b_bar = adjoint(self.pinv) @ x_bar
-            a_bar = _pinv_pullback(self.a, self.pinv, x_bar @ adjoint(self.b))
+            a_bar = _pinv_cotangent(self.a, self.pinv, x_bar @ adjoint(self.b))
         if self.has_residuals and not isinstance(resid_bar, AbstractZero):
             weighted = 2 * self.residual * np.real(resid_bar)
             b_bar = b_bar + weighted
@@ -198,7 +198,7 @@ def _rrule_lstsq(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 
     def lstsq_pullback(out_bar: Any) -> tuple[Any, ...]:
         x_bar, resid_bar, _, s_bar = checked_entries(f, out_bar, 4, shapes)
-        a_bar, b_bar = problem.pullback(problem.columns(x_bar), resid_bar, s_bar)
+        a_bar, b_bar = problem.cotangents(problem.columns(x_bar), resid_bar, s_bar)
         return NoTangent(), project_a(a_bar), project_b(np.reshape(b_bar, np.shape(b))), *extra
 
     return out, lstsq_pullback

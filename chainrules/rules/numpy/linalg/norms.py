@@ -267,7 +267,7 @@ class _Cond:
         return norm_inv * g_x - ((norm_x * adjoint(inv)) @ g_inv) @ adjoint(inv)  # no |x|^-2 to underflow
 
 
-def _cond_pullback(state: _Cond, out_bar: Any) -> Any:
+def _cond_cotangent(state: _Cond, out_bar: Any) -> Any:
     g, c = state.gradient()
     return np.asarray(np.real(out_bar))[..., None, None] * g / c
 
@@ -277,4 +277,4 @@ def _cond_pushforward(state: _Cond, x_dot: Any) -> Any:
     return np.sum(np.real(g.conj() * (x_dot / c)), axis=(-2, -1))
 
 
-rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, cotangent=_cond_pullback, tangent=_cond_pushforward)
+rule_in_first(np.linalg.cond, parse=_cond_parse, prepare=_Cond, cotangent=_cond_cotangent, tangent=_cond_pushforward)

@@ -84,7 +84,7 @@ def _uplo(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | None:
     return str(uplo).upper() == "L"
 
 
-def _eigh_pullback(w: np.ndarray, v: np.ndarray, w_bar: Any, v_bar: Any, lower: bool) -> np.ndarray:
+def _eigh_cotangent(w: np.ndarray, v: np.ndarray, w_bar: Any, v_bar: Any, lower: bool) -> np.ndarray:
     """``S = V (diag(w_bar) + F o (V^H V_bar)) V^H`` folded onto the triangle read."""
     inner = np.zeros(v.shape, v.dtype)
     if not isinstance(w_bar, AbstractZero):
@@ -109,7 +109,7 @@ def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         w_bar, v_bar = checked_entries(f, out_bar, ("eigenvalues", "eigenvectors"), shapes)
         if isinstance(w_bar, AbstractZero) and isinstance(v_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
-        return NoTangent(), project_a(_eigh_pullback(w, v, w_bar, v_bar, lower)), *extra
+        return NoTangent(), project_a(_eigh_cotangent(w, v, w_bar, v_bar, lower)), *extra
 
     return out, eigh_pullback
 
@@ -143,7 +143,7 @@ def _rrule_eigvalsh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     def eigvalsh_pullback(w_bar: Any) -> tuple[Any, ...]:
         w_bar = checked_seed(f, w_bar, shape)
         _, v = np.linalg.eigh(a, "L" if lower else "U")
-        return NoTangent(), project_a(_eigh_pullback(w, v, w_bar, ZeroTangent(), lower)), *extra
+        return NoTangent(), project_a(_eigh_cotangent(w, v, w_bar, ZeroTangent(), lower)), *extra
 
     return w, eigvalsh_pullback
 
@@ -195,7 +195,7 @@ def _svd_pushforward(u: np.ndarray, s: np.ndarray, vh: np.ndarray, a_dot: np.nda
     return u_dot, s_dot, adjoint(v_dot)
 
 
-def _svd_pullback(u: np.ndarray, s: np.ndarray, vh: np.ndarray, u_bar: Any, s_bar: Any, vh_bar: Any) -> np.ndarray:
+def _svd_cotangent(u: np.ndarray, s: np.ndarray, vh: np.ndarray, u_bar: Any, s_bar: Any, vh_bar: Any) -> np.ndarray:
     """``A_bar`` for the reduced SVD (Townsend 2016, eq. 30, with conjugate transposes)."""
     inner = np.zeros((*s.shape, s.shape[-1]), np.result_type(u, vh))
     if not isinstance(s_bar, AbstractZero):
@@ -219,7 +219,7 @@ def _svd_pullback(u: np.ndarray, s: np.ndarray, vh: np.ndarray, u_bar: Any, s_ba
     return a_bar
 
 
-def _values_pullback(a: Any, s_bar: Any, hermitian: bool) -> np.ndarray:
+def _values_cotangent(a: Any, s_bar: Any, hermitian: bool) -> np.ndarray:
     """``A_bar = U diag(Re s_bar) Vh`` from a reduced SVD computed now (a seed on the singular values only)."""
     u, s, vh = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
     weights = np.real(s_bar) * nonzero_singular_values(s, np.shape(a))
@@ -281,7 +281,7 @@ def _rrule_svd(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         shape = value_shape(out)
 
         def svd_values_pullback(s_bar: Any) -> tuple[Any, ...]:
-            return NoTangent(), project_a(_values_pullback(a, checked_seed(f, s_bar, shape), hermitian)), *extra
+            return NoTangent(), project_a(_values_cotangent(a, checked_seed(f, s_bar, shape), hermitian)), *extra
 
         return out, svd_values_pullback
     u, s, vh = out
@@ -293,7 +293,7 @@ def _rrule_svd(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(u_bar, AbstractZero) and isinstance(s_bar, AbstractZero) and isinstance(vh_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
         u_bar, vh_bar = _reduced_vector_bars(u, vh, k, u_bar, vh_bar)
-        a_bar = _svd_pullback(u[..., :k], s, vh[..., :k, :], u_bar, s_bar, vh_bar)
+        a_bar = _svd_cotangent(u[..., :k], s, vh[..., :k, :], u_bar, s_bar, vh_bar)
         return NoTangent(), project_a(fold_to_triangle(a_bar, lower=True) if hermitian else a_bar), *extra
 
     return out, svd_pullback
@@ -327,7 +327,7 @@ def _rrule_svdvals(f: Any, x: Any) -> Any:
     shape = value_shape(s)
 
     def svdvals_pullback(s_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project_x(_values_pullback(x, checked_seed(f, s_bar, shape), hermitian=False))
+        return NoTangent(), project_x(_values_cotangent(x, checked_seed(f, s_bar, shape), hermitian=False))
 
     return s, svdvals_pullback
 

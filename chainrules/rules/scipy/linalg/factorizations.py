@@ -109,7 +109,7 @@ def _lu_pushforward(
     return low_pad @ np.tril(f, -1)[..., :, :k], np.triu(f)[..., :k, :] @ up_pad
 
 
-def _lu_pullback(perm: np.ndarray, low: np.ndarray, up: np.ndarray, low_bar: Any, up_bar: Any) -> np.ndarray:
+def _lu_cotangent(perm: np.ndarray, low: np.ndarray, up: np.ndarray, low_bar: Any, up_bar: Any) -> np.ndarray:
     """``A_bar`` for ``A[perm] = L U`` and the cotangents of ``L`` and ``U``."""
     m, n = low.shape[-2], up.shape[-1]
     low_pad, up_pad = _padded(low, up)
@@ -168,7 +168,7 @@ def _rrule_lu(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), project_a(ZeroTangent()), *extra
         if np.size(a) == 0:
             return NoTangent(), project_a(np.zeros(np.shape(a))), *extra
-        return NoTangent(), project_a(_lu_pullback(perm, low, up, low_bar, up_bar)), *extra
+        return NoTangent(), project_a(_lu_cotangent(perm, low, up, low_bar, up_bar)), *extra
 
     return out, lu_pullback
 
@@ -239,7 +239,7 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             return NoTangent(), project_a(ZeroTangent()), *extra
         lu_bar, k = as_matrix(lu_bar), low.shape[-1]
         low_bar, up_bar = np.tril(lu_bar, -1)[..., :, :k], np.triu(lu_bar)[..., :k, :]
-        a_bar = _lu_pullback(perm, low, up, low_bar, up_bar)
+        a_bar = _lu_cotangent(perm, low, up, low_bar, up_bar)
         return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
     return out, lu_factor_pullback
@@ -550,7 +550,7 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             q_bar = unique_part(q_bar, q.shape[-1], -1, _NOT_UNIQUE.format(extra_q))
         if not isinstance(r_bar, AbstractZero):
             r_bar = r_bar[..., : r.shape[-2], :]  # the rows of a full R past min(m, n) are zeros
-        a_bar = factorizations._qr_pullback(q, r, a_cols, q_bar, r_bar)
+        a_bar = factorizations._qr_cotangent(q, r, a_cols, q_bar, r_bar)
         return NoTangent(), project_a(_columns(a_bar, None if cols is None else np.argsort(cols, axis=-1))), *extra
 
     return out, qr_pullback

@@ -236,7 +236,7 @@ def _matrix_cotangent(project: Any, t: Any, seen_adjoint: Linear) -> Any:
 # s_bar = -sum(conj(x) b_bar). x has b's entries (one for a 0-d b).
 
 
-def _divided_pullback(f: Any, a: Any, b: Any, x: np.ndarray, n_extra: int) -> Callable[[Any], tuple[Any, ...]]:
+def _divided_cotangent(f: Any, a: Any, b: Any, x: np.ndarray, n_extra: int) -> Callable[[Any], tuple[Any, ...]]:
     s = np.reshape(as_array(a), ())
     project_a, project_b = ProjectTo(a), ProjectTo(b)
     shape = value_shape(x)
@@ -267,7 +267,7 @@ def _rrule_solve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     seen, seen_adjoint = structure
     x = f(a, b, *args, **kwargs)
     if np.size(a) == 1:
-        return x, _divided_pullback(f, a, b, x, len(args))
+        return x, _divided_cotangent(f, a, b, x, len(args))
     project_a = ProjectTo(a)
     _, pullback = numpy_linalg._rrule_solve(returning(x), seen(as_array(a)), b)
     extra = (NoTangent(),) * len(args)

@@ -124,7 +124,9 @@ def _eigh_pushforward(pairs: tuple[np.ndarray, ...], h_a: Any, h_b: Any) -> tupl
     return w_dot, v_dot
 
 
-def _eigh_pullback(pairs: tuple[np.ndarray, ...], w_bar: Any, v_bar: Any, generalized: bool) -> tuple[Any, Any]:
+def _generalized_eigh_cotangent(
+    pairs: tuple[np.ndarray, ...], w_bar: Any, v_bar: Any, generalized: bool
+) -> tuple[Any, Any]:
     """The cotangents of the Hermitian matrices ``A`` and ``B`` (``None`` without ``B``) the routine saw."""
     w_all, v_all, index, w, v = pairs
     s_a = np.zeros((*v.shape[:-1], v.shape[-2]), np.result_type(v, 1.0))
@@ -168,7 +170,7 @@ def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
             w_bar, v_bar = checked_seed(f, out_bar, shapes[0]), ZeroTangent()
         else:
             w_bar, v_bar = checked_entries(f, out_bar, 2, shapes)
-        s_a, s_b = _eigh_pullback(pairs, w_bar, v_bar, b is not None)
+        s_a, s_b = _generalized_eigh_cotangent(pairs, w_bar, v_bar, b is not None)
         a_bar = project_a(unbroadcast(a, fold_to_triangle(s_a, lower)))
         if not b_given:
             return NoTangent(), a_bar
@@ -225,7 +227,7 @@ class _Polar:
             u_dot = u_dot + self.right_divided(a_dot - u @ g)
         return u_dot, g - x @ self.h
 
-    def pullback(self, u_bar: Any, h_bar: Any) -> np.ndarray:
+    def cotangent(self, u_bar: Any, h_bar: Any) -> np.ndarray:
         u = self.u
         x_bar = np.zeros(self.h.shape, np.result_type(u, self.h))
         g_bar = np.zeros_like(x_bar)
@@ -271,9 +273,9 @@ def _rrule_polar(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(u_bar, AbstractZero) and isinstance(p_bar, AbstractZero):
             return NoTangent(), project_a(ZeroTangent()), *extra
         if side == "right":
-            return NoTangent(), project_a(polar.pullback(u_bar, p_bar)), *extra
+            return NoTangent(), project_a(polar.cotangent(u_bar, p_bar)), *extra
         u_bar = u_bar if isinstance(u_bar, AbstractZero) else adjoint(u_bar)
-        return NoTangent(), project_a(adjoint(polar.pullback(u_bar, p_bar))), *extra
+        return NoTangent(), project_a(adjoint(polar.cotangent(u_bar, p_bar))), *extra
 
     return out, polar_pullback
 
