@@ -36,8 +36,8 @@ from multipledispatch import Dispatcher
 from ._callables import Unwrapped, unwrap
 from ._registration import check_registration, check_rule_signature
 from .config import RuleConfig
-from .debug import check_frule_tangents, checked_frule_result, checked_rrule_result, follow_debug_mode
-from .fast_paths import follow_fast_paths
+from .debug import DEBUG_MODE, check_frule_tangents, checked_frule_result, checked_rrule_result
+from .fast_paths import FAST_PATHS
 from .naming import function_name
 
 Rule = Callable[..., Any]
@@ -245,8 +245,8 @@ class RuleRegistry:
         self._fast_paths = True
         self._by_switch: dict[bool, tuple[dict[int, Rule], dict[int, Rule]]] = {True: ({}, {}), False: ({}, {})}
         """``fast`` and ``fast_with_config`` as they are with fast paths on and off."""
-        follow_debug_mode(self)
-        follow_fast_paths(self)
+        DEBUG_MODE.follow(self)
+        FAST_PATHS.follow(self)
 
     # ----- registration -----
 

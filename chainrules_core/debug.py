@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
-from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
+from ._settings import Setting, SettingChange
 from .naming import function_name, keywords_note
 from .tangent_types import AbstractTangent, AbstractThunk, AbstractZero
 
-
-class _Switchable(Protocol):
-    def set_debug_mode(self, enabled: bool) -> None: ...
-
-
-_followers: weakref.WeakSet[_Switchable] = weakref.WeakSet()
-_state = {"enabled": False}
+DEBUG_MODE = Setting("set_debug_mode", default=False)
+"""Whether the registries check every rule's output; registries follow it (``DEBUG_MODE.follow``)."""
 
 
-def follow_debug_mode(registry: _Switchable) -> None:
-    """Put ``registry`` in the current debug mode, and in every mode set from now on."""
-    _followers.add(registry)
-    registry.set_debug_mode(_state["enabled"])
-
-
-def _switch(enabled: bool) -> None:
-    _state["enabled"] = enabled
-    for registry in list(_followers):
-        registry.set_debug_mode(enabled)
-
-
-class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_enabled
+class set_debug_mode(SettingChange):  # noqa: N801 - used like a function, as torch.set_grad_enabled
     """Turn debug mode on or off now; as a context manager, restore the old state on exit.
 
     In debug mode ``rrule`` wraps every pullback to check that its seed has
@@ -51,22 +33,13 @@ class set_debug_mode:  # noqa: N801 - used like a function, as torch.set_grad_en
     False
     """
 
-    def __init__(self, enabled: bool) -> None:
-        self._previous = _state["enabled"]
-        _switch(enabled)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        _switch(self._previous)
+    setting = DEBUG_MODE
+    name = "set_debug_mode"
 
 
 def debug_mode() -> bool:
     """Whether debug mode is on."""
-    return _state["enabled"]
+    return DEBUG_MODE.state
 
 
 def _shape(x: Any) -> tuple[int, ...] | None:

@@ -35,34 +35,13 @@ True
 
 from __future__ import annotations
 
-import weakref
-from types import TracebackType
-from typing import Protocol
+from ._settings import Setting, SettingChange
+
+FAST_PATHS = Setting("set_fast_paths", default=True)
+"""Whether calls run the fast paths declared beside their rules; registries follow it (``FAST_PATHS.follow``)."""
 
 
-class _Switchable(Protocol):
-    def set_fast_paths(self, enabled: bool) -> None: ...
-
-
-_followers: weakref.WeakSet[_Switchable] = weakref.WeakSet()
-_state = {"enabled": True}
-
-
-def follow_fast_paths(registry: _Switchable) -> None:
-    """Put ``registry`` in the current state of the switch, and in every state set from now on."""
-    _followers.add(registry)
-    registry.set_fast_paths(_state["enabled"])
-
-
-def _switch(enabled: bool) -> None:
-    if enabled == _state["enabled"]:
-        return
-    _state["enabled"] = enabled
-    for registry in list(_followers):
-        registry.set_fast_paths(enabled)
-
-
-class fast_paths:  # noqa: N801 - used like a function, as set_debug_mode and torch.set_grad_enabled
+class fast_paths(SettingChange):  # noqa: N801 - used like a function, as set_debug_mode and torch.set_grad_enabled
     """Turn every fast path on or off now; as a context manager, restore the old state on exit.
 
     With fast paths off, ``rrule`` and ``frule`` run each primal's general
@@ -79,21 +58,10 @@ class fast_paths:  # noqa: N801 - used like a function, as set_debug_mode and to
     True
     """
 
-    def __init__(self, enabled: bool) -> None:
-        if not isinstance(enabled, bool):
-            raise TypeError(f"fast_paths(enabled): enabled must be True or False, got {enabled!r}")
-        self._previous = _state["enabled"]
-        _switch(enabled)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        _switch(self._previous)
+    setting = FAST_PATHS
+    name = "fast_paths"
 
 
 def fast_paths_enabled() -> bool:
     """Whether calls run the fast paths registered beside their rules (the default), or the general rules alone."""
-    return _state["enabled"]
+    return FAST_PATHS.state
