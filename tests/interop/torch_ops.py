@@ -25,7 +25,7 @@ def _dims(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return tuple(sorted(a % ndim for a in axes))
+    return tuple(sorted(a % max(ndim, 1) for a in axes))  # numpy and torch take axis 0 of a 0-d array
 
 
 def _torch_dtype(dtype: Any) -> torch.dtype:
