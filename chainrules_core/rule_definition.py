@@ -258,7 +258,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     pullback_of = named_after(f, pullback_of)
     rrule.register(f)(named_after(f, _rrule_scalar))
     frule.register(f)(named_after(f, _frule_scalar))
-    rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(partials, floats, most, pullback_of)))
+    rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(f, partials, floats, most, pullback_of)))
     frule.fast_path(f)(named_after(f, _scalar_frule_fast_path(partials, floats)))
 
 
@@ -368,11 +368,15 @@ _ABSENT: Any = object()
 
 
 def _scalar_rrule_fast_path(
-    partials: Partials, floats: Partials | None, most: float, pullback_of: Callable[..., Any]
+    primal: Any, partials: Partials, floats: Partials | None, most: float, pullback_of: Callable[..., Any]
 ) -> Callable[..., Any]:
     """``scalar_rule``'s rrule for Python floats and numpy arrays: the pullback chosen once per call by the
     argument's type (a float's partial in Python arithmetic, a real array's product in the partial's own buffer),
-    every seed it does not expect handed to the general pullback (``pullback_of``)."""
+    every seed it does not expect handed to the general pullback (``pullback_of``). The closures are named after
+    ``primal`` once, here, not at each call."""
+    float_pullback_of = named_after(primal, _float_pullback_of)
+    real_array_pullback_of = named_after(primal, _real_array_pullback_of)
+    many_arguments = named_after(primal, _many_arguments)
 
     # The first argument is a parameter of its own: a call of one argument, the common one, is not repacked.
     def _rrule_scalar(rule: Any, f: Any, x: Any = _ABSENT, /, *rest: Any, **kwargs: Any) -> Any:
@@ -381,12 +385,12 @@ def _scalar_rrule_fast_path(
         if rest:
             if len(rest) >= most:
                 return rule(f, x, *rest)
-            return _many_arguments(f, (x, *rest), partials, pullback_of)
+            return many_arguments(f, (x, *rest), partials, pullback_of)
         out = f(x)
         if type(x) is float:
-            return out, _float_pullback_of(f, x, out, partials, floats, pullback_of)
+            return out, float_pullback_of(f, x, out, partials, floats, pullback_of)
         if type(x) is np.ndarray and x.dtype.kind == "f":
-            return out, _real_array_pullback_of(f, x, out, partials, pullback_of)
+            return out, real_array_pullback_of(f, x, out, partials, pullback_of)
         return out, pullback_of(f, out, (x,))
 
     return _rrule_scalar
@@ -413,7 +417,7 @@ def _float_pullback_of(
                 return _NO_TANGENT, float(bar)
         return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
 
-    return named_after(f, unary_pullback)
+    return unary_pullback
 
 
 def _real_array_pullback_of(
@@ -431,7 +435,7 @@ def _real_array_pullback_of(
                 return _NO_TANGENT, bar
         return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
 
-    return named_after(f, unary_pullback)
+    return unary_pullback
 
 
 def _many_arguments(f: Any, args: tuple[Any, ...], partials: Partials, pullback_of: Callable[..., Any]) -> Any:
@@ -443,11 +447,20 @@ def _many_arguments(f: Any, args: tuple[Any, ...], partials: Partials, pullback_
     def scalar_pullback(out_bar: Any) -> tuple[Any, ...]:
         t = type(out_bar)
         if (t is np.ndarray and out_bar.shape == shape) or ((t is float or t is np.float64) and not shape):
-            ps = partials(out, *_python_numbers_as_numpy(args))
+            ps = partials(out, *_as_partial_arguments(args))
             return (_NO_TANGENT, *[_cotangent(a, p, out_bar) for a, p in zip(args, ps)])
         return pullback_of(f, out, args)(out_bar)  # type: ignore[no-any-return]
 
-    return out, named_after(f, scalar_pullback)
+    return out, scalar_pullback
+
+
+def _as_partial_arguments(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``_python_numbers_as_numpy(args)``, which float and complex arrays, the common arguments, pass unchanged."""
+    for a in args:
+        t = type(a)
+        if t is not np.ndarray or a.dtype.kind not in "fc":
+            return _python_numbers_as_numpy(args)
+    return args
 
 
 def _cotangent(x: Any, partial: Any, out_bar: Any) -> Any:

@@ -342,3 +342,34 @@ def _frule_einsum(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) 
     if out_dot is None:
         return out, project_out(ZeroTangent())
     return out, project_out(out_dot)
+
+
+# ----- fast paths -----
+
+
+@rrule.fast_path(np.einsum)
+def _rrule_einsum_of_arrays(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """einsum of float and complex arrays: the operands are the arrays themselves, no projector is needed for
+    a cotangent that fits its operand, and a seed of the output's shape and kind needs no check; any other call,
+    and any other seed, takes the rule (the primal computed again)."""
+    if kwargs and not kwargs.keys() <= _ALLOWED_KWARGS:
+        return rule(f, *args, **kwargs)
+    plan = _plan(args)
+    operands = [args[i] for i in plan.positions]
+    for x in operands:
+        if type(x) is not np.ndarray or x.dtype.kind not in "fc":
+            return rule(f, *args, **kwargs)
+    optimize = kwargs.get("optimize", False)
+    out = f(*args, **kwargs)
+    shape = out.shape if type(out) is np.ndarray else ()
+    pairs = list(zip(plan.positions, plan.cotangents))
+
+    def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
+        if type(out_bar) is not np.ndarray or out_bar.shape != shape or out_bar.dtype.kind not in "fc":
+            return rule(f, *args, **kwargs)[1](out_bar)  # type: ignore[no-any-return]
+        cotangents: list[Any] = [_NO_TANGENT] * (len(args) + 1)
+        for i, operand_plan in pairs:
+            cotangents[i + 1] = Thunk(_thunk_body(args[i], operand_plan, operands, out_bar, optimize))
+        return tuple(cotangents)
+
+    return out, einsum_pullback
