@@ -54,7 +54,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeAlias, cast
 
-from ._registry import MISSING, FRuleRegistry, RRuleRegistry, Rule, RuleRecord, RuleRegistry
+from ._records import MISSING, Rule, RuleRecord
+from ._registry import FRuleRegistry, RRuleRegistry, RuleRegistry
 from .config import RuleConfig
 
 Pullback: TypeAlias = Callable[[Any], tuple[Any, ...]]
