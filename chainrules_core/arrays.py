@@ -1,0 +1,137 @@
+"""The namespace of a rule's arrays: numpy's own for numpy, the Python Array API standard's for every other library.
+
+A rule written once runs on every array library that follows the Python
+Array API standard (2024.12): it computes with ``xp = namespace_of(*args)``
+(``xp.sin(x)``, ``xp.sum(x, axis=0)``) rather than with numpy. For numpy
+arrays, numpy scalars and Python numbers ``namespace_of`` answers ``numpy``
+itself, at once (numpy 2 follows the standard; its fast paths stay numpy's
+own); for a torch tensor, a JAX array, a dask or CuPy array, an
+array-api-strict array it answers ``array_api_compat.array_namespace`` of
+them, imported then (``pip install chainrules[array-api]``). An engine's
+followed values are numpy-like: they answer numpy's functions themselves.
+
+>>> import numpy as np
+>>> namespace_of(np.ones(2), 1.5) is np
+True
+>>> is_numpy_like(np.float32(1.0)), is_numpy_like([1.0])
+(True, False)
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .followed import is_followed
+from .naming import function_name
+from .tangent_types import AbstractTangent
+
+_NUMPY_LIKE = (np.ndarray, np.generic, float, int, complex, bool)
+
+
+def is_numpy_like(x: Any) -> bool:
+    """Whether ``x`` is computed with numpy: a numpy array or scalar, a Python number, an engine's followed value."""
+    return isinstance(x, _NUMPY_LIKE) or is_followed(x)
+
+
+def is_foreign_array(x: Any) -> bool:
+    """Whether ``x`` is an array of another library than numpy (it has a ``shape`` and a ``dtype``, and is no
+    tangent type)."""
+    return (
+        not isinstance(x, _NUMPY_LIKE)
+        and not isinstance(x, AbstractTangent)
+        and hasattr(x, "shape")
+        and hasattr(x, "dtype")
+        and not is_followed(x)
+    )
+
+
+def namespace_of(*values: Any) -> Any:
+    """The namespace to compute with: numpy for numpy arrays, numpy scalars and Python numbers (and for no array
+    at all), ``array_api_compat.array_namespace`` of the other arrays among ``values`` (lists, tuples and dicts
+    searched one level down).
+
+    Raises ``TypeError`` when arrays of two libraries meet, or when array_api_compat is not installed.
+    """
+    foreign = [v for v in _leaves(values) if is_foreign_array(v)]
+    if not foreign:
+        return np
+    compat = array_api_compat()
+    try:
+        return compat.array_namespace(*foreign)
+    except TypeError as err:
+        kinds = ", ".join(sorted({type_name(v) for v in foreign}))
+        raise TypeError(f"arrays of several libraries in one call ({kinds}): {err}") from None
+
+
+def _leaves(values: tuple[Any, ...]) -> list[Any]:
+    found: list[Any] = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            found.extend(v)
+        elif isinstance(v, dict):
+            found.extend(v.values())
+        else:
+            found.append(v)
+    return found
+
+
+def array_api_compat() -> ModuleType:
+    """The ``array_api_compat`` module, imported on first use; ``TypeError`` saying how to install it if missing."""
+    try:
+        return importlib.import_module("array_api_compat")
+    except ImportError as err:
+        raise TypeError(
+            "the rules run on arrays of other libraries than numpy through array_api_compat: "
+            "pip install 'chainrules[array-api]'"
+        ) from err
+
+
+def type_name(x: Any) -> str:
+    """``torch.Tensor``, ``dask.array.Array``: a value's class, with its module's top package."""
+    cls = type(x)
+    return f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+
+
+def device_of(x: Any) -> Any:
+    """The device ``x`` lives on (``None`` for numpy and Python values), for the arrays a rule creates."""
+    if is_numpy_like(x) or not is_foreign_array(x):
+        return None
+    return array_api_compat().device(x)
+
+
+def is_complex_dtype(xp: Any, dtype: Any) -> bool:
+    """Whether ``dtype`` is complex, in the namespace ``xp``."""
+    if xp is np:
+        return np.dtype(dtype).kind == "c"
+    return bool(xp.isdtype(dtype, "complex floating"))
+
+
+def is_inexact_dtype(xp: Any, dtype: Any) -> bool:
+    """Whether ``dtype`` is real or complex floating, in ``xp``: the dtypes with a tangent space."""
+    if xp is np:
+        return np.dtype(dtype).kind in "fc"
+    return bool(xp.isdtype(dtype, ("real floating", "complex floating")))
+
+
+def real_dtype(xp: Any, dtype: Any) -> Any:
+    """The real dtype of the same precision as ``dtype`` (``float32`` for ``complex64``)."""
+    if not is_complex_dtype(xp, dtype):
+        return dtype
+    return xp.float32 if dtype == xp.complex64 else xp.float64
+
+
+def has_unknown_shape(x: Any) -> bool:
+    """Whether ``x``'s shape holds an unknown length (dask's ``nan`` for chunks it has not computed)."""
+    shape = getattr(x, "shape", ())
+    return any(n is None or (isinstance(n, float) and math.isnan(n)) for n in shape)
+
+
+def refused(f: Any, x: Any, why: str = "") -> TypeError:
+    """The ``TypeError`` a rule raises for an array library it cannot run on: it names the function and the type."""
+    reason = f": {why}" if why else ""
+    return TypeError(f"{function_name(f)} has no rule for arrays of type {type_name(x)}{reason}")
