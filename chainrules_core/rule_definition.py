@@ -373,9 +373,7 @@ def _scalar_rrule_fast_path(
     """``scalar_rule``'s rrule for Python floats and numpy arrays: the pullback chosen once per call by the
     argument's type (a float's partial in Python arithmetic, a real array's product in the partial's own buffer),
     every seed it does not expect handed to the general pullback (``pullback_of``). The closures are named after
-    ``primal`` once, here, not at each call."""
-    float_pullback_of = named_after(primal, _float_pullback_of)
-    real_array_pullback_of = named_after(primal, _real_array_pullback_of)
+    ``primal`` once, by ``scalar_rule``, not at each call."""
     many_arguments = named_after(primal, _many_arguments)
 
     # The first argument is a parameter of its own: a call of one argument, the common one, is not repacked.
@@ -387,55 +385,41 @@ def _scalar_rrule_fast_path(
                 return rule(f, x, *rest)
             return many_arguments(f, (x, *rest), partials, pullback_of)
         out = f(x)
-        if type(x) is float:
-            return out, float_pullback_of(f, x, out, partials, floats, pullback_of)
-        if type(x) is np.ndarray and x.dtype.kind == "f":
-            return out, real_array_pullback_of(f, x, out, partials, pullback_of)
+        if type(x) is float:  # a float seed's cotangent in Python arithmetic where ``floats`` answers
+
+            def float_pullback(out_bar: Any) -> tuple[Any, Any]:
+                if type(out_bar) is float or type(out_bar) is np.float64:
+                    if floats is not None:
+                        try:
+                            bar = floats(out, x) * out_bar
+                        except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
+                            bar = None
+                        if type(bar) is float:
+                            return _NO_TANGENT, bar
+                        if type(bar) is np.float64:
+                            return _NO_TANGENT, float(bar)
+                    bar = partials(out, np.float64(x)) * out_bar
+                    if type(bar) is np.float64 or type(bar) is float:
+                        return _NO_TANGENT, float(bar)
+                return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
+
+            return out, float_pullback
+        if type(x) is np.ndarray and x.dtype.kind == "f":  # a real seed of the output's shape into the partial
+            shape = out.shape if type(out) is np.ndarray else ()
+
+            def real_array_pullback(out_bar: Any) -> tuple[Any, Any]:
+                if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind == "f":
+                    # A real product means a real partial, which needs no conjugate; one expression lets numpy
+                    # write the product into the partial it has just made.
+                    bar = partials(out, x) * out_bar
+                    if type(bar) is np.ndarray and bar.dtype == x.dtype and bar.shape == x.shape:
+                        return _NO_TANGENT, bar
+                return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
+
+            return out, real_array_pullback
         return out, pullback_of(f, out, (x,))
 
     return _rrule_scalar
-
-
-def _float_pullback_of(
-    f: Any, x: float, out: Any, partials: Partials, floats: Partials | None, pullback_of: Callable[..., Any]
-) -> Callable[[Any], tuple[Any, Any]]:
-    """The pullback at a Python float: a float seed's cotangent in Python arithmetic where ``floats`` answers."""
-
-    def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-        if type(out_bar) is float or type(out_bar) is np.float64:
-            if floats is not None:
-                try:
-                    bar = floats(out, x) * out_bar
-                except (ArithmeticError, ValueError):  # numpy answers below: inf, nan
-                    bar = None
-                if type(bar) is float:
-                    return _NO_TANGENT, bar
-                if type(bar) is np.float64:
-                    return _NO_TANGENT, float(bar)
-            bar = partials(out, np.float64(x)) * out_bar
-            if type(bar) is np.float64 or type(bar) is float:
-                return _NO_TANGENT, float(bar)
-        return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
-
-    return unary_pullback
-
-
-def _real_array_pullback_of(
-    f: Any, x: np.ndarray[Any, Any], out: Any, partials: Partials, pullback_of: Callable[..., Any]
-) -> Callable[[Any], tuple[Any, Any]]:
-    """The pullback at a real array: a real seed of the output's shape multiplied into the partial's own buffer."""
-    shape = out.shape if type(out) is np.ndarray else ()
-
-    def unary_pullback(out_bar: Any) -> tuple[Any, Any]:
-        if type(out_bar) is np.ndarray and out_bar.shape == shape and out_bar.dtype.kind == "f":
-            # A real product means a real partial, which needs no conjugate; one expression lets numpy write the
-            # product into the partial it has just made.
-            bar = partials(out, x) * out_bar
-            if type(bar) is np.ndarray and bar.dtype == x.dtype and bar.shape == x.shape:
-                return _NO_TANGENT, bar
-        return pullback_of(f, out, (x,))(out_bar)  # type: ignore[no-any-return]
-
-    return unary_pullback
 
 
 def _many_arguments(f: Any, args: tuple[Any, ...], partials: Partials, pullback_of: Callable[..., Any]) -> Any:

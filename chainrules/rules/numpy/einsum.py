@@ -352,15 +352,16 @@ def _rrule_einsum_of_arrays(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any
     """einsum of float and complex arrays: the operands are the arrays themselves, no projector is needed for
     a cotangent that fits its operand, and a seed of the output's shape and kind needs no check; any other call,
     and any other seed, takes the rule (the primal computed again)."""
-    if kwargs and not kwargs.keys() <= _ALLOWED_KWARGS:
+    if (kwargs and not kwargs.keys() <= _ALLOWED_KWARGS) or not args:
         return rule(f, *args, **kwargs)
-    plan = _plan(args)
-    operands = [args[i] for i in plan.positions]
-    for x in operands:
+    for i in _operand_positions(args):
+        x = args[i]
         if type(x) is not np.ndarray or x.dtype.kind not in "fc":
             return rule(f, *args, **kwargs)
     optimize = kwargs.get("optimize", False)
-    out = f(*args, **kwargs)
+    out = f(*args, **kwargs)  # first: numpy's errors for subscripts that do not fit
+    plan = _plan(args)
+    operands = [args[i] for i in plan.positions]
     shape = out.shape if type(out) is np.ndarray else ()
     pairs = list(zip(plan.positions, plan.cotangents))
 
