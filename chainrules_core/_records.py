@@ -49,6 +49,8 @@ class RuleRecord:
     """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
     fast_path: Rule | None = None
     """The fast path declared beside the rule (``rrule.fast_path``), called with the rule first; ``None`` if none."""
+    generic: bool = False
+    """Whether the rule runs on the arrays of every Array API library, not numpy's alone (``register(generic=)``)."""
 
     @property
     def opt_out(self) -> bool:

@@ -104,6 +104,7 @@ class RuleRegistry:
         config: bool = False,
         requires: Sequence[type] = (),
         kind: RuleKind = "rule",
+        generic: bool = False,
     ) -> Callable[[Rule], Rule]:
         """Decorator registering a rule for ``primal`` and, optionally, argument types.
 
@@ -119,6 +120,12 @@ class RuleRegistry:
         ``RuleConfig`` first and applies only when the config is an instance
         of every class in ``requires`` (e.g. ``HasReverseMode``). ``kind`` is
         what listings call the rule; ``non_differentiable`` sets it.
+        ``generic=True`` declares that the rule runs on the arrays of every
+        library that follows the Python Array API standard, not numpy's
+        alone (``RuleRecord.generic``: what the adapters and the docs read);
+        a rule of a numpy function that does not declare it refuses another
+        library's arrays with a ``TypeError`` naming the function and the
+        array type, rather than let numpy convert them.
 
         Registering the same signature (primal, argument types, config and
         ``requires``) again replaces the earlier rule: the last registration
@@ -146,7 +153,10 @@ class RuleRegistry:
                 raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
             head = ("config",) * config + self.head
             check_rule_signature(f"{self.mode}.register", primal, rule, head, arg_types)
-            record = RuleRecord(primal, arg_types or None, rule, config, tuple(requires), kind, module)
+            stored = rule if generic or kind != "rule" else _for_numpy_arrays(primal, rule)
+            record = RuleRecord(
+                primal, arg_types or None, stored, config, tuple(requires), kind, module, generic=generic
+            )
             self._add(record)
             return rule
 
@@ -534,3 +544,15 @@ class FRuleRegistry(RuleRegistry):
     def _checked(self, result: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         checked_frule_result(result, f)
         return result
+
+
+def _for_numpy_arrays(primal: Any, rule: Rule) -> Rule:
+    """A rule of a numpy function that is not generic, made to refuse other libraries' arrays
+    (``chainrules_core.arrays.numpy_only``); any other rule as it is. numpy is not imported for it: a function
+    of numpy's exists only once numpy is."""
+    if "numpy" not in sys.modules:
+        return rule
+    from .array_api import is_numpy_function
+    from .arrays import numpy_only
+
+    return cast(Rule, numpy_only(primal, rule)) if is_numpy_function(primal) else rule

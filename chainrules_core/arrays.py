@@ -43,7 +43,7 @@ def is_foreign_array(x: Any) -> bool:
     tangent type)."""
     return (
         not isinstance(x, _NUMPY_LIKE)
-        and not isinstance(x, AbstractTangent)
+        and not isinstance(x, (AbstractTangent, type))  # np.float64 itself has shape and dtype attributes
         and hasattr(x, "shape")
         and hasattr(x, "dtype")
         and not is_followed(x)
@@ -64,7 +64,7 @@ def namespace_of(*values: Any) -> Any:
     try:
         return compat.array_namespace(*foreign)
     except TypeError as err:
-        kinds = ", ".join(sorted({type_name(v) for v in foreign}))
+        kinds = ", ".join(sorted({array_type_name(v) for v in foreign}))
         raise TypeError(f"arrays of several libraries in one call ({kinds}): {err}") from None
 
 
@@ -91,7 +91,7 @@ def array_api_compat() -> ModuleType:
         ) from err
 
 
-def type_name(x: Any) -> str:
+def array_type_name(x: Any) -> str:
     """``torch.Tensor``, ``dask.array.Array``: a value's class, with its module's top package."""
     cls = type(x)
     return f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
@@ -107,14 +107,14 @@ def device_of(x: Any) -> Any:
 def is_complex_dtype(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is complex, in the namespace ``xp``."""
     if xp is np:
-        return np.dtype(dtype).kind == "c"
+        return bool(np.dtype(dtype).kind == "c")
     return bool(xp.isdtype(dtype, "complex floating"))
 
 
 def is_inexact_dtype(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is real or complex floating, in ``xp``: the dtypes with a tangent space."""
     if xp is np:
-        return np.dtype(dtype).kind in "fc"
+        return bool(np.dtype(dtype).kind in "fc")
     return bool(xp.isdtype(dtype, ("real floating", "complex floating")))
 
 
@@ -125,13 +125,74 @@ def real_dtype(xp: Any, dtype: Any) -> Any:
     return xp.float32 if dtype == xp.complex64 else xp.float64
 
 
+def zeros_like(x: Any, shape: tuple[int, ...]) -> Any:
+    """Zeros of ``x``'s ``shape``, in its library and on its device: numpy's float zeros for a numpy array or a
+    number (a projector gives them ``x``'s type and dtype), the library's own in ``x``'s dtype otherwise."""
+    if is_foreign_array(x):
+        return namespace_of(x).zeros_like(x)
+    return np.zeros(shape)
+
+
+def as_arrays_like(out: Any, *values: Any) -> tuple[Any, ...]:
+    """``values`` with each Python number an array of ``out``'s library, dtype and device (a 0-d array): another
+    library's functions take arrays where numpy's take numbers too. Arrays pass as they are; so does every value
+    when ``out`` is numpy's."""
+    if not is_foreign_array(out):
+        return values
+    xp = namespace_of(out)
+    device = device_of(out)
+    return tuple(
+        xp.asarray(v, dtype=out.dtype, device=device) if isinstance(v, (int, float, complex)) else v for v in values
+    )
+
+
+def real_part(xp: Any, x: Any) -> Any:
+    """The real part of ``x``, itself if it is real (the standard's ``real`` wants a complex array)."""
+    if xp is np or not hasattr(xp, "isdtype"):  # numpy, or the Python-number kernels of the scalar rules
+        return xp.real(x)
+    return xp.real(x) if is_complex_dtype(xp, x.dtype) else x
+
+
 def has_unknown_shape(x: Any) -> bool:
     """Whether ``x``'s shape holds an unknown length (dask's ``nan`` for chunks it has not computed)."""
     shape = getattr(x, "shape", ())
     return any(n is None or (isinstance(n, float) and math.isnan(n)) for n in shape)
 
 
-def refused(f: Any, x: Any, why: str = "") -> TypeError:
+def first_foreign_array(values: tuple[Any, ...]) -> Any:
+    """The first array of another library than numpy among ``values`` (lists and tuples searched one level down),
+    or ``None``; numpy arrays and Python floats are passed over at once."""
+    for v in values:
+        t = type(v)
+        if t is np.ndarray or t is float:
+            continue
+        if t is list or t is tuple:
+            for w in v:
+                if type(w) is not np.ndarray and is_foreign_array(w):
+                    return w
+        elif is_foreign_array(v):
+            return v
+    return None
+
+
+def numpy_only(f: Any, rule: Any) -> Any:
+    """``rule`` refusing another library's arrays with ``refusal``'s ``TypeError``: the registry wraps so the rules
+    of numpy's functions that are not generic, which would convert such arrays to numpy (or compute a dask array)
+    without a word."""
+
+    def rule_for_numpy_arrays(*args: Any, **kwargs: Any) -> Any:
+        foreign = first_foreign_array(args)
+        if foreign is not None:
+            raise refusal(f, foreign, "its rule is written for numpy arrays alone")
+        return rule(*args, **kwargs)
+
+    rule_for_numpy_arrays.__name__ = getattr(rule, "__name__", "rule")
+    rule_for_numpy_arrays.__qualname__ = getattr(rule, "__qualname__", "rule")
+    rule_for_numpy_arrays.__wrapped__ = rule  # type: ignore[attr-defined]
+    return rule_for_numpy_arrays
+
+
+def refusal(f: Any, x: Any, why: str = "") -> TypeError:
     """The ``TypeError`` a rule raises for an array library it cannot run on: it names the function and the type."""
     reason = f": {why}" if why else ""
-    return TypeError(f"{function_name(f)} has no rule for arrays of type {type_name(x)}{reason}")
+    return TypeError(f"{function_name(f)} has no rule for arrays of type {array_type_name(x)}{reason}")

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .arrays import device_of, has_unknown_shape, is_complex_dtype, is_foreign_array, is_inexact_dtype, namespace_of
 from .followed import engine_call, is_followed, primal_of
 from .naming import function_name
 from .tangent_types import (
@@ -93,6 +94,19 @@ class _IdentityProjector(Projector):
         return "ProjectTo(<any>)"
 
 
+def _foreign_number(dx: Any, what: str) -> Any:
+    """The cotangent of a Python number from another library's array of one entry: a 0-d array of that library (its
+    real part for a float), not a Python number, which would read it back to the host (and cannot, under
+    ``jax.jit``)."""
+    xp = namespace_of(dx)
+    if not has_unknown_shape(dx):
+        if math.prod(dx.shape) != 1:
+            raise ValueError(f"ProjectTo: a cotangent of shape {tuple(dx.shape)} does not fit a {what} primal")
+        if dx.shape != ():
+            dx = xp.reshape(dx, ())
+    return xp.real(dx) if what == "float" and is_complex_dtype(xp, dx.dtype) else dx
+
+
 def _size_one_value(dx: Any, what: object) -> Any:
     """The single entry of a numpy scalar or a size-1 array; ``what`` names the primal in the error."""
     if np.size(dx) != 1:
@@ -115,6 +129,8 @@ class _FloatProjector(Projector):
         wrapped = _wrapped(self, dx)
         if wrapped is not None:
             return wrapped
+        if is_foreign_array(dx):
+            return _foreign_number(dx, "float")
         return float(np.real(_size_one_value(dx, "float")))
 
     def __repr__(self) -> str:
@@ -134,6 +150,8 @@ class _ComplexProjector(Projector):
         wrapped = _wrapped(self, dx)
         if wrapped is not None:
             return wrapped
+        if is_foreign_array(dx):
+            return _foreign_number(dx, "complex")
         return complex(_size_one_value(dx, "complex"))
 
     def __repr__(self) -> str:
@@ -213,6 +231,60 @@ class _ArrayProjector(Projector):
 
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
+
+
+class _ForeignArrayProjector(Projector):
+    """For float and complex arrays of another library than numpy (torch, JAX, dask, CuPy, array-api-strict):
+    that library, that dtype, that shape (up to trivial dimensions), computed with the array's own namespace.
+
+    A Python number becomes an array of the library on the primal's device; a numpy array is refused (a rule
+    that meets a foreign array must not cross to numpy), as is an array of a third library.
+    """
+
+    __slots__ = ("device", "dtype", "shape", "xp")
+
+    def __init__(self, x: Any, xp: Any) -> None:
+        self.xp = xp
+        self.dtype = x.dtype
+        self.shape = tuple(x.shape)
+        self.device = device_of(x)
+
+    def __call__(self, dx: Any) -> Any:
+        if isinstance(dx, _PASS_THROUGH):
+            return dx
+        if isinstance(dx, AbstractThunk):
+            return self._lazy(dx)
+        xp = self.xp
+        if isinstance(dx, (int, float, complex)) and not isinstance(dx, np.generic):
+            dx = xp.asarray(dx, device=self.device)
+        elif not is_foreign_array(dx):
+            wrapped = _wrapped(self, dx)
+            if wrapped is not None:
+                return wrapped
+            raise TypeError(
+                f"ProjectTo: a {type(dx).__name__} is not a cotangent for an array of type {self._type_name()}"
+            )
+        if is_complex_dtype(xp, dx.dtype) and not is_complex_dtype(xp, self.dtype):
+            dx = xp.real(dx)
+        if dx.dtype != self.dtype:
+            dx = xp.astype(dx, self.dtype)
+        shape = tuple(dx.shape)
+        if shape != self.shape and not has_unknown_shape(dx):
+            if math.prod(shape) != math.prod(self.shape) or _squeezed(shape) != _squeezed(self.shape):
+                raise ValueError(f"ProjectTo: a cotangent of shape {shape} does not fit a primal of shape {self.shape}")
+            dx = xp.reshape(dx, self.shape)
+        return dx
+
+    def _type_name(self) -> str:
+        return f"{self.xp.__name__} {self.dtype}"
+
+    def __repr__(self) -> str:
+        return f"ProjectTo({self.xp.__name__}[{self.dtype}, {self.shape}])"
+
+
+def _make_foreign_array(x: Any) -> Projector:
+    xp = namespace_of(x)
+    return _ForeignArrayProjector(x, xp) if is_inexact_dtype(xp, x.dtype) else _NO_TANGENT
 
 
 class _TupleProjector(Projector):
@@ -345,6 +417,8 @@ def _make_generic(x: Any) -> Projector:
         return _make_fields(type(x), {f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
     if is_followed(x):  # an engine's value: the projector of the value it stands for
         return ProjectTo(primal_of(x))
+    if is_foreign_array(x):  # an array of another library: torch, JAX, dask, CuPy ...
+        return _make_foreign_array(x)
     return _IDENTITY
 
 
@@ -428,6 +502,31 @@ def project_onto(x: Any, dx: Any) -> Any:
     return dx if fits(x, dx) else ProjectTo(x)(dx)
 
 
+def output_tangent(out: Any, out_dot: Any) -> Any:
+    """An output's tangent from the sum ``out_dot`` of a rule's ``partial * x_dot`` terms: broadcast to the
+    output's shape (a term may hold fewer dimensions, or be a Python number) and projected onto it, in the
+    output's own array library.
+
+    >>> import numpy as np
+    >>> output_tangent(np.ones((2, 2)), np.array([1.0, 2.0]))
+    array([[1., 2.],
+           [1., 2.]])
+    """
+    if fits(out, out_dot) or isinstance(out_dot, _PASS_THROUGH):
+        return out_dot
+    shape = shape_of(out)
+    if is_foreign_array(out):  # another library's output: its own broadcast, never numpy's
+        xp = namespace_of(out)
+        if not is_foreign_array(out_dot):
+            out_dot = xp.asarray(out_dot, dtype=out.dtype, device=device_of(out))
+        if tuple(out_dot.shape) != tuple(shape) and not has_unknown_shape(out):
+            out_dot = xp.broadcast_to(out_dot, tuple(shape))
+        return ProjectTo(out)(out_dot)
+    if shape_of(out_dot) != shape:
+        out_dot = np.broadcast_to(out_dot, shape)
+    return ProjectTo(out)(out_dot)
+
+
 def no_tangent_space(x: Any) -> bool:
     """``ProjectTo(x).is_no_tangent``, without building the projector of a float or a float or complex array.
 
@@ -461,6 +560,8 @@ def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
     dx_shape = getattr(dx, "shape", None)
     if dx_shape == shape or dx_shape is None or isinstance(dx, AbstractTangent):
         return dx
+    dx_shape = tuple(dx_shape)  # torch.Size and the like as a tuple, for the cache's key
+    shape = tuple(shape)
     key = (shape, dx_shape)
     axes = _AXES.get(key, _UNSEEN)
     if axes is _UNSEEN:
@@ -472,6 +573,10 @@ def sum_to_shape(dx: Any, shape: tuple[int, ...]) -> Any:
         if math.prod(dx_shape) == math.prod(shape) and _squeezed(dx_shape) == _squeezed(shape):
             return dx  # only trivial dimensions differ: ProjectTo reshapes
         raise ValueError(f"sum_to_shape: a cotangent of shape {dx_shape} cannot come from broadcasting shape {shape}")
+    if is_foreign_array(dx):  # another library's array: its own sum, never numpy's
+        xp = namespace_of(dx)
+        summed = xp.sum(dx, axis=axes, keepdims=True)
+        return xp.reshape(summed, shape) if len(dx_shape) != len(shape) else summed
     # add.reduce is np.sum without its Python wrapper; a subclass keeps its own sum
     summed = (np.add.reduce if type(dx) is np.ndarray else np.sum)(dx, axis=axes, keepdims=True)
     return summed.reshape(shape) if len(dx_shape) != len(shape) else summed
@@ -540,7 +645,9 @@ def value_shape(x: Any) -> tuple[int, ...] | None:
     if isinstance(x, AbstractTangent):
         return None
     shape = getattr(x, "shape", None)
-    return tuple(shape) if isinstance(shape, tuple) else None
+    if not isinstance(shape, tuple) or has_unknown_shape(x):  # dask's nan lengths: nothing to check
+        return None
+    return tuple(shape)
 
 
 def checked_seed(f: Any, out_bar: Any, shape: tuple[int, ...] | None) -> Any:

@@ -9,6 +9,16 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from .array_api import call_in
+from .arrays import (
+    as_arrays_like,
+    first_foreign_array,
+    is_complex_dtype,
+    is_foreign_array,
+    is_numpy_like,
+    namespace_of,
+    refusal,
+)
 from .followed import follow, is_followed
 from .naming import function_name
 from .projection import (
@@ -18,12 +28,13 @@ from .projection import (
     checked_tangent,
     fits,
     no_tangent_space,
+    output_tangent,
     shape_of,
     sum_to_shape,
     value_shape,
 )
 from .rules import frule, rrule
-from .tangent_types import AbstractZero, NoTangent, NotImplementedTangent, ZeroTangent, unthunk
+from .tangent_types import AbstractZero, NoTangent, ZeroTangent, unthunk
 
 Partials = Callable[..., Any]
 RuleFunction = TypeVar("RuleFunction", bound=Callable[..., Any])
@@ -36,6 +47,9 @@ def _conj(p: Any) -> Any:
     """The complex conjugate of a partial; a real one as it is."""
     if isinstance(p, (float, int)):
         return p
+    if is_foreign_array(p):
+        xp = namespace_of(p)
+        return xp.conj(p) if is_complex_dtype(xp, p.dtype) else p
     dtype = getattr(p, "dtype", None)
     if dtype is None:  # a Python complex, or a value an AD engine follows (np.iscomplexobj sees through it)
         followed_complex = is_followed(p) and np.iscomplexobj(p)
@@ -153,7 +167,13 @@ def _declined(nin: int | None, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     return nin is not None and len(args) > nin
 
 
-def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials | None = None) -> None:
+def scalar_rule(
+    f: Callable[..., Any],
+    partials: Partials,
+    *,
+    floats: Partials | None = None,
+    array_api: Callable[..., Any] | None = None,
+) -> None:
     """Register ``frule`` and ``rrule`` for ``f`` from one definition of its partials.
 
     ``partials(out, *args)`` returns the partial derivative of ``f`` with
@@ -188,6 +208,16 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     ``math.sqrt(-1.0)``) or gives anything but a real number, ``partials``
     answers on numpy scalars instead, so both give the same derivatives.
 
+    ``array_api=partials_in`` makes the rules run on arrays of every library
+    that follows the Python Array API standard (torch, JAX, dask, CuPy,
+    array-api-strict): on such arrays the partials are ``partials_in(xp,
+    out, *args)`` in their namespace ``xp``
+    (``chainrules_core.arrays.namespace_of``), and the primal of a numpy
+    function is the standard's function of the same meaning
+    (``chainrules_core.array_api.call_in``), so nothing crosses to numpy;
+    numpy arrays keep ``f`` and ``partials``. Without it, another library's
+    arrays raise ``TypeError`` naming the function and the array type.
+
     The rules are the formula above, for any argument; Python floats and
     numpy arrays take fast paths registered beside them (the section at the
     bottom of this module), which give the same numbers and choose their
@@ -207,13 +237,20 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     True
     """
 
-    for name, given in (("partials", partials), ("floats", floats)):
+    for what, given in (("partials", partials), ("floats", floats), ("array_api", array_api)):
         if given is not None and not callable(given):
-            raise TypeError(f"scalar_rule({function_name(f)}): {name} must be callable, got {given!r}")
+            raise TypeError(f"scalar_rule({function_name(f)}): {what} must be callable, got {given!r}")
     nin = getattr(f, "nin", None)  # a ufunc: more positional arguments are output buffers
     most = math.inf if nin is None else nin
 
-    def pullback_of(f: Any, out: Any, args: tuple[Any, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    def evaluate(xp: Any, out: Any, args: tuple[Any, ...]) -> Any:
+        """The partials at another library's ``args``, in its namespace ``xp`` (numpy's are called inline: one
+        frame from a pullback to its formula)."""
+        if array_api is None:
+            raise refusal(f, next(a for a in args if is_foreign_array(a)), "its rule is written for numpy alone")
+        return array_api(xp, out, *as_arrays_like(out, *args))
+
+    def pullback_of(f: Any, out: Any, args: tuple[Any, ...], xp: Any = np) -> Callable[[Any], tuple[Any, ...]]:
         """The pullback of ``f(*args) == out``: each partial, conjugated, times the seed, unbroadcast and projected."""
         projects = [ProjectTo(a) for a in args]
         shapes, shape = [shape_of(a) for a in args], value_shape(out)
@@ -223,7 +260,7 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
             out_bar = checked_seed(f, out_bar, shape)
             if isinstance(out_bar, AbstractZero) or constant:  # skip the partials: nothing needs them
                 return (_NO_TANGENT, *(p(ZeroTangent()) for p in projects))
-            ps = partials(out, *_python_numbers_as_numpy(args))
+            ps = partials(out, *_python_numbers_as_numpy(args)) if xp is np else evaluate(xp, out, args)
             if len(args) == 1:
                 ps = (ps,)
             bars = [cotangent_from_partial(pr, sh, p, out_bar) for pr, sh, p in zip(projects, shapes, ps)]
@@ -234,46 +271,37 @@ def scalar_rule(f: Callable[..., Any], partials: Partials, *, floats: Partials |
     def _rrule_scalar(f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs) if kwargs else f(*args)
-        return out, pullback_of(f, out, args)
+        xp = namespace_of(*args)
+        out = call_in(xp, f, *args, **kwargs)
+        return out, pullback_of(f, out, args, xp)
 
     def _frule_scalar(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and _declined(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs) if kwargs else f(*args)
+        xp = namespace_of(*args)
+        out = call_in(xp, f, *args, **kwargs)
         dots = [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], args), start=1)]
         active = [i for i, (x, dot) in enumerate(zip(args, dots)) if not isinstance(dot, AbstractZero)]
         active = [i for i in active if not no_tangent_space(args[i])]
         if not active:
             return out, ProjectTo(out)(ZeroTangent())
-        ps = partials(out, *_python_numbers_as_numpy(args))
+        ps = partials(out, *_python_numbers_as_numpy(args)) if xp is np else evaluate(xp, out, args)
         if len(args) == 1:
             ps = (ps,)
         out_dot = None
         for i in active:
             term = ps[i] * dots[i]
             out_dot = term if out_dot is None else out_dot + term
-        return out, _output_tangent(out, out_dot)
+        return out, output_tangent(out, out_dot)
 
     pullback_of = named_after(f, pullback_of)
-    rrule.register(f)(named_after(f, _rrule_scalar))
-    frule.register(f)(named_after(f, _frule_scalar))
+    rrule.register(f, generic=array_api is not None)(named_after(f, _rrule_scalar))
+    frule.register(f, generic=array_api is not None)(named_after(f, _frule_scalar))
     rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(f, partials, floats, most, pullback_of)))
     frule.fast_path(f)(named_after(f, _scalar_frule_fast_path(partials, floats)))
 
 
 _NO_TANGENT = NoTangent()
-
-
-def _output_tangent(out: Any, out_dot: Any) -> Any:
-    """The sum of the ``partial * x_dot`` terms as the output's tangent: broadcast to its shape and projected."""
-    if fits(out, out_dot):
-        return out_dot
-    if isinstance(out_dot, NotImplementedTangent):  # a moving argument's partial is not_implemented(...)
-        return out_dot
-    if shape_of(out_dot) != shape_of(out):
-        out_dot = np.broadcast_to(out_dot, shape_of(out))
-    return ProjectTo(out)(out_dot)
 
 
 def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None = None) -> None:
@@ -312,11 +340,18 @@ def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
     def non_differentiable_pullback(out_bar: Any) -> tuple[Any, ...]:
         return (NoTangent(),) * n
 
-    return f(*args, **kwargs), non_differentiable_pullback
+    return _primal_in_namespace(f, args, kwargs), non_differentiable_pullback
 
 
 def _non_differentiable_frule(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-    return f(*args, **kwargs), NoTangent()
+    return _primal_in_namespace(f, args, kwargs), NoTangent()
+
+
+def _primal_in_namespace(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*args, **kwargs)``; a numpy function of another library's arrays in that library (``call_in``)."""
+    if first_foreign_array(args) is None:
+        return f(*args, **kwargs)
+    return call_in(namespace_of(*args), f, *args, **kwargs)
 
 
 class LinearAdjoint:
@@ -381,11 +416,14 @@ def _scalar_rrule_fast_path(
         if kwargs or x is _ABSENT:
             return rule(f, *rest, **kwargs) if x is _ABSENT else rule(f, x, *rest, **kwargs)
         if rest:
-            if len(rest) >= most:
+            if len(rest) >= most or not _numpy_only(x, rest):
                 return rule(f, x, *rest)
             return many_arguments(f, (x, *rest), partials, pullback_of)
+        tx = type(x)
+        if tx is not float and tx is not np.ndarray and not is_numpy_like(x):
+            return rule(f, x)  # another library's array: the rule computes in its namespace
         out = f(x)
-        if type(x) is float:  # a float seed's cotangent in Python arithmetic where ``floats`` answers
+        if tx is float:  # a float seed's cotangent in Python arithmetic where ``floats`` answers
 
             def float_pullback(out_bar: Any) -> tuple[Any, Any]:
                 if type(out_bar) is float or type(out_bar) is np.float64:
@@ -436,6 +474,16 @@ def _many_arguments(f: Any, args: tuple[Any, ...], partials: Partials, pullback_
         return pullback_of(f, out, args)(out_bar)  # type: ignore[no-any-return]
 
     return out, scalar_pullback
+
+
+def _numpy_only(x: Any, rest: tuple[Any, ...]) -> bool:
+    """Whether every argument is computed with numpy (a numpy array or scalar, a Python number): the fast paths'
+    arguments; any other library's array goes to the rule."""
+    for a in (x, *rest):
+        t = type(a)
+        if t is not np.ndarray and t is not float and t is not int and not is_numpy_like(a):
+            return False
+    return True
 
 
 def _as_partial_arguments(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -492,11 +540,11 @@ def _scalar_frule_fast_path(partials: Partials, floats: Partials | None) -> Call
             out_dot = partials(out, np.float64(x)) * x_dot
             if type(out_dot) is np.float64 and type(out) is np.float64:
                 return out, out_dot  # what fits(out, out_dot) passes on as it is
-            return out, _output_tangent(out, out_dot)
+            return out, output_tangent(out, out_dot)
         if tx is np.ndarray and t_dot is np.ndarray and x_dot.shape == x.shape and x.dtype.kind in "fc":
             out = f(x)
             out_dot = partials(out, x) * x_dot
-            return out, out_dot if fits(out, out_dot) else _output_tangent(out, out_dot)
+            return out, out_dot if fits(out, out_dot) else output_tangent(out, out_dot)
         return rule(tangents, f, x)
 
     return _frule_scalar

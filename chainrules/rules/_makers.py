@@ -52,8 +52,10 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import first_foreign_array, namespace_of, refusal, zeros_like
 from chainrules_core.followed import engine_call
-from chainrules_core.projection import fits, no_tangent_space, project_onto
+from chainrules_core.projection import no_tangent_space, output_tangent, project_onto
 
 from ._arrays import instantiate_zeros, tuple_entries
 from .python._numbers import PY as PY
@@ -96,16 +98,11 @@ def readonly_if_given(t: Any, *given: Any) -> Any:
     return t
 
 
-def output_tangent(out: Any, terms: list[Any]) -> Any:
+def tangent_from_terms(out: Any, terms: list[Any]) -> Any:
     """The sum of ``partial * x_dot`` terms, broadcast to the output's shape and projected onto it."""
     if not terms:
         return ProjectTo(out)(ZeroTangent())
-    out_dot = sum(terms[1:], terms[0])
-    if fits(out, out_dot):
-        return out_dot
-    if shape_of(out_dot) != shape_of(out):
-        out_dot = np.broadcast_to(out_dot, shape_of(out))
-    return ProjectTo(out)(out_dot)
+    return output_tangent(out, sum(terms[1:], terms[0]))
 
 
 Shape = tuple[int, ...]
@@ -192,7 +189,7 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     def _rrule_linear(f: Any, *args: Any, **kwargs: Any) -> Any:
         if (kwargs or len(args) > most) and refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs) if kwargs else f(*args)
+        out = call_in(namespace_of(*args), f, *args, **kwargs)
         projects = [ProjectTo(x) for x in args]  # each argument kept as its projector and shape, so it can be freed
         shapes, shape = [shape_of(x) for x in args], value_shape(out)
 
@@ -204,16 +201,16 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     def _frule_linear(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = call_in(namespace_of(*args), f, *args, **kwargs)
         terms = [
             _scaled(c, x_dot)
             for c, x, x_dot in zip(constants, args, checked_tangents(f, tangents, args))
             if not isinstance(x_dot, AbstractZero) and not no_tangent_space(x)
         ]
-        return out, readonly_if_given(output_tangent(out, terms), *tangents)
+        return out, readonly_if_given(tangent_from_terms(out, terms), *tangents)
 
-    rrule.register(f)(named_after(f, _rrule_linear))
-    frule.register(f)(named_after(f, _frule_linear))
+    rrule.register(f, generic=True)(named_after(f, _rrule_linear))
+    frule.register(f, generic=True)(named_after(f, _frule_linear))
     if len(constants) >= 2:
         rrule.fast_path(f)(named_after(f, _pair_of_arrays(constants[:2])))
 
@@ -236,27 +233,27 @@ def zero_derivative_rule(
     def _rrule_zero(f: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = call_in(namespace_of(*args), f, *args, **kwargs)
         projects = [ProjectTo(x) for x in args]
         shapes, shape = [shape_of(x) for x in args], value_shape(out)
 
         def zero_pullback(out_bar: Any) -> tuple[Any, ...]:
             checked_seed(f, out_bar, shape)
-            return (NO_TANGENT, *(p(np.zeros(s)) for p, s in zip(projects, shapes)))
+            return (NO_TANGENT, *(p(zeros_like(x, s)) for p, x, s in zip(projects, args, shapes)))
 
         return out, zero_pullback
 
     def _frule_zero(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if refused(nin, args, kwargs):
             return None
-        out = f(*args, **kwargs)
+        out = call_in(namespace_of(*args), f, *args, **kwargs)
         checked_tangents(f, tangents, args)
-        return out, ProjectTo(out)(np.zeros(shape_of(out)))
+        return out, ProjectTo(out)(zeros_like(out, shape_of(out)))
 
     rules = named_after(f, _rrule_zero), named_after(f, _frule_zero)
     if register:
-        rrule.register(f)(rules[0])
-        frule.register(f)(rules[1])
+        rrule.register(f, generic=True)(rules[0])
+        frule.register(f, generic=True)(rules[1])
     return rules
 
 
@@ -270,6 +267,7 @@ def linear_in_first_rule(
     tangent: Callable[..., Any] | None = None,
     applies: Callable[..., bool] | None = None,
     types: tuple[type, ...] = (),
+    generic: bool = False,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -281,13 +279,23 @@ def linear_in_first_rule(
     space (a cast to an integer dtype) makes the call non-differentiable:
     ``NoTangent()`` for the output and every argument. ``types`` registers
     the rules for those argument types only.
+
+    ``generic=True`` declares an ``adjoint`` (and ``tangent``) written for any
+    Array API namespace (``namespace_of(out_bar)``): on another library's
+    arrays the output and, without ``tangent``, the output's tangent are
+    ``call_in(xp, f, ...)``, the standard's function of numpy's ``f``.
     """
     push = tangent or f
+
+    def pushed(x_dot: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if tangent is None and generic and first_foreign_array((x_dot,)) is not None:
+            return call_in(namespace_of(x_dot), f, x_dot, *args, **kwargs)
+        return push(x_dot, *args, **kwargs)
 
     def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        out = follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+        out = _in_first_primal(f, x, args, kwargs, None, None, generic)
         constant = no_tangent_space(out) or no_tangent_space(x)
         others = (NO_TANGENT,) * len(args)
         shape = value_shape(out)
@@ -306,7 +314,8 @@ def linear_in_first_rule(
     def _frule_linear(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        out = f(x, *args, **kwargs)
+        foreign = first_foreign_array((x,)) is not None
+        out = _in_first_primal(f, x, args, kwargs, None, None, generic) if foreign else f(x, *args, **kwargs)
         project_out = ProjectTo(out)
         x_dot = checked_tangent(f, tangents[1], x)
         if project_out.is_no_tangent:
@@ -317,10 +326,10 @@ def linear_in_first_rule(
             x_dot = instantiate_zeros(x_dot, x)
         if is_followed(x_dot):  # np.ndarray.reshape refuses an engine's value
             return out, project_out(follow(push, x_dot, *args, **kwargs))
-        return out, project_out(push(x_dot, *args, **kwargs))
+        return out, project_out(pushed(x_dot, args, kwargs))
 
-    rrule.register(f, *types)(named_after(f, _rrule_linear))
-    frule.register(f, *types)(named_after(f, _frule_linear))
+    rrule.register(f, *types, generic=generic)(named_after(f, _rrule_linear))
+    frule.register(f, *types, generic=generic)(named_after(f, _frule_linear))
 
 
 # ----- functions of one argument with options: sum, prod, sort, abs, angle, softmax ... -----
@@ -335,6 +344,11 @@ class Prepared:
         self.x = x
         self.options = options
         self.out = out
+
+    @property
+    def xp(self) -> Any:
+        """The namespace the formulas compute in: numpy for numpy values, the library's for another's arrays."""
+        return namespace_of(self.x)
 
 
 def positional_options(nin: int | None = None) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
@@ -358,6 +372,7 @@ def rule_in_first(
     tangent: Callable[[Any, Any], Any],
     prepare: Callable[[Any, Any, Any], Any] = Prepared,
     primal: Callable[..., Any] | None = None,
+    generic: bool = False,
 ) -> PullbackOf:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, differentiable in ``x`` only.
 
@@ -369,6 +384,11 @@ def rule_in_first(
     the output's tangent. ``primal(f, x, args, kwargs, options)`` computes the
     output when the rule has a better way than calling ``f`` (a sort that
     keeps its permutation). The other arguments get ``NoTangent()``.
+
+    ``generic=True`` declares formulas written for any Array API namespace
+    (``Prepared.xp``): on another library's arrays the output is then
+    ``call_in(xp, f, x, *args, **kwargs)`` (the standard's function, or the
+    library's own numpy-compatible one) unless ``primal`` computes it.
 
     Returns the general pullback of a call, ``(f, x, args, kwargs, out) ->
     pullback``: a fast path registered beside the rule (``rrule.fast_path``)
@@ -397,30 +417,38 @@ def rule_in_first(
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = _in_first_primal(f, x, args, kwargs, options, primal)
+        out = _in_first_primal(f, x, args, kwargs, options, primal, generic)
         return out, prepared_pullback(f, x, args, prepare(x, options, out), value_shape(out))
 
     def _frule_in_first(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         options = parse(args, kwargs)
         if options is None:
             return None
-        out = _in_first_primal(f, x, args, kwargs, options, primal)
+        out = _in_first_primal(f, x, args, kwargs, options, primal, generic)
         x_dot = checked_tangent(f, tangents[1], x)
         if isinstance(x_dot, AbstractZero) or no_tangent_space(x):
             return out, ProjectTo(out)(ZeroTangent())
         out_dot = project_onto(out, tangent(prepare(x, options, out), x_dot))
         return out, readonly(out_dot) if out_dot is x_dot else out_dot
 
-    rrule.register(f)(named_after(f, _rrule_in_first))
-    frule.register(f)(named_after(f, _frule_in_first))
+    rrule.register(f, generic=generic)(named_after(f, _rrule_in_first))
+    frule.register(f, generic=generic)(named_after(f, _frule_in_first))
     return pullback_of
 
 
-def _in_first_primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, primal: Any) -> Any:
-    """The output of ``rule_in_first``'s ``f``: by ``primal`` if given; of a value an engine follows, as one call."""
+def _in_first_primal(
+    f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, primal: Any, generic: bool
+) -> Any:
+    """The output of ``rule_in_first``'s ``f``: by ``primal`` if given; of a value an engine follows, as one call;
+    of another library's array, in its namespace (a rule that is not ``generic`` refuses it)."""
+    foreign = first_foreign_array((x,)) is not None
+    if foreign and not generic:
+        raise refusal(f, x, "its rule is written for numpy alone")
     if primal is not None:
         return primal(f, x, args, kwargs, options)
-    return follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+    if is_followed(x):
+        return follow(f, x, *args, **kwargs)
+    return call_in(namespace_of(x), f, x, *args, **kwargs) if foreign else f(x, *args, **kwargs)
 
 
 # ----- functions whose parameters may come by keyword: scipy.special.polygamma, zeta, lambertw ... -----
@@ -477,7 +505,7 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
         ps = partials(out, *bind(args, kwargs)) if moving else ()
         terms = [ps[i] * dots[i] for i in moving if not isinstance(ps[i], AbstractZero)]
         missing = [t for t in terms if isinstance(t, NotImplementedTangent)]
-        return out, missing[0] if missing else output_tangent(out, terms)
+        return out, missing[0] if missing else tangent_from_terms(out, terms)
 
     rrule.register(f)(named_after(f, _rrule_bound))
     frule.register(f)(named_after(f, _frule_bound))

@@ -29,7 +29,7 @@ from chainrules_core import (
 from chainrules_core.projection import project_onto
 
 from .._arrays import instantiate_zeros
-from .._makers import output_tangent
+from .._makers import tangent_from_terms
 from .linalg._common import as_array
 
 Cotangents = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[Callable[[], Any], Callable[[], Any]]]
@@ -95,7 +95,7 @@ def bilinear_rule(f: Any, cotangents_of: Callable[..., Cotangents | None], *type
             terms.append(f(a_dot, b, *rest, **kwargs))
         if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
             terms.append(f(a, b_dot, *rest, **kwargs))
-        return out, output_tangent(out, terms)
+        return out, tangent_from_terms(out, terms)
 
     rrule.register(f, *types)(named_after(f, _rrule_product))
     frule.register(f, *types)(named_after(f, _frule_product))

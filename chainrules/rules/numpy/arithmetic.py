@@ -44,8 +44,10 @@ from chainrules_core import (
     unthunk,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import as_arrays_like, is_complex_dtype, namespace_of, real_part
 
-from .._makers import checked_entries, checked_tangents, elementwise_linear_rule, output_tangent, refused
+from .._makers import checked_entries, checked_tangents, elementwise_linear_rule, refused, tangent_from_terms
 
 _NO_TANGENT = NoTangent()
 
@@ -143,7 +145,8 @@ def _selection(wins: str, nan_taker: int) -> Callable[..., Any]:
     """
 
     def partials(m: Any, out: Any, x: Any, y: Any) -> Any:
-        px = (getattr(m, wins)(x, y) | m.isnan((x, y)[nan_taker])) + 0.5 * m.equal(x, y)
+        selected = getattr(m, wins)(x, y) | m.isnan((x, y)[nan_taker])
+        px = m.where(m.equal(x, y), 0.5, m.where(selected, 1.0, m.zeros_like(out)))
         return px, 1 - px
 
     return partials
@@ -158,7 +161,8 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
     p is exact.
     """
-    t = x ** m.where(p == 0, 1, p - 1)
+    e = m.where(p == 0, 1, p - 1)
+    t = m.where(e == 0, 1, x**e)  # x**0 is 1, at a complex 0 too (torch gives nan there)
     return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
 
@@ -175,11 +179,12 @@ def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
     of a negative number (as numpy, JAX and PyTorch; ChainRules.jl takes the
     real part of the complex derivative).
     """
-    at_zero = m.where(m.real(p) > 0, 0.0, NAN)
-    return m.where(x == 0, at_zero, out * m.log(m.where(x == 0, 1, x)))
+    value = out * m.log(m.where(x == 0, 1, x))
+    at_zero = m.where(real_part(m, p) > 0, 0.0, value + NAN)  # value + NAN: the standard takes one scalar in where
+    return m.where(x == 0, at_zero, value)
 
 
-def _moved_by(partial: Any, t: Any) -> Any:
+def _moved_by(xp: Any, partial: Any, t: Any) -> Any:
     """``partial`` where the tangent or seed ``t`` is nonzero, 0 where it is 0.
 
     A zero entry of ``t`` moves nothing, even where the partial is infinite
@@ -187,11 +192,16 @@ def _moved_by(partial: Any, t: Any) -> Any:
     makes a NaN where the directional derivative is a limit that exists, and
     the frule along ``(0, 1)`` at ``(0, 0.5)`` would disagree with the
     rrule's 0. Only where the partial is not finite, so the common case pays
-    one check.
+    one check; another library's arrays always take the ``where`` (a check of their values would compute a dask
+    array and cannot run under ``jax.jit``).
     """
-    if _all_finite(partial):
-        return partial
-    return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
+    if xp is np:
+        if _all_finite(partial):
+            return partial
+        return np.where(np.asarray(t) == 0, np.zeros((), dtype=np.result_type(partial)), partial)
+    if isinstance(t, (int, float, complex)):  # a Python number's tangent
+        return partial if t != 0 else xp.zeros_like(partial)
+    return xp.where(t == 0, xp.zeros_like(partial), partial)
 
 
 def _all_finite(a: Any) -> bool:
@@ -235,7 +245,7 @@ POWER = (power_dx, power_dp)
 """The partials of ``power`` and ``float_power``, one function per argument: the exponent's needs a log."""
 
 for _f, _partials in BINARY.items():
-    scalar_rule(_f, functools.partial(_partials, np))
+    scalar_rule(_f, functools.partial(_partials, np), array_api=_partials)
 for _f, _constants in LINEAR_BINARY.items():
     elementwise_linear_rule(_f, _constants, nin=2)
 
@@ -243,58 +253,67 @@ for _f, _constants in LINEAR_BINARY.items():
 # ----- power -----
 
 
-def _power_args(x: Any, p: Any, out: Any) -> tuple[Any, Any]:
-    """``x`` and ``p`` as the power saw them: a real base of a complex power is complex, so its log is too."""
-    if np.iscomplexobj(out) and not np.iscomplexobj(x):
-        x = np.asarray(x, dtype=np.result_type(out))
+def _power_args(xp: Any, x: Any, p: Any, out: Any) -> tuple[Any, Any]:
+    """``x`` and ``p`` as the power saw them: a real base of a complex power is complex, so its log is too; on
+    another library's arrays a Python number as an array of the output's dtype, which its functions take."""
+    if xp is np:
+        if np.iscomplexobj(out) and not np.iscomplexobj(x):
+            x = np.asarray(x, dtype=np.result_type(out))
+        return x, p
+    x, p = as_arrays_like(out, x, p)
+    if is_complex_dtype(xp, out.dtype) and not is_complex_dtype(xp, x.dtype):
+        x = xp.astype(x, out.dtype)
     return x, p
 
 
-@rrule.register(np.power)
-@rrule.register(np.float_power)
+@rrule.register(np.power, generic=True)
+@rrule.register(np.float_power, generic=True)
 def _rrule_power(f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
     x, p = args
-    out = f(x, p, **kwargs)
-    return out, _power_pullback_of(f, x, p, out)
+    xp = namespace_of(x, p)
+    out = call_in(xp, f, x, p, **kwargs)
+    return out, _power_pullback_of(f, x, p, out, xp)
 
 
-def _power_pullback_of(f: Any, x: Any, p: Any, out: Any) -> Callable[[Any], tuple[Any, Any, Any]]:
+def _power_pullback_of(f: Any, x: Any, p: Any, out: Any, xp: Any = np) -> Callable[[Any], tuple[Any, Any, Any]]:
     """The pullback of ``f(x, p) == out``, ``f`` ``power`` or ``float_power``; the exponent's cotangent a thunk."""
     project_x, project_p = ProjectTo(x), ProjectTo(p)
     shape_x, shape_p, shape = shape_of(x), shape_of(p), shape_of(out)
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
-        xc, pc = _power_args(x, p, out)
-        x_partial = _moved_by(power_dx(np, out, xc, pc), out_bar)
+        xc, pc = _power_args(xp, x, p, out)
+        x_partial = _moved_by(xp, power_dx(xp, out, xc, pc), out_bar)
         x_bar = cotangent_from_partial(project_x, shape_x, x_partial, out_bar)
         if project_p.is_no_tangent:
             return NoTangent(), x_bar, NoTangent()
 
         def p_bar() -> Any:
-            return cotangent_from_partial(project_p, shape_p, _moved_by(power_dp(np, out, xc, pc), out_bar), out_bar)
+            p_partial = _moved_by(xp, power_dp(xp, out, xc, pc), out_bar)
+            return cotangent_from_partial(project_p, shape_p, p_partial, out_bar)
 
         return NoTangent(), x_bar, Thunk(p_bar)
 
     return power_pullback
 
 
-@frule.register(np.power)
-@frule.register(np.float_power)
+@frule.register(np.power, generic=True)
+@frule.register(np.float_power, generic=True)
 def _frule_power(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(2, args, kwargs):
         return None
     x, p = args
     x_dot, p_dot = checked_tangents(f, tangents, args)
-    out = f(x, p, **kwargs)
-    xc, pc = _power_args(x, p, out)
+    xp = namespace_of(x, p)
+    out = call_in(xp, f, x, p, **kwargs)
+    xc, pc = _power_args(xp, x, p, out)
     terms = []
     for partial, arg, dot in ((power_dx, x, x_dot), (power_dp, p, p_dot)):
         if not isinstance(dot, AbstractZero) and not ProjectTo(arg).is_no_tangent:
-            terms.append(_moved_by(partial(np, out, xc, pc), dot) * dot)
-    return out, output_tangent(out, terms)
+            terms.append(_moved_by(xp, partial(xp, out, xc, pc), dot) * dot)
+    return out, tangent_from_terms(out, terms)
 
 
 # ----- clip -----
@@ -310,53 +329,69 @@ def _clip_bounds(bounds: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, 
     return values[0], values[1]
 
 
-def _clip_masks(x: Any, lo: Any, hi: Any) -> tuple[Any, Any, Any]:
+def _clip_masks(xp: Any, x: Any, lo: Any, hi: Any, out: Any) -> tuple[Any, Any, Any]:
     """Where the output follows x, lo and hi: ``clip`` is ``minimum(maximum(x, lo), hi)``.
 
     At a bound the output follows x (the subgradient 1, as ChainRules.jl and
     PyTorch; autograd gives 0). Where lo > hi numpy returns hi, so hi takes
-    the cotangent there.
+    the cotangent there. numpy multiplies its boolean masks into the seed as
+    they are; another library's are cast to the output's dtype first (the
+    standard has no arithmetic on booleans).
     """
-    raised = x if lo is None else np.maximum(x, lo)
-    below_hi = True if hi is None else raised <= hi
-    x_mask = below_hi if lo is None else (x >= lo) & below_hi
-    lo_mask = None if lo is None else (x < lo) & below_hi
+    raised = x if lo is None else xp.maximum(x, lo)
+    below_hi = None if hi is None else raised <= hi
+    x_mask = below_hi if lo is None else (x >= lo if below_hi is None else (x >= lo) & below_hi)
+    lo_mask = None if lo is None else (x < lo if below_hi is None else (x < lo) & below_hi)
     hi_mask = None if hi is None else raised > hi
-    return x_mask, lo_mask, hi_mask
+    masks = (xp.ones_like(out) if x_mask is None else x_mask, lo_mask, hi_mask)
+    if xp is np:
+        return masks
+    return tuple(None if m is None else xp.astype(m, out.dtype) for m in masks)  # type: ignore[return-value]
 
 
-@rrule.register(np.clip)
+def _clip_call(f: Any, x: Any, bounds: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """The output of ``clip(x, *bounds, **kwargs)``, the bounds (``None`` where absent) and the namespace.
+
+    On another library's arrays the output is numpy's ``minimum(maximum(x, lo), hi)``, which the standard's
+    ``clip`` leaves undefined where ``lo > hi`` (array-api-strict raises there)."""
+    xp = namespace_of(x, *bounds, *kwargs.values())
+    lo, hi = _clip_bounds(bounds, kwargs)
+    if xp is np:
+        return f(x, *bounds, **kwargs), lo, hi, xp
+    out = x if lo is None else xp.maximum(x, lo)
+    return (out if hi is None else xp.minimum(out, hi)), lo, hi, xp
+
+
+@rrule.register(np.clip, generic=True)
 def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
     if refused(3, (x, *bounds), kwargs):
         return None
-    out = f(x, *bounds, **kwargs)
-    lo, hi = _clip_bounds(bounds, kwargs)
+    out, lo, hi, xp = _clip_call(f, x, bounds, kwargs)
     args = (x, *bounds)
     projects = [ProjectTo(a) for a in args]
     shapes, shape = [shape_of(a) for a in args], shape_of(out)
 
     def clip_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
-        masks = _clip_masks(x, lo, hi)
+        masks = _clip_masks(xp, x, lo, hi, out)
         bars = [cotangent_from_partial(pr, sh, m, out_bar) for pr, sh, m in zip(projects, shapes, masks)]
         return (NoTangent(), *bars)
 
     return out, clip_pullback
 
 
-@frule.register(np.clip)
+@frule.register(np.clip, generic=True)
 def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
     if refused(3, (x, *bounds), kwargs):
         return None
-    out = f(x, *bounds, **kwargs)
-    lo, hi = _clip_bounds(bounds, kwargs)
-    masks = _clip_masks(x, lo, hi)
+    out, lo, hi, xp = _clip_call(f, x, bounds, kwargs)
+    masks = _clip_masks(xp, x, lo, hi, out)
     terms = [
         m * t
         for a, t, m in zip((x, *bounds), checked_tangents(f, tangents, (x, *bounds)), masks)
         if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)
 
 
 # ----- divmod: two outputs -----
@@ -401,7 +436,7 @@ def _frule_divmod(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) 
         if not isinstance(t, AbstractZero) and not ProjectTo(a).is_no_tangent
     ]
     quotient_dot = ProjectTo(out[0])(np.zeros(shape_of(out[0])))
-    return out, Tangent(tuple, quotient_dot, output_tangent(out[1], terms))
+    return out, Tangent(tuple, quotient_dot, tangent_from_terms(out[1], terms))
 
 
 # ----- fast paths -----
@@ -525,7 +560,7 @@ def _rrule_power_of_real_array(rule: Any, f: Any, *args: Any, **kwargs: Any) -> 
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
-            partial = _moved_by(2 * x if p == 2 else p * x ** (p - 1), out_bar)  # a new array
+            partial = _moved_by(np, 2 * x if p == 2 else p * x ** (p - 1), out_bar)  # a new array
             return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
         return _power_pullback_of(f, x, p, out)(out_bar)
 

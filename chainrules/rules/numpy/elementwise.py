@@ -36,11 +36,14 @@ from chainrules_core import (
     cotangent_from_partial,
     follow,
     frule,
+    is_followed,
     named_after,
     rrule,
     scalar_rule,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import first_foreign_array, is_complex_dtype, namespace_of, real_part
 
 from .._arrays import bind_options, instantiate_zeros
 from .._makers import (
@@ -61,11 +64,27 @@ LN2 = math.log(2.0)
 LN10 = math.log(10.0)
 
 
+def is_complex_in(m: Any, x: Any) -> bool:
+    """Whether ``x`` is complex, for a table entry computing in ``m`` (numpy, ``PY`` or another library's
+    namespace, which has no ``iscomplexobj``)."""
+    if m is np or m is PY or not hasattr(x, "dtype"):
+        return isinstance(x, complex) or bool(np.iscomplexobj(x))
+    return is_complex_dtype(m, x.dtype)
+
+
+def _hypot1(m: Any, x: Any) -> Any:
+    """``hypot(x, 1)``, which does not overflow where ``x * x + 1`` does; another library's ``hypot`` may want two
+    arrays."""
+    if m is np or m is PY:
+        return m.hypot(x, 1)
+    return m.hypot(x, m.ones_like(x))
+
+
 def _sech2(m: Any, out: Any, x: Any) -> Any:
     """tanh' = sech²(x). 1 - tanh² (ChainRules.jl) loses every digit where tanh rounds to ±1 (|x| > 19) and
     1/cosh² overflows (autograd): 4e/(1 + e)² with e = exp(-2|x|) keeps them all, on a real x; a complex x takes
     1 - tanh² (its modulus does not overflow the same way). Real arrays take a fast path (below)."""
-    if m.iscomplexobj(x):
+    if is_complex_in(m, x):
         return 1 - out * out
     e = m.exp(-2 * abs(x))
     return 4 * e / ((1 + e) * (1 + e))
@@ -95,7 +114,7 @@ UNARY: dict[Any, Callable[..., Any]] = {
     np.sinh: lambda m, out, x: m.cosh(x),
     np.cosh: lambda m, out, x: m.sinh(x),
     np.tanh: _sech2,
-    np.arcsinh: lambda m, out, x: 1 / (m.sqrt(x * x + 1) if m.iscomplexobj(x) else m.hypot(x, 1)),  # x² overflows
+    np.arcsinh: lambda m, out, x: 1 / (m.sqrt(x * x + 1) if is_complex_in(m, x) else _hypot1(m, x)),  # x² overflows
     np.arccosh: lambda m, out, x: 1 / (m.sqrt(x - 1) * m.sqrt(x + 1)),  # the principal branch (ChainRules.jl)
     np.arctanh: lambda m, out, x: m.where(m.isnan(out), out, 1 / ((1 - x) * (1 + x))),
     # |x|' = sign(x), 0 at 0 (the central difference; ChainRules.jl, autograd and PyTorch agree). Real
@@ -123,7 +142,8 @@ _NUMPY_ONLY = (np.sinc, np.i0, bessel_i1)
 for _f, _partials in UNARY.items():
     if _f is not np.absolute:  # below: complex inputs need their own rule
         _floats = None if _f in _NUMPY_ONLY else functools.partial(_partials, PY)
-        scalar_rule(_f, functools.partial(_partials, np), floats=_floats)
+        _generic = None if _f in _NUMPY_ONLY else _partials
+        scalar_rule(_f, functools.partial(_partials, np), floats=_floats, array_api=_generic)
 for _f, _constant in LINEAR_UNARY.items():
     elementwise_linear_rule(_f, (_constant,), nin=1)
 
@@ -135,51 +155,77 @@ def _is_complex(x: Any) -> bool:
     return isinstance(x, complex) or np.iscomplexobj(x)
 
 
-def _nonzero(r: Any) -> Any:
+def _nonzero(r: Any, m: Any = np) -> Any:
     """``r`` with its zeros replaced by ones: the denominator of a derivative that is 0 where ``r`` is."""
-    return np.where(r == 0, 1, r)
+    return m.where(r == 0, 1, r)
 
 
 # ----- absolute value: real and complex -----
+# The formulas compute in ``c.xp``: numpy, or another library's namespace (generic rules).
 
 
 def _unit(c: Prepared) -> Any:
     """d|x| as a direction: sign(x) for real x, x/|x| for complex x; 0 at 0."""
-    if _is_complex(c.x):
-        return c.x / _nonzero(c.out)
-    return np.sign(c.x)
+    xp = c.xp
+    if is_complex_in(xp, c.x):
+        return c.x / _nonzero(c.out, xp)
+    return xp.sign(c.x)
 
 
 def _absolute_pushforward(c: Prepared, x_dot: Any) -> Any:
-    return np.real(np.conjugate(_unit(c)) * x_dot)
+    xp = c.xp
+    return real_part(xp, xp.conj(_unit(c)) * x_dot)
 
 
 def _absolute_cotangent(c: Prepared, out_bar: Any) -> Any:
-    return _unit(c) * np.real(out_bar)
+    return _unit(c) * real_part(c.xp, out_bar)
 
 
-rule_in_first(np.absolute, parse=positional_options(1), cotangent=_absolute_cotangent, tangent=_absolute_pushforward)
+rule_in_first(
+    np.absolute,
+    parse=positional_options(1),
+    cotangent=_absolute_cotangent,
+    tangent=_absolute_pushforward,
+    generic=True,
+)
 
 
 # ----- complex parts: conjugate, real, imag, angle, and sign of a complex number -----
 # Linear over ℝ (conj, real, imag) or written from the 2×2 real Jacobian (angle, sign); each pullback is the
 # adjoint of its pushforward under Re(conj(a) b). Real cotangents of complex inputs are embedded by ProjectTo.
+# The standard's conj, real and imag take complex arrays only: a real one is its own conjugate and real part,
+# and its imaginary part is zero.
 
 
 def _conjugate(c: Prepared, t: Any) -> Any:
-    return np.conjugate(t) if _is_complex(t) else t
+    xp = c.xp
+    return xp.conj(t) if is_complex_in(xp, t) else t
 
 
 def _real_part(c: Prepared, t: Any) -> Any:
-    return np.real(t)
+    return real_part(c.xp, t)
 
 
 def _imag_pushforward(c: Prepared, x_dot: Any) -> Any:
-    return np.imag(x_dot)
+    xp = c.xp
+    return xp.imag(x_dot) if is_complex_in(xp, x_dot) else xp.zeros_like(x_dot)
 
 
 def _imag_cotangent(c: Prepared, out_bar: Any) -> Any:
-    return 1j * np.real(out_bar)
+    return 1j * real_part(c.xp, out_bar)
+
+
+def _complex_part(part: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    """The primal of ``conj``, ``real`` or ``imag`` on another library's array, which the standard's functions
+    take complex only; ``part(xp, x)`` answers for a real one."""
+
+    def primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any) -> Any:
+        if first_foreign_array((x,)) is None:
+            return follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+        xp = namespace_of(x)
+        return call_in(xp, f, x, *args, **kwargs) if is_complex_in(xp, x) else part(xp, x)
+
+    return primal
 
 
 def _angle_scale(c: Prepared) -> float:
@@ -199,9 +245,19 @@ def _angle_cotangent(c: Prepared, out_bar: Any) -> Any:
     return (_angle_scale(c) * np.real(out_bar)) * (1j * c.x / _nonzero(r2))
 
 
-rule_in_first(np.conjugate, parse=positional_options(1), cotangent=_conjugate, tangent=_conjugate)
-rule_in_first(np.real, parse=positional_options(1), cotangent=_real_part, tangent=_real_part)
-rule_in_first(np.imag, parse=positional_options(1), cotangent=_imag_cotangent, tangent=_imag_pushforward)
+for _f, _cotangent, _tangent, _part in (
+    (np.conjugate, _conjugate, _conjugate, lambda xp, x: x),
+    (np.real, _real_part, _real_part, lambda xp, x: x),
+    (np.imag, _imag_cotangent, _imag_pushforward, lambda xp, x: xp.zeros_like(x)),
+):
+    rule_in_first(
+        _f,
+        parse=positional_options(1),
+        cotangent=_cotangent,
+        tangent=_tangent,
+        primal=_complex_part(_part),
+        generic=True,
+    )
 rule_in_first(np.angle, parse=positional_options(2), cotangent=_angle_cotangent, tangent=_angle_pushforward)
 
 
@@ -219,18 +275,19 @@ _rrule_real_sign, _frule_real_sign = zero_derivative_rule(np.sign, nin=1, regist
 def _sign_tangent(z: Any, out: Any, t: Any) -> Any:
     # sign(z) = z/|z| moves only along the circle: i sign(z) Im(conj(sign(z)) dz) / |z|, 0 at z == 0.
     # The map is self-adjoint under Re(conj(a) b), so the pullback has the same form (ChainRules.jl).
-    return 1j * out * np.imag(np.conjugate(out) * t) / _nonzero(np.abs(z))
+    xp = namespace_of(z)
+    return 1j * out * xp.imag(xp.conj(out) * t) / _nonzero(xp.abs(z), xp)
 
 
-@rrule.register(np.sign)
+@rrule.register(np.sign, generic=True)
 def _rrule_sign(f: Any, *args: Any, **kwargs: Any) -> Any:
     # Real input: piecewise constant, zeros (the jump at 0 too). Complex input since numpy 2: z/|z|.
     if refused(1, args, kwargs):
         return None
-    if not (_NUMPY2 and _is_complex(args[0])):
+    if not (_NUMPY2 and is_complex_in(namespace_of(args[0]), args[0])):
         return _rrule_real_sign(f, *args, **kwargs)
     (z,) = args
-    out = f(z, **kwargs)
+    out = call_in(namespace_of(z), f, z, **kwargs)
     project_z = ProjectTo(z)
     shape = value_shape(out)
 
@@ -240,14 +297,14 @@ def _rrule_sign(f: Any, *args: Any, **kwargs: Any) -> Any:
     return out, sign_pullback
 
 
-@frule.register(np.sign)
+@frule.register(np.sign, generic=True)
 def _frule_sign(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if refused(1, args, kwargs):
         return None
-    if not (_NUMPY2 and _is_complex(args[0])):
+    if not (_NUMPY2 and is_complex_in(namespace_of(args[0]), args[0])):
         return _frule_real_sign(tangents, f, *args, **kwargs)
     (z,), (_, z_dot) = args, tangents
-    out = f(z, **kwargs)
+    out = call_in(namespace_of(z), f, z, **kwargs)
     return out, ProjectTo(out)(_sign_tangent(z, out, checked_tangent(f, z_dot, z)))
 
 

@@ -56,7 +56,7 @@ from chainrules_core import (
 )
 
 from .._arrays import bind_options, instantiate_zeros, tuple_entries
-from .._makers import linear_in_first_rule, output_tangent
+from .._makers import linear_in_first_rule, tangent_from_terms
 from ._bilinear import bilinear_rule
 from .creation import vander_derivative
 from .linalg._common import as_array
@@ -129,7 +129,7 @@ def _frule_polyval(tangents: tuple[Any, ...], f: Any, p: Any, x: Any) -> Any:
         terms += [p_dot[k] * w for k, w in enumerate(h.powers)]
     if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent:
         terms.append(h.slope * x_dot)
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)
 
 
 # ----- polyder, polyint, polyadd, polysub: linear -----

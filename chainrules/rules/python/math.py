@@ -25,7 +25,7 @@ import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, checked_seed, follow, frule, rrule
 
-from .._makers import checked_tangents, constant_partials, output_tangent, python_partials, python_rule
+from .._makers import checked_tangents, constant_partials, python_partials, python_rule, tangent_from_terms
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER, hypot_partial
 from ..numpy.elementwise import LINEAR_UNARY, TWO_OUTPUTS, UNARY, two_outputs_rule
 
@@ -243,4 +243,4 @@ def _frule_hypot(tangents: tuple[Any, ...], f: Any, *coordinates: Any) -> Any:
         for x, x_dot in zip(coordinates, checked_tangents(f, tangents, coordinates))
         if not isinstance(x_dot, AbstractZero) and not ProjectTo(x).is_no_tangent
     ]
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)

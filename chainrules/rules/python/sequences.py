@@ -33,7 +33,7 @@ from chainrules_core import (
 )
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
-from .._makers import checked_tangents, output_tangent, python_partials, readonly_if_given
+from .._makers import checked_tangents, python_partials, readonly_if_given, tangent_from_terms
 from ..numpy.arithmetic import hypot_partial
 
 
@@ -108,7 +108,7 @@ def _frule_sum(tangents: tuple[Any, ...], f: Any, xs: Any, *rest: Any, **kwargs:
     item_dots = _item_tangents(xs, xs_dot)
     terms = [unthunk(item_dots[i]) for i in _active(item_dots, items)]
     terms += [rest_dots[j] for j in _active(rest_dots, list(rest))]
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)
 
 
 # ----- math.prod: item i gets conj(start * prod(others)) * out_bar, exact where items are 0 -----
@@ -157,7 +157,7 @@ def _frule_prod(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> An
     item_dots = _item_tangents(xs, checked_tangent(f, tangents[1], xs))
     active = _active(item_dots, items)
     others = _products_but_one(items, kwargs.get("start", 1)) if active else []
-    return out, output_tangent(out, [others[i] * unthunk(item_dots[i]) for i in active])
+    return out, tangent_from_terms(out, [others[i] * unthunk(item_dots[i]) for i in active])
 
 
 # ----- max, min: f(xs) or f(a, b, *more), with optional key and default; real numbers only -----
@@ -233,7 +233,7 @@ def _frule_extreme(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any)
     weights = _weights(items, kwargs.get("key"), f)
     item_dots = _item_tangents(args[0], dots[0]) if len(args) == 1 else dots
     terms = [weights[i] * unthunk(item_dots[i]) for i in _active(item_dots, items) if weights[i]]
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)
 
 
 # ----- math.dist: the Euclidean distance of two points, hypot of their differences -----
@@ -276,4 +276,4 @@ def _frule_dist(tangents: tuple[Any, ...], f: Any, p: Any, q: Any) -> Any:
         (q_items, _item_tangents(q, q_dot), -1),
     ):
         terms += [sign * units[i] * unthunk(dots[i]) for i in _active(dots, items)]
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)

@@ -57,7 +57,7 @@ from chainrules_core import (
     value_shape,
 )
 
-from ..._makers import checked_tangents, output_tangent
+from ..._makers import checked_tangents, tangent_from_terms
 from ...numpy.linalg import dense as numpy_linalg
 from ...numpy.linalg._common import (
     adjoint,
@@ -256,7 +256,7 @@ def _divided_tangent(a: Any, b: Any, x: np.ndarray, a_dot: Any, b_dot: Any) -> A
         terms.append(np.reshape(b_dot, x.shape))
     if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
         terms.append(-x * np.reshape(a_dot, ()))
-    return output_tangent(x, [t / np.reshape(as_array(a), ()) for t in terms])
+    return tangent_from_terms(x, [t / np.reshape(as_array(a), ()) for t in terms])
 
 
 @rrule.register(linalg.solve)

@@ -37,7 +37,7 @@ from chainrules_core import (
     value_shape,
 )
 
-from ..._makers import output_tangent, refused
+from ..._makers import refused, tangent_from_terms
 
 
 def _order(name: str) -> NotImplementedTangent:
@@ -113,4 +113,4 @@ def _frule_ive(tangents: tuple[Any, ...], f: Any, v: Any, z: Any, *args: Any, **
     if not isinstance(z_dot, AbstractZero) and not ProjectTo(z).is_no_tangent:
         d, c = _ive_partials(v, z, out)
         terms.append(d * z_dot + c * np.real(z_dot))
-    return out, output_tangent(out, terms)
+    return out, tangent_from_terms(out, terms)
