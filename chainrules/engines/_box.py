@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import operator
+import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
@@ -19,7 +21,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from chainrules_core import AbstractTangent
+from chainrules_core.arrays import device_of, is_foreign_array, namespace_of
 
+from ._namespace import FollowedNamespace
 from ._passes import (
     MISS,
     Engine,
@@ -36,9 +40,11 @@ from ._structure import Boxed, primal, strip
 
 
 def _numpy_first(args: tuple[Any, ...]) -> bool:
+    """Whether an operator's numpy function comes first: for numpy values and other libraries' arrays, whose rules
+    are numpy's functions' (the Python operators' rules are for numbers and numpy arrays)."""
     for a in args:
         v = a.value if isinstance(a, Box) else a
-        if isinstance(v, (np.ndarray, np.generic)):
+        if isinstance(v, (np.ndarray, np.generic)) or is_foreign_array(v):
             return True
     return False
 
@@ -254,6 +260,18 @@ class Box(Boxed):
     def __chainrules_primal__(self) -> Any:
         return primal(self)
 
+    # ----- other array libraries -----
+
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        """The Array API namespace of a followed value (``FollowedNamespace``): its functions reach the rules,
+        which compute in the library of the value itself."""
+        return FollowedNamespace(namespace_of(primal(self)))
+
+    def __dask_tokenize__(self) -> Any:
+        """dask names every array it makes from a value (``da.from_array``, ``X.dot(beta)``) by this token; a
+        followed value made into a dask array would be held as a constant and its derivative silently lost."""
+        raise _absorbed(self, "dask", "turned it into a dask array (dask.array.from_array)")
+
     def __chainrules_call__(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` as one operation with ``fn``'s rules (a projector, a linear map, a rule's primal).
 
@@ -340,21 +358,31 @@ _GETITEM = (np.ndarray.__getitem__, operator.getitem)
 
 
 class ArrayBox(Box):
-    """What every array box has: numpy's attributes, indexing, iteration."""
+    """What every array box has: numpy's attributes (the Array API's too: ``device``, ``mT``), indexing,
+    iteration."""
 
     __slots__ = ()
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return np.shape(primal(self))
+        return tuple(getattr(primal(self), "shape", None) or np.shape(primal(self)))
 
     @property
     def ndim(self) -> int:
-        return np.ndim(primal(self))
+        return len(self.shape)
 
     @property
     def size(self) -> int:
-        return np.size(primal(self))
+        return math.prod(self.shape)
+
+    @property
+    def device(self) -> Any:
+        value = primal(self)
+        return "cpu" if isinstance(value, np.ndarray) else device_of(value)
+
+    @property
+    def mT(self) -> Any:  # noqa: N802 - the standard's name
+        return call((np.matrix_transpose,), (self,), {}, None, np.matrix_transpose)
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -490,6 +518,34 @@ def value(x: Any) -> Any:
 def is_tracked(x: Any) -> bool:
     """Whether ``x`` is a value some pass follows (a tracked value or a dual number)."""
     return isinstance(x, Box)
+
+
+def _absorbed(box: Box, library: str, what: str) -> TypeError:
+    """The error for a library that takes a followed value in as its own array: it names the library's call and
+    where the program made it."""
+    call_name, where = _library_call(library)
+    return TypeError(
+        f"{box._engine.name}: {call_name}{where} was given a followed value and {what}, which would hold it as a "
+        "constant and lose its derivative; compute with numpy's functions or operators on the arrays instead "
+        "(np.dot(X, beta), X @ beta, np.sum(x)), which the engine follows into their rules"
+    )
+
+
+def _library_call(library: str) -> tuple[str, str]:
+    """The outermost call into ``library`` on the stack (``dask.array.core.Array.dot``) and `` (called at
+    file:line)`` for the frame that made it."""
+    frame = sys._getframe(2)
+    outermost = None
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.split(".")[0] == library:
+            outermost = frame
+        elif outermost is not None:
+            code = outermost.f_code
+            name = f"{outermost.f_globals.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
+            return name, f" (called at {frame.f_code.co_filename}:{frame.f_lineno})"
+        frame = frame.f_back
+    return f"a function of {library}", ""
 
 
 # ----- calling any function on boxes -----

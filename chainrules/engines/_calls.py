@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from chainrules_core.arrays import device_of, is_foreign_array, namespace_of
 from chainrules_core.naming import function_name
 
 from ._box import ObjectBox, lift
@@ -24,7 +25,8 @@ def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any], regist
 
 
 def unit_seed(y: Any, f: Any) -> Any:
-    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype.
+    """1.0 in the type of the real scalar ``y``: a Python float, or a 0-d array of ``y``'s dtype, in ``y``'s library
+    and on its device (a 0-d dask array is a scalar output: its seed a 0-d dask array).
 
     ``y`` may be a value an outer pass follows; the seed is a constant of its type.
     """
@@ -33,7 +35,12 @@ def unit_seed(y: Any, f: Any) -> Any:
         return 1.0
     if isinstance(y, (np.ndarray, np.generic)) and y.shape == () and y.dtype.kind == "f":
         return np.ones((), dtype=y.dtype)
-    what = f"an array of shape {y.shape}" if isinstance(y, np.ndarray) else f"a {type(y).__name__}"
+    if is_foreign_array(y) and tuple(y.shape) == ():
+        xp = namespace_of(y)
+        if xp.isdtype(y.dtype, "real floating"):
+            return xp.ones((), dtype=y.dtype, device=device_of(y))
+    shaped = isinstance(y, np.ndarray) or is_foreign_array(y)
+    what = f"an array of shape {tuple(y.shape)}" if shaped else f"a {type(y).__name__}"
     raise ValueError(
         f"gradient: {function_name(f)} returned {what}; a gradient needs a real scalar output (a float or a "
         "0-d float array): use forward(f, *args) and back(y_bar) for other outputs"

@@ -21,6 +21,7 @@ from chainrules_core import (
     primal_type,
     unthunk,
 )
+from chainrules_core.arrays import array_type_name, is_foreign_array, is_inexact_dtype, namespace_of
 from chainrules_core.projection import NO_TANGENT_TYPES
 
 Path = tuple[Any, ...]
@@ -75,6 +76,8 @@ def type_name(v: Any) -> str:
         return f"ndarray[{v.dtype}, {v.shape}]"
     if isinstance(v, np.generic):
         return f"np.{v.dtype}"
+    if is_foreign_array(v):
+        return f"{array_type_name(v)}[{v.dtype}, {tuple(v.shape)}]"
     if isinstance(v, (list, tuple)) and not is_namedtuple(type(v)):
         inner = ", ".join(type_name(x) for x in v[:3])
         return f"{type(v).__name__}[{inner}{', ...' if len(v) > 3 else ''}]"
@@ -140,12 +143,21 @@ def _zero_or(entries: Any, make: Callable[[], Any]) -> Any:
 
 
 def is_differentiable_leaf(x: Any) -> bool:
-    """A float or complex number, numpy scalar or array: what becomes a box of its own."""
+    """A float or complex number, numpy scalar or array, or another library's float or complex array (torch, JAX,
+    dask ...): what becomes a box of its own."""
     if isinstance(x, (float, complex)):
         return True
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind in "fc"
-    return isinstance(x, Boxed) and is_differentiable_leaf(primal(x))
+    if isinstance(x, Boxed):
+        return is_differentiable_leaf(primal(x))
+    return is_foreign_array(x) and is_inexact_dtype(namespace_of(x), x.dtype)
+
+
+def is_array_leaf(x: Any) -> bool:
+    """Whether ``x`` (or the value a box holds) is an array: a numpy array or another library's."""
+    x = primal(x)
+    return isinstance(x, np.ndarray) or is_foreign_array(x)
 
 
 def constant_tangent(x: Any) -> Any:
@@ -154,12 +166,16 @@ def constant_tangent(x: Any) -> Any:
         return NoTangent()
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "fc":
         return NoTangent()
+    if is_foreign_array(x) and not is_inexact_dtype(namespace_of(x), x.dtype):
+        return NoTangent()
     return ZeroTangent()
 
 
 def object_fields(x: Any) -> dict[str, Any] | None:
     """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
     if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero, Boxed)):
+        return None
+    if is_foreign_array(x):  # an array of another library is a value, not an object with fields
         return None
     if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
         return None

@@ -48,6 +48,7 @@ from ._passes import (
 from ._structure import (
     Path,
     has_followable,
+    is_array_leaf,
     is_differentiable_leaf,
     object_fields,
     part,
@@ -91,7 +92,7 @@ class Tape(Trace):
         if type(value) is np.ndarray:
             shapes.append(value.shape)
         elif is_differentiable_leaf(value):
-            shapes.append(np.shape(primal(value)) if isinstance(value, Box) else ())
+            shapes.append(tuple(getattr(primal(value), "shape", ())))
         else:
             shapes.append(None)
         return len(shapes) - 1
@@ -521,7 +522,7 @@ class ParamScalar(TrackedScalar, Param):
 
 
 def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
-    if isinstance(value, np.ndarray) or (isinstance(value, Box) and isinstance(primal(value), np.ndarray)):
+    if is_array_leaf(value):
         return TrackedArray(value, tape, slot)
     return TrackedScalar(value, tape, slot)
 

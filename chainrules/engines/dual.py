@@ -37,6 +37,7 @@ from ._passes import GENERAL, MISS, Engine, Leaf, Trace, holds_boxes, objects_lo
 from ._structure import (
     constant_tangent,
     has_followable,
+    is_array_leaf,
     is_differentiable_leaf,
     object_fields,
     part,
@@ -160,10 +161,9 @@ class _Pass(Trace):
             return x
         if is_differentiable_leaf(x):
             value = primal(x)
-            if isinstance(dx, np.ndarray) and dx.shape != np.shape(value):
-                raise ValueError(
-                    f"forward mode: the tangent of {where} has shape {dx.shape}, the value {np.shape(value)}"
-                )
+            shape = tuple(getattr(value, "shape", ()))
+            if hasattr(dx, "shape") and tuple(dx.shape) != shape and not isinstance(dx, np.generic):
+                raise ValueError(f"forward mode: the tangent of {where} has shape {tuple(dx.shape)}, the value {shape}")
             return _dual(x, dx, self)
         if isinstance(x, dict):
             return {k: self.dual(v, part(dx, (k,)), f"{where}[{k!r}]") for k, v in x.items()}
@@ -341,7 +341,7 @@ class DualObject(ObjectBox, Dual):
 
 
 def _dual(x: Any, dx: Any, trace: _Pass) -> Dual:
-    return (DualArray if isinstance(primal(x), np.ndarray) else DualScalar)(x, dx, trace)
+    return (DualArray if is_array_leaf(x) else DualScalar)(x, dx, trace)
 
 
 def _push(

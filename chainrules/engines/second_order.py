@@ -20,12 +20,14 @@ array([[ 6.,  0.],
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, ZeroTangent, unthunk
+from chainrules_core.arrays import device_of, is_complex_dtype, is_foreign_array, namespace_of
 
 from ._structure import type_name
 from .dual import jvp
@@ -58,7 +60,7 @@ def hvp(
     if len(primals) != len(tangents):
         raise ValueError(f"hvp: {len(tangents)} tangents for {len(primals)} primals")
     for i, x in enumerate(primals):
-        if np.iscomplexobj(x):
+        if _is_complex(x):
             raise TypeError(f"hvp: argument {i + 1} is complex ({type_name(x)}); Hessians here are of real arguments")
 
     def grad(*xs: Any) -> tuple[Any, ...]:
@@ -75,7 +77,7 @@ def hvp(
             for gi, vi in zip(grad(*xs), tangents):
                 vi = unthunk(vi)
                 if not isinstance(gi, AbstractZero) and not isinstance(vi, AbstractZero):
-                    total = total + np.sum(gi * vi)
+                    total = total + np.sum(gi * vi)  # a followed value's sum: its rule computes in its library
             return total
 
         dots = tuple(gradient(along, *primals)) if _moves(tangents) else (ZeroTangent(),) * len(primals)
@@ -111,7 +113,7 @@ def hessian(f: Callable[..., Any], *args: Any, mode: Mode = "forward-over-revers
     shapes = []
     for i, x in enumerate(args):
         if _differentiable(x):
-            shapes.append(np.shape(x))
+            shapes.append(tuple(getattr(x, "shape", ())))
         elif isinstance(x, (bool, int, np.integer)) or (isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
             shapes.append(None)
         else:
@@ -130,21 +132,32 @@ def hessian(f: Callable[..., Any], *args: Any, mode: Mode = "forward-over-revers
                     columns[i].append(_dense(d, args[i]))
         for i in range(len(args)):
             if shapes[i] is not None:
-                stacked = np.stack(columns[i], axis=-1) if columns[i] else np.zeros((*shapes[i], 0))
-                blocks[i][j] = stacked.reshape(shapes[i] + shapes[j])
+                blocks[i][j] = _block(columns[i], args[i], shapes[i] + shapes[j])
     if len(args) == 1:
         return blocks[0][0]
     return tuple(tuple(row) for row in blocks)
 
 
+def _is_complex(x: Any) -> bool:
+    if is_foreign_array(x):
+        return is_complex_dtype(namespace_of(x), x.dtype)
+    return bool(np.iscomplexobj(x))
+
+
 def _differentiable(x: Any) -> bool:
+    """A real number or real array, numpy's or another library's."""
     if isinstance(x, float) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f"):
         return True
-    return False
+    return is_foreign_array(x) and bool(namespace_of(x).isdtype(x.dtype, "real floating"))
 
 
 def _basis(x: Any, k: int) -> Any:
-    """The ``k``-th unit vector in the type of ``x``."""
+    """The ``k``-th unit vector in the type of ``x``: in its library and on its device for another library's."""
+    if is_foreign_array(x):
+        xp = namespace_of(x)
+        n = math.prod(x.shape)
+        e = xp.astype(xp.arange(n, device=device_of(x)) == k, x.dtype)
+        return xp.reshape(e, tuple(x.shape))
     e = np.zeros(np.shape(x), dtype=np.result_type(x))
     e.flat[k] = 1
     if isinstance(x, np.ndarray):
@@ -154,6 +167,20 @@ def _basis(x: Any, k: int) -> Any:
 
 def _dense(t: Any, x: Any) -> Any:
     t = unthunk(t)
+    if is_foreign_array(x):
+        xp = namespace_of(x)
+        return xp.zeros_like(x) if isinstance(t, AbstractZero) else t
     if isinstance(t, AbstractZero):
         return np.zeros(np.shape(x), dtype=np.result_type(x))
     return np.asarray(t, dtype=np.result_type(x))
+
+
+def _block(columns: list[Any], x: Any, shape: tuple[int, ...]) -> Any:
+    """The Hessian block whose columns (entries of ``x``'s shape) are ``columns``, of shape ``shape``."""
+    if is_foreign_array(x):
+        xp = namespace_of(x)
+        if not columns:
+            return xp.zeros(shape, dtype=x.dtype, device=device_of(x))
+        return xp.reshape(xp.stack(columns, axis=-1), shape)
+    stacked = np.stack(columns, axis=-1) if columns else np.zeros((*np.shape(x), 0))
+    return stacked.reshape(shape)

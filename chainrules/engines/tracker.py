@@ -37,6 +37,7 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.arrays import is_foreign_array, namespace_of
 
 from ._box import Box
 from ._calls import top_level_call, unit_seed
@@ -94,6 +95,8 @@ def param(x: Any) -> Param:
     """
     if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
         return ParamArray(np.array(x, copy=True))
+    if is_foreign_array(x) and is_differentiable_leaf(x):
+        return ParamArray(namespace_of(x).asarray(x, copy=True))
     if is_differentiable_leaf(x):
         return ParamScalar(x)
     raise TypeError(f"param: a parameter holds a float or complex number or array, not a {type(x).__name__}")
