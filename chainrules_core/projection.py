@@ -218,6 +218,8 @@ class _ArrayProjector(Projector):
         wrapped = _wrapped(self, dx)
         if wrapped is not None:
             return wrapped
+        if is_foreign_array(dx):
+            return _in_own_library(dx, self.dtype, self.shape)
         raise TypeError(f"ProjectTo: a {type(dx).__name__} is not a cotangent for an array of shape {self.shape}")
 
     def _reshape(self, dx: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -227,6 +229,25 @@ class _ArrayProjector(Projector):
 
     def __repr__(self) -> str:
         return f"ProjectTo(ndarray[{self.dtype}, {self.shape}])"
+
+
+def _in_own_library(dx: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Any:
+    """The cotangent of a numpy array that met another library's arrays (``np.dot(X, beta)`` with ``X`` a dask
+    array): ``dx`` stays in its library, lazily for dask, with the numpy array's dtype and shape; converting it
+    would compute it, or cross from the device to the host."""
+    xp = namespace_of(dx)
+    if is_complex_dtype(xp, dx.dtype) and dtype.kind != "c":
+        dx = xp.real(dx)
+    target = getattr(xp, dtype.name, None)
+    if target is not None and dx.dtype != target:
+        dx = xp.astype(dx, target)
+    if tuple(dx.shape) != shape and not has_unknown_shape(dx):
+        if math.prod(dx.shape) != math.prod(shape) or _squeezed(tuple(dx.shape)) != _squeezed(shape):
+            raise ValueError(
+                f"ProjectTo: a cotangent of shape {tuple(dx.shape)} does not fit a primal of shape {shape}"
+            )
+        dx = xp.reshape(dx, shape)
+    return dx
 
 
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
