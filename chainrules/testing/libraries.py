@@ -122,7 +122,7 @@ LIBRARIES: dict[str, Library] = {
         "torch",
         "torch",
         lambda a: _torch().asarray(a),
-        lambda x: x.detach().cpu().numpy(),
+        lambda x: x.detach().cpu().resolve_conj().numpy(),  # a lazy conjugate (torch.conj, ihfft) read as one
         lambda x: isinstance(x, _torch().Tensor),
     ),
     "jax": Library(
@@ -155,7 +155,7 @@ LIBRARIES: dict[str, Library] = {
         "torch.cuda",
         "torch",
         lambda a: _torch().asarray(a, device="cuda"),
-        lambda x: x.detach().cpu().numpy(),
+        lambda x: x.detach().cpu().resolve_conj().numpy(),  # a lazy conjugate (torch.conj, ihfft) read as one
         lambda x: isinstance(x, _torch().Tensor) and x.device.type == "cuda",
         device=lambda: _torch().cuda.is_available(),
     ),

@@ -25,6 +25,19 @@ an ``irfft``), and the pullback applies their adjoints in the reverse order.
 * A real input of a complex transform gets the real part of the adjoint
   (projection); an integer input gets ``NoTangent()``. ``out=`` gets no rule
   (``None``).
+* Other array libraries. The rules of the standard's transforms (``fft``,
+  ``ifft``, ``fftn``, ``ifftn``, ``rfft``, ``irfft``, ``rfftn``, ``irfftn``,
+  ``hfft``, ``ihfft``, ``fftshift``, ``ifftshift``) run on any Array API
+  library, with its ``xp.fft``: numpy's real input of a complex transform is
+  cast to complex (the standard's wants complex), and an n-d call whose axes
+  repeat one (the standard leaves it unspecified) runs as numpy's sequence of
+  1-d transforms. The halved and doubled bins of the real transforms'
+  adjoints are concatenated slices (numpy scales its own fresh buffer in
+  place). dask transforms along an axis held in one chunk only: an array
+  split along a transformed axis (the argument, its tangent or the output's
+  cotangent) is refused with a ``TypeError`` that says how to rechunk it,
+  rather than rechunked behind the user's back. ``fft2``, ``ifft2``, ``rfft2``
+  and ``irfft2``, which the standard does not name, stay numpy's.
 """
 
 from __future__ import annotations
@@ -33,6 +46,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from chainrules_core.arrays import array_api_compat, device_of, is_complex_dtype, namespace_of, real_part, refusal
 
 from .._arrays import bind_options
 from .._makers import linear_in_first_rule
@@ -50,26 +65,95 @@ class Step(NamedTuple):
 
 _OPPOSITE = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
+_NUMPY = {
+    "fft": np.fft.fft,
+    "ifft": np.fft.ifft,
+    "rfft": np.fft.rfft,
+    "irfft": np.fft.irfft,
+    "hfft": np.fft.hfft,
+    "ihfft": np.fft.ihfft,
+}
+_REAL_INPUT = ("rfft", "ihfft")
+"""The transforms of a real signal; the standard's others want a complex one."""
+
 
 def _along(axis: int, ndim: int, index: slice) -> tuple[slice, ...]:
     return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
 
 
-def _fit(x: np.ndarray, m: int, axis: int) -> np.ndarray:
+def _fit(xp: Any, x: Any, m: int, axis: int) -> Any:
     """``x`` cropped or zero-padded to length ``m`` along ``axis``: the adjoint of padding or cropping to ``n``."""
     n = x.shape[axis]
     if n > m:
         return x[_along(axis, x.ndim, slice(m))]
     if n < m:
-        widths = [(0, 0)] * x.ndim
-        widths[axis] = (0, m - n)
-        return np.pad(x, widths)
+        shape = list(x.shape)
+        shape[axis] = m - n
+        return xp.concat([x, xp.zeros(tuple(shape), dtype=x.dtype, device=device_of(x))], axis=axis)
     return x
 
 
 def _mirrored(n: int, axis: int, ndim: int) -> tuple[slice, ...]:
     """The bins of a half spectrum of length ``n`` that stand for two bins: ``1 .. (n - 1) // 2``."""
     return _along(axis, ndim, slice(1, (n + 1) // 2))
+
+
+def _scaled_mirrored(xp: Any, a: Any, n: int, axis: int, factor: float) -> Any:
+    """``a`` with its mirrored bins (``_mirrored``) times ``factor``: a fresh array, ``a`` untouched."""
+    end = (n + 1) // 2
+    if end <= 1:
+        return a
+    pieces = [a[_along(axis, a.ndim, slice(0, 1))], a[_along(axis, a.ndim, slice(1, end))] * factor]
+    if a.shape[axis] > end:
+        pieces.append(a[_along(axis, a.ndim, slice(end, None))])
+    return xp.concat(pieces, axis=axis)
+
+
+# ----- one 1-d transform in a namespace; dask's chunks -----
+
+
+def _transform(xp: Any, kind: str, a: Any, n: int | None, axis: int, norm: str) -> Any:
+    """The 1-d transform ``kind`` of ``a`` in ``xp``: numpy's own, or the standard's with its input dtype."""
+    if xp is np:
+        return _NUMPY[kind](a, n, axis, norm)
+    return getattr(xp.fft, kind)(_whole(_as_input(xp, kind in _REAL_INPUT, a), axis), n=n, axis=axis, norm=norm)
+
+
+def _as_input(xp: Any, real: bool, a: Any) -> Any:
+    """``a`` in the dtype the standard's transform takes: real floating for a real one, complex for the others
+    (numpy casts a real or integer signal itself)."""
+    if real:
+        return a if xp.isdtype(a.dtype, "real floating") else xp.astype(a, xp.float64)
+    if is_complex_dtype(xp, a.dtype):
+        return a
+    return xp.astype(a, xp.complex64 if a.dtype == xp.float32 else xp.complex128)
+
+
+def _dask_chunks(a: Any) -> Any:
+    """``a.chunks`` for a dask array, ``None`` for any other."""
+    return a.chunks if array_api_compat().is_dask_array(a) else None
+
+
+def _whole(a: Any, axis: int) -> Any:
+    """A dask array the rule made (a zero-padded cotangent) in one chunk along ``axis``, as dask transforms."""
+    chunks = _dask_chunks(a)
+    return a if chunks is None or len(chunks[axis]) == 1 else a.rechunk({axis: -1})
+
+
+def _refuse_split(f: Any, a: Any, plan: list[Step], what: str) -> None:
+    """The ``TypeError`` for a dask array split along an axis ``plan`` transforms: rechunking is the caller's call
+    (it gathers that axis into memory), not the rule's."""
+    chunks = _dask_chunks(a)
+    split = [] if chunks is None else sorted({s.axis for s in plan if len(chunks[s.axis]) > 1})
+    if split:
+        where = ", ".join(f"{len(chunks[axis])} chunks along axis {axis}" for axis in split)
+        whole = ", ".join(f"{axis}: -1" for axis in split)
+        raise refusal(
+            f,
+            a,
+            f"dask transforms along an axis held in one chunk, and {what} has {where}: "
+            f"rechunk it first, .rechunk({{{whole}}})",
+        )
 
 
 # ----- the adjoints of numpy's 1-d transforms -----
@@ -79,48 +163,58 @@ def _mirrored(n: int, axis: int, ndim: int) -> tuple[slice, ...]:
 # counted twice).
 
 
-def _fft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
+def _fft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``x_bar = F^H out_bar``, scaled per norm: an unnormalized ``ifft`` for ``"backward"``."""
-    return _fit(np.fft.ifft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm]), step.m, step.axis)
+    return _fit(xp, _transform(xp, "ifft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def _ifft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
-    return _fit(np.fft.fft(out_bar, axis=step.axis, norm=_OPPOSITE[step.norm]), step.m, step.axis)
+def _ifft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
+    return _fit(xp, _transform(xp, "fft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def _rfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
+def _rfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``x_bar = Re(F^H pad(out_bar))``: an ``irfft`` of the seed with its mirrored bins halved.
 
-    >>> _rfft_adjoint(np.array([0.0, 1.0, 0.0]), Step("rfft", n=4, axis=0, m=4, norm="backward"))
+    >>> _rfft_adjoint(np, np.array([0.0, 1.0, 0.0]), Step("rfft", n=4, axis=0, m=4, norm="backward"))
     array([ 1.,  0., -1.,  0.])
     """
-    halved = np.array(out_bar, copy=True)
-    halved[_mirrored(step.n, step.axis, halved.ndim)] /= 2
-    return _fit(np.fft.irfft(halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
+    if xp is np:  # numpy halves its own copy in place: one buffer, not three slices and their concatenation
+        halved = np.array(out_bar, copy=True)
+        halved[_mirrored(step.n, step.axis, halved.ndim)] /= 2
+    else:
+        halved = _scaled_mirrored(xp, out_bar, step.n, step.axis, 0.5)
+    return _fit(xp, _transform(xp, "irfft", halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
-def _irfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
+def _irfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``a_bar = F out_bar`` on the half spectrum with its mirrored bins doubled; real at bins 0 and ``n / 2``.
 
-    >>> _irfft_adjoint(np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
+    >>> _irfft_adjoint(np, np.array([1.0, 0.0, 0.0, 0.0]), Step("irfft", n=4, axis=0, m=3, norm="backward"))
     array([0.25+0.j, 0.5 +0.j, 0.25+0.j])
     """
-    a_bar = np.fft.rfft(np.real(out_bar), axis=step.axis, norm=_OPPOSITE[step.norm])  # the output is real
-    a_bar[_mirrored(step.n, step.axis, a_bar.ndim)] *= 2
-    return _fit(a_bar, step.m, step.axis)
+    a_bar = _transform(xp, "rfft", real_part(xp, out_bar), None, step.axis, _OPPOSITE[step.norm])  # a real output
+    if xp is np:  # numpy doubles its fresh buffer in place
+        a_bar[_mirrored(step.n, step.axis, a_bar.ndim)] *= 2
+    else:
+        a_bar = _scaled_mirrored(xp, a_bar, step.n, step.axis, 2.0)
+    return _fit(xp, a_bar, step.m, step.axis)
 
 
-def _hfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
+def _conj(xp: Any, a: Any) -> Any:
+    return xp.conj(a) if xp is np or is_complex_dtype(xp, a.dtype) else a
+
+
+def _hfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``hfft(a) = irfft(conj(a))`` with the norm swapped; ``conj`` is its own adjoint."""
-    return np.conj(_irfft_adjoint(out_bar, step._replace(norm=_OPPOSITE[step.norm])))
+    return xp.conj(_irfft_adjoint(xp, out_bar, step._replace(norm=_OPPOSITE[step.norm])))
 
 
-def _ihfft_adjoint(out_bar: Any, step: Step) -> np.ndarray:
+def _ihfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``ihfft(x) = conj(rfft(x))`` with the norm swapped."""
-    return _rfft_adjoint(np.conj(out_bar), step._replace(norm=_OPPOSITE[step.norm]))
+    return _rfft_adjoint(xp, _conj(xp, out_bar), step._replace(norm=_OPPOSITE[step.norm]))
 
 
-_ADJOINTS: dict[str, Callable[[Any, Step], np.ndarray]] = {
+_ADJOINTS: dict[str, Callable[[Any, Any, Step], Any]] = {
     "fft": _fft_adjoint,
     "ifft": _ifft_adjoint,
     "rfft": _rfft_adjoint,
@@ -154,12 +248,6 @@ def _steps(shape: Sequence[int], calls: Sequence[tuple[str, int | None, int]], n
     return found
 
 
-def _pull_back(out_bar: Any, plan: list[Step]) -> Any:
-    for step in reversed(plan):
-        out_bar = _ADJOINTS[step.kind](out_bar, step)
-    return out_bar
-
-
 def _writes_no_output(x: Any, *args: Any, **kwargs: Any) -> bool:
     """No rule for ``out=``, the fourth option of every transform (the primal would write a buffer)."""
     return (args[3] if len(args) > 3 else kwargs.get("out")) is None
@@ -168,13 +256,16 @@ def _writes_no_output(x: Any, *args: Any, **kwargs: Any) -> bool:
 _ONE_D = ("n", "axis", "norm", "out")
 _N_D = ("s", "axes", "norm", "out")
 
+Planner = Callable[[Sequence[int], tuple[Any, ...], dict[str, Any]], list[Step]]
+"""The 1-d transforms of one call, from its input's shape and its other arguments."""
 
-def _one_d(kind: str) -> Callable[..., Any]:
-    def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+
+def _one_d(kind: str) -> Planner:
+    def plan(shape: Sequence[int], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Step]:
         options = bind_options(_ONE_D, args, kwargs, axis=-1)
-        return _pull_back(out_bar, _steps(np.shape(x), [(kind, options["n"], options["axis"])], options["norm"]))
+        return _steps(shape, [(kind, options["n"], options["axis"])], options["norm"])
 
-    return adjoint
+    return plan
 
 
 def _nd_calls(kind: str, shape: Sequence[int], s: Any, axes: Any) -> list[tuple[str, int | None, int]]:
@@ -196,14 +287,52 @@ def _nd_calls(kind: str, shape: Sequence[int], s: Any, axes: Any) -> list[tuple[
     return [(kind, *c) for c in reversed(calls)]
 
 
-def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> Callable[..., Any]:
-    def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> Planner:
+    def plan(shape: Sequence[int], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Step]:
         options = bind_options(_N_D, args, kwargs, axes=default_axes)
-        shape = np.shape(x)
-        calls = _nd_calls(kind, shape, options["s"], options["axes"])
-        return _pull_back(out_bar, _steps(shape, calls, options["norm"]))
+        return _steps(shape, _nd_calls(kind, shape, options["s"], options["axes"]), options["norm"])
 
-    return adjoint
+    return plan
+
+
+# ----- the rules: the output on another library's arrays, and the pullback -----
+
+
+def _applied(xp: Any, kind: str, a: Any, plan: list[Step]) -> Any:
+    """The transform of ``a`` that ``plan`` spells, in ``xp``: one n-d call of the library over distinct axes
+    (its real axis last), or numpy's 1-d transforms one after another."""
+    if len(plan) > 1 and len({s.axis for s in plan}) == len(plan):
+        real = {"rfft": plan[0], "irfft": plan[-1]}.get(kind)
+        ordered = [s for s in plan if s is not real] + ([real] if real is not None else [])
+        a = _as_input(xp, kind == "rfft", a)
+        lengths, axes = [s.n for s in ordered], [s.axis for s in ordered]
+        return getattr(xp.fft, kind + "n")(a, s=lengths, axes=axes, norm=plan[0].norm)
+    for step in plan:
+        a = _transform(xp, step.kind, a, step.n, step.axis, step.norm)
+    return a
+
+
+def _rules(f: Any, kind: str, planner: Planner, generic: bool) -> None:
+    """Register the rules of the transform ``f``, of ``kind``, whose 1-d steps ``planner`` spells."""
+
+    def primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        xp = namespace_of(x)
+        plan = planner(tuple(x.shape), args, kwargs)
+        if plan and plan[0].kind in _REAL_INPUT and is_complex_dtype(xp, x.dtype):
+            raise refusal(f, x, "numpy's real transforms refuse a complex signal")
+        _refuse_split(f, x, plan, "the array")
+        return _applied(xp, kind, x, plan)
+
+    def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        xp = np if isinstance(out_bar, np.ndarray) else namespace_of(out_bar)  # a numpy seed answered at once
+        plan = planner(np.shape(x), args, kwargs)
+        if xp is not np:
+            _refuse_split(f, out_bar, plan, "the cotangent")
+        for step in reversed(plan):
+            out_bar = _ADJOINTS[step.kind](xp, out_bar, step)
+        return out_bar
+
+    linear_in_first_rule(f, adjoint, applies=_writes_no_output, generic=generic, primal=primal if generic else None)
 
 
 for _f, _kind in [
@@ -214,31 +343,31 @@ for _f, _kind in [
     (np.fft.hfft, "hfft"),
     (np.fft.ihfft, "ihfft"),
 ]:
-    linear_in_first_rule(_f, _one_d(_kind), applies=_writes_no_output)
+    _rules(_f, _kind, _one_d(_kind), generic=True)
 
-for _f, _kind, _axes in [
-    (np.fft.fftn, "fft", None),
-    (np.fft.ifftn, "ifft", None),
-    (np.fft.fft2, "fft", (-2, -1)),
-    (np.fft.ifft2, "ifft", (-2, -1)),
-    (np.fft.rfftn, "rfft", None),
-    (np.fft.irfftn, "irfft", None),
-    (np.fft.rfft2, "rfft", (-2, -1)),
-    (np.fft.irfft2, "irfft", (-2, -1)),
+for _f, _kind, _axes, _generic in [
+    (np.fft.fftn, "fft", None, True),
+    (np.fft.ifftn, "ifft", None, True),
+    (np.fft.fft2, "fft", (-2, -1), False),
+    (np.fft.ifft2, "ifft", (-2, -1), False),
+    (np.fft.rfftn, "rfft", None, True),
+    (np.fft.irfftn, "irfft", None, True),
+    (np.fft.rfft2, "rfft", (-2, -1), False),
+    (np.fft.irfft2, "irfft", (-2, -1), False),
 ]:
-    linear_in_first_rule(_f, _n_d(_kind, _axes), applies=_writes_no_output)
+    _rules(_f, _kind, _n_d(_kind, _axes), generic=_generic)
 
 
 # ----- fftshift, ifftshift: rolls by n // 2, each the other's adjoint -----
 
 
-def _fftshift_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.fft.ifftshift(out_bar, bind_options(("axes",), args, kwargs)["axes"])
+def _shift_adjoint(opposite: str) -> Callable[..., Any]:
+    def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        xp = np if isinstance(out_bar, np.ndarray) else namespace_of(out_bar)  # a numpy seed answered at once
+        return getattr(xp.fft, opposite)(out_bar, axes=args[0] if args else kwargs.get("axes"))
+
+    return adjoint
 
 
-def _ifftshift_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.fft.fftshift(out_bar, bind_options(("axes",), args, kwargs)["axes"])
-
-
-linear_in_first_rule(np.fft.fftshift, _fftshift_adjoint)
-linear_in_first_rule(np.fft.ifftshift, _ifftshift_adjoint)
+linear_in_first_rule(np.fft.fftshift, _shift_adjoint("ifftshift"), generic=True)
+linear_in_first_rule(np.fft.ifftshift, _shift_adjoint("fftshift"), generic=True)

@@ -1,10 +1,12 @@
 """Discrete Fourier transforms: the declared cases, and what finite differences cannot show."""
 
+import dataclasses
 import warnings
 
 import numpy as np
 import pytest
 
+from chainrules.testing.libraries import LIBRARIES, compare_on
 from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from chainrules_core.testing import test_frule, test_rrule
 from tests.rules.cases import case_params
@@ -97,3 +99,86 @@ def test_deprecated_forms_of_s_follow_numpy():
         ]:
             test_rrule(f, x, fkwargs=kwargs)
             test_frule(f, x, fkwargs=kwargs)
+
+
+# ----- dask: lazily, along axes held in one chunk; refused along split ones -----
+
+needs_dask = pytest.mark.skipif(not LIBRARIES["dask"].available(), reason=LIBRARIES["dask"].why_not())
+
+
+def _split_first_axis(a):
+    """A dask array of ``a`` in two chunks along axis 0 and one along every other: the transforms below leave
+    axis 0 alone."""
+    import dask.array as da
+
+    return da.from_array(a, chunks=(max(1, (a.shape[0] + 1) // 2), *a.shape[1:]))
+
+
+def _signal(*shape):
+    return np.random.default_rng(sum(shape)).standard_normal(shape)
+
+
+def _spectrum(*shape):
+    rng = np.random.default_rng(len(shape))
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+DASK_CASES = [
+    (np.fft.fft, _signal(3, 6), {"n": 8, "norm": "ortho"}),
+    (np.fft.fft, _spectrum(3, 7), {}),
+    (np.fft.ifft, _spectrum(3, 7), {"n": 5}),
+    (np.fft.rfft, _signal(3, 6), {}),
+    (np.fft.rfft, _signal(3, 7), {"n": 4, "norm": "forward"}),
+    (np.fft.irfft, _spectrum(3, 5), {}),
+    (np.fft.irfft, _spectrum(3, 4), {"n": 7}),
+    (np.fft.hfft, _spectrum(3, 5), {"norm": "ortho"}),
+    (np.fft.ihfft, _signal(3, 6), {"n": 5}),
+    (np.fft.fftn, _spectrum(2, 3, 4), {"s": (4, 5), "axes": (1, 2)}),
+    (np.fft.fftn, _spectrum(2, 3, 4), {"s": (4, 5), "axes": (2, 2)}),
+    (np.fft.ifftn, _spectrum(2, 3, 4), {"axes": (2, 1), "norm": "forward"}),
+    (np.fft.rfftn, _signal(2, 3, 4), {"axes": (1, 2)}),
+    (np.fft.rfftn, _signal(2, 3, 5), {"s": (4, 6), "axes": (2, 1)}),
+    (np.fft.irfftn, _spectrum(2, 3, 4), {"s": (3, 6), "axes": (1, 2)}),
+    (np.fft.irfftn, _spectrum(2, 3, 4), {"axes": (1, 1)}),
+    (np.fft.fftshift, _signal(3, 5), {"axes": 1}),
+    (np.fft.ifftshift, _signal(4, 6), {}),
+]
+
+
+@needs_dask
+@pytest.mark.parametrize("mode", ["rrule", "frule"])
+@pytest.mark.parametrize(
+    "f, x, kwargs", DASK_CASES, ids=[f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(DASK_CASES)]
+)
+def test_dask_transforms_lazily_along_an_axis_in_one_chunk(f, x, kwargs, mode):
+    """An array split only along the axes a transform leaves alone: the output, the cotangent and the tangent stay
+    dask arrays (nothing computed), numpy's numbers once computed; the seeds are split the same way."""
+    library = dataclasses.replace(LIBRARIES["dask"], convert=_split_first_axis)
+    assert compare_on(library, f, x, mode=mode, fkwargs=kwargs).compared >= 2
+
+
+@needs_dask
+@pytest.mark.parametrize(
+    "f, kwargs, axis",
+    [(np.fft.fft, {}, 1), (np.fft.irfft, {}, 1), (np.fft.fftn, {"axes": (0, 1)}, 0), (np.fft.rfftn, {}, 0)],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_dask_split_along_a_transformed_axis_is_refused(f, kwargs, axis):
+    """Split along a transformed axis, the argument, its tangent and the output's cotangent are refused with a
+    ``TypeError`` naming the function, the array type and the rechunking that lets it run; nothing is computed."""
+    import dask.array as da
+
+    x = np.linspace(0.5, 2.0, 24).reshape(4, 6) + 0.25j * (f in (np.fft.fft, np.fft.irfft, np.fft.fftn))
+    if f is np.fft.rfftn:
+        x = x.real
+    split = da.from_array(x, chunks=(2, 3))
+    whole = da.from_array(x, chunks=(2, 6) if axis == 1 else (4, 6))
+    name = f"np.fft.{f.__name__}"
+    for call in (lambda: rrule(f, split, **kwargs), lambda: frule((NoTangent(), whole), f, split, **kwargs)):
+        with pytest.raises(TypeError, match=rf"{name}.*dask.*chunks along axis {axis}.*rechunk"):
+            call()
+    with pytest.raises(TypeError, match=rf"{name}.*dask.*the array has 2 chunks.*rechunk"):
+        frule((NoTangent(), split), f, whole, **kwargs)
+    out, pullback = rrule(f, whole, **kwargs)
+    with pytest.raises(TypeError, match=rf"{name}.*dask.*the cotangent has 2 chunks.*rechunk"):
+        pullback(da.from_array(np.ones(out.shape, out.dtype), chunks=tuple(max(1, n // 2) for n in out.shape)))
