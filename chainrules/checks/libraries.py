@@ -63,10 +63,19 @@ ARITHMETIC = (
 )
 ELEMENTWISE = (Refusal("np.round", "array_api_strict", _OPTIONS, cases="decimals"),)
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE
+_C_ORDER = "the standard reads an array in C order alone: order= 'F' has no counterpart"
+_LAYOUT = "order= 'A' and 'K' follow numpy's memory layout, which the standard does not have"
+SHAPES = (
+    Refusal("np.reshape", "", _C_ORDER, cases="order F"),
+    Refusal("np.reshape", "", _LAYOUT, cases="order='A'"),
+    Refusal("np.ravel", "dask", _C_ORDER, cases="'F')"),
+    Refusal("np.ravel", "dask", _LAYOUT, cases="order='K'"),
+)
+
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + SHAPES
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 7
+REFUSAL_COUNT = 11
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 
