@@ -39,6 +39,8 @@ from chainrules_core import (
     unthunk,
 )
 
+from chainrules_core.arrays import device_of
+
 from .._arrays import cast_to, dtype_of_value, scatter_add
 from ._bilinear import numeric_seed
 
@@ -201,3 +203,42 @@ def entries_rule(
 
     rrule.register(f)(named_after(f, _rrule_entries))
     frule.register(f)(named_after(f, _frule_entries))
+
+
+# ----- gathers and scatters along an axis, in any Array API namespace -----
+# The standard has gathers (take, take_along_axis) but no scatter-add. The adjoint of a gather adds each seed
+# entry back to the entry it read: written here as a product with the one-hot matrix of the indices,
+# ``O(m * n)`` work and memory for ``m`` indices into an axis of ``n`` (numpy's rules keep ``np.bincount`` and
+# ``np.add.at``, ``O(m + n)``).
+
+
+def one_hot(xp: Any, index: Any, n: int, dtype: Any) -> Any:
+    """``index[..., None] == arange(n)`` as an array of ``dtype``: the rows pick the entries the index reads."""
+    device = device_of(index)
+    return xp.astype(index[..., None] == xp.arange(n, dtype=index.dtype, device=device), dtype)
+
+
+def sum_into(xp: Any, g: Any, index: Any, n: int, axis: int) -> Any:
+    """The adjoint of ``take(x, index, axis=axis)`` for a 1-d ``index`` into an axis of ``n``: ``g``'s entries
+    added to the entries they were read from (repeated indices accumulate)."""
+    summed = xp.matmul(xp.moveaxis(g, axis, -1), one_hot(xp, index, n, g.dtype))
+    return xp.moveaxis(summed, -1, axis)
+
+
+def gather_along(xp: Any, x: Any, index: Any, axis: int) -> Any:
+    """``take_along_axis(x, index, axis=axis)``; for a library without it (dask), the product with the one-hot
+    matrix of ``index`` along the axis."""
+    if hasattr(xp, "take_along_axis"):
+        return xp.take_along_axis(x, index, axis=axis)
+    n = x.shape[axis]
+    lines = xp.moveaxis(x, axis, -1)[..., None]  # (..., n, 1)
+    picked = xp.matmul(one_hot(xp, xp.moveaxis(index, axis, -1), n, x.dtype), lines)  # (..., k, 1)
+    return xp.moveaxis(picked[..., 0], -1, axis)
+
+
+def scatter_along(xp: Any, g: Any, index: Any, n: int, axis: int) -> Any:
+    """The adjoint of ``take_along_axis(x, index, axis=axis)`` along an axis of ``n``: each line of ``g`` added to
+    the entries of its line that ``index`` read (of the broadcast shape of ``g`` and ``index`` but that axis)."""
+    lines = xp.moveaxis(g, axis, -1)[..., None, :]  # (..., 1, k)
+    summed = xp.matmul(lines, one_hot(xp, xp.moveaxis(index, axis, -1), n, g.dtype))  # (..., 1, n)
+    return xp.moveaxis(summed[..., 0, :], -1, axis)
