@@ -71,11 +71,22 @@ SHAPES = (
     Refusal("np.ravel", "dask", _C_ORDER, cases="'F')"),
     Refusal("np.ravel", "dask", _LAYOUT, cases="order='K'"),
 )
+_UNIQUE_JIT = "the number of unique values depends on the values, which jax.jit traces without"
+_UNIQUE_DASK = "dask knows the number of unique values only once it computes them (a nan length)"
+_UNIQUE_COMPLEX = "torch's unique does not take complex numbers"
+_UNIQUE = ("np.unique_values", "np.unique_counts", "np.unique_inverse", "np.unique_all")
+SORTING = (
+    Refusal("np.sort", "array_api_strict", _REAL_ONLY, dtypes=("complex128",)),
+    Refusal("np.sort", "torch", _REAL_ONLY, dtypes=("complex128",)),
+    *(Refusal(name, "jax.jit", _UNIQUE_JIT) for name in _UNIQUE),
+    *(Refusal(name, "dask", _UNIQUE_DASK) for name in _UNIQUE),
+    *(Refusal(name, "torch", _UNIQUE_COMPLEX, dtypes=("complex128",)) for name in _UNIQUE[1:]),
+)
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + SHAPES
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + SHAPES + SORTING
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 11
+REFUSAL_COUNT = 24
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 
