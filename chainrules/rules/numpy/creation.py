@@ -35,7 +35,6 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
-
 from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries

@@ -39,7 +39,6 @@ from chainrules_core import (
     unbroadcast,
     value_shape,
 )
-
 from chainrules_core.array_api import call_in
 from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of
 from chainrules_core.projection import output_tangent, sum_to_shape

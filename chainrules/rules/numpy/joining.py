@@ -15,14 +15,11 @@ array. ``tile``, ``resize`` and ``repeat`` copy entries: their pullbacks add
 the copies up. ``out=`` gets no rule (``None``).
 
 ``concatenate``, ``stack``, ``unstack``, ``tile`` and ``repeat`` run on every
-library that follows the Python Array API standard (``concat``, ``stack``,
-``unstack``, ``tile``, ``repeat``); ``vstack``, ``hstack`` and ``dstack`` on
-the libraries that implement numpy's functions themselves (dask). The
-cotangent of ``repeat`` with uneven counts sums each input entry's run of
-the seed: numpy's ``add.reduceat`` does it in one pass; the standard has
-no segmented sum, so another library's arrays take a product with the
-one-hot matrix of the runs, ``O(n * total)`` for ``n`` entries repeated to
-``total`` along the axis.
+library that follows the Python Array API standard, ``vstack``, ``hstack``
+and ``dstack`` on dask. ``repeat``'s cotangent for uneven counts sums each
+entry's run of the seed: numpy's ``add.reduceat`` in one pass; the standard
+has no segmented sum, so other libraries take a product with the one-hot
+matrix of the runs, ``O(n * total)`` for ``n`` entries copied ``total`` times.
 """
 
 from __future__ import annotations
@@ -51,13 +48,20 @@ from chainrules_core import (
     value_shape,
 )
 from chainrules_core.array_api import call_in
-from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of, refusal
+from chainrules_core.arrays import (
+    array_type_name,
+    device_of,
+    first_foreign_array,
+    is_foreign_array,
+    namespace_of,
+    refusal,
+)
 from chainrules_core.projection import no_tangent_space
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
 from .._makers import linear_in_first_rule, rule_in_first
 from ._bilinear import numeric_seed
-from ._entries import entries_rule
+from ._entries import entries_rule, repeat_adjoint_in, repeat_in, sum_into
 
 # ----- joins: the pullback splits the seed back into views -----
 
@@ -154,15 +158,11 @@ def _join_in(f: Any, arrays: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
         if options["casting"] != "same_kind":
             raise refusal(f, foreign, "casting= has no counterpart in the Python Array API standard")
         joined = (xp.concat if f is np.concatenate else xp.stack)(parts, axis=options["axis"])
-        return joined if options["dtype"] is None else xp.astype(joined, _dtype_in(xp, options["dtype"]))
+        dtype = options["dtype"]  # numpy's dtype as the library's: np.complex128 is xp.complex128
+        return joined if dtype is None else xp.astype(joined, getattr(xp, np.dtype(dtype).name))
     if f is np.hstack:  # numpy's makes each part at least 1-d; dask's takes no 0-d part
         parts = [xp.reshape(p, (1,)) if not p.shape else p for p in parts]
     return call_in(xp, f, parts, *args, **kwargs)
-
-
-def _dtype_in(xp: Any, dtype: Any) -> Any:
-    """numpy's ``dtype`` as ``xp``'s (``np.complex128`` is ``xp.complex128``)."""
-    return getattr(xp, np.dtype(dtype).name)
 
 
 def _pieces(
@@ -209,7 +209,7 @@ def _join_pullback_of(
             return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
         if is_foreign_array(out_bar):
             xp = namespace_of(out_bar)
-            bars = [_reshape(xp, out_bar[(*where, ...)], s) for where, s in zip(pieces, shapes)]
+            bars = [xp.reshape(out_bar[(*where, ...)], s) for where, s in zip(pieces, shapes)]
         else:
             seed = numeric_seed(f, out_bar, shape)
             bars = [seed[where].reshape(s) for where, s in zip(pieces, shapes)]
@@ -219,10 +219,6 @@ def _join_pullback_of(
         return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
 
     return join_pullback
-
-
-def _reshape(xp: Any, a: Any, shape: tuple[int, ...]) -> Any:
-    return a if tuple(a.shape) == shape else xp.reshape(a, shape)
 
 
 def _register_join(
@@ -278,13 +274,11 @@ def _foreign_dots(arrays_dot: Any, arrays: Any, out: Any) -> Any:
     if is_foreign_array(arrays):  # an array as the sequence: its tangent is one array too
         return xp.astype(arrays_dot, out.dtype)
     items = backing(arrays_dot) if isinstance(arrays_dot, Tangent) else arrays_dot
-    dots = []
-    for k, (d, a) in enumerate(zip(items, arrays), start=1):
-        d = checked_tangent(np.concatenate, d, a, k)
-        if isinstance(d, AbstractZero) or not is_foreign_array(d):
-            d = xp.zeros(tuple(np.shape(a)), dtype=out.dtype, device=device) if isinstance(d, AbstractZero) else d
-        dots.append(xp.astype(d, out.dtype) if is_foreign_array(d) else xp.asarray(d, dtype=out.dtype, device=device))
-    return dots
+    dots = [checked_tangent(np.concatenate, d, a, 1) for d, a in zip(items, arrays)]
+    zero = [xp.zeros(tuple(np.shape(a)), dtype=out.dtype, device=device) for a in arrays]
+    return [
+        z if isinstance(d, AbstractZero) else xp.asarray(d, dtype=out.dtype, device=device) for d, z in zip(dots, zero)
+    ]
 
 
 _JOINS: dict[Any, Layout] = {}
@@ -450,7 +444,7 @@ def _tile_in(xp: Any, x: Any, reps: Any) -> Any:
 def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
     axis = bind_options(("axis",), args, kwargs).get("axis")
     if is_foreign_array(out_bar):
-        return _repeat_adjoint_in(namespace_of(out_bar), out_bar, x, repeats, axis)
+        return repeat_adjoint_in(namespace_of(out_bar), out_bar, x, repeats, axis)
     shape = np.shape(x)
     axis = None if not shape else axis  # numpy repeats a 0-d array as a 1-d one, whatever the axis
     seed = np.asarray(out_bar).reshape(-1) if axis is None else np.asarray(out_bar)
@@ -469,44 +463,6 @@ def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: An
     return x_bar.reshape(shape)
 
 
-def _repeat_in(xp: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
-    """``np.repeat`` of another library's array: the standard's ``repeat`` for one count (or an array of counts);
-    a gather of each entry's copies for a list of counts (dask's ``repeat`` takes one count alone)."""
-    axis = bind_options(("axis",), args, kwargs).get("axis")
-    if axis is None or not x.shape:
-        x, axis = xp.reshape(x, (-1,)), 0
-    if is_foreign_array(repeats) or np.size(repeats) == 1:
-        return xp.repeat(x, repeats if is_foreign_array(repeats) else int(np.reshape(repeats, ())), axis=axis)
-    n = x.shape[int(axis)]
-    owner = np.repeat(np.arange(n), np.broadcast_to(np.asarray(repeats), (n,)))
-    return xp.take(x, xp.asarray(owner, device=device_of(x)), axis=axis)
-
-
-def _repeat_adjoint_in(xp: Any, out_bar: Any, x: Any, repeats: Any, axis: Any) -> Any:
-    """The adjoint of ``repeat`` on another library's arrays: each entry's run of the seed summed, by a reshape
-    for one count, by the product with the one-hot matrix of the runs (``n`` by the seed's length) for several."""
-    shape = tuple(x.shape)
-    if axis is None or not shape:
-        out_bar, axis, n = xp.reshape(out_bar, (-1,)), 0, math.prod(shape)
-    else:
-        axis = int(axis) % len(shape)
-        n = shape[axis]
-    total = out_bar.shape[axis]
-    device = device_of(out_bar)
-    if not is_foreign_array(repeats) and np.size(repeats) == 1:
-        count = int(np.reshape(repeats, ()))
-        runs = xp.reshape(out_bar, (*out_bar.shape[:axis], n, count, *out_bar.shape[axis + 1 :]))
-        return xp.reshape(xp.sum(runs, axis=axis + 1), shape)
-    if is_foreign_array(repeats):  # the run each output entry belongs to: how many runs end at or before it
-        ends = xp.cumulative_sum(xp.broadcast_to(repeats, (n,)))
-        owner = xp.searchsorted(ends, xp.arange(total, dtype=ends.dtype, device=device), side="right")
-    else:
-        owner = xp.asarray(np.repeat(np.arange(n), np.broadcast_to(np.asarray(repeats), (n,))), device=device)
-    one_hot = xp.astype(owner[:, None] == xp.arange(n, dtype=owner.dtype, device=device)[None, :], out_bar.dtype)
-    summed = xp.matmul(xp.moveaxis(out_bar, axis, -1), one_hot)
-    return xp.reshape(xp.moveaxis(summed, -1, axis), shape)
-
-
 def _resize_adjoint(out_bar: Any, x: Any, new_shape: Any) -> Any:
     """Each output entry ``k`` reads ``x.flat[k % x.size]``: add the seed's cycles up."""
     size = np.size(x)
@@ -521,7 +477,7 @@ def _resize_adjoint(out_bar: Any, x: Any, new_shape: Any) -> Any:
 
 linear_in_first_rule(np.tile, _tile_adjoint, generic=True, foreign=_tile_in)
 linear_in_first_rule(np.resize, _resize_adjoint)
-linear_in_first_rule(np.repeat, _repeat_adjoint, generic=True, foreign=_repeat_in)
+linear_in_first_rule(np.repeat, _repeat_adjoint, generic=True, foreign=repeat_in)
 linear_in_first_rule(np.ndarray.repeat, _repeat_adjoint)
 
 
@@ -543,27 +499,49 @@ def _pad_mode(x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> str | None:
 
 
 def _pad_adjoint(out_bar: Any, x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
-    shape = np.shape(x)
+    shape = tuple(np.shape(x))
     mode = _pad_mode(x, pad_width, *args, **kwargs)
+    foreign = is_foreign_array(out_bar)  # dask's pad: its seed sliced, or summed back by a one-hot product
     if mode == "constant":
         widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(shape), 2))
-        return np.asarray(out_bar)[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
+        return (out_bar if foreign else np.asarray(out_bar))[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
     # Every gather mode reads each output entry from one input entry: pad an index array
     # the same way to find which, and add the seed back there.
     source = np.pad(np.arange(math.prod(shape)).reshape(shape), pad_width, *args, **kwargs)
+    if foreign:
+        xp = namespace_of(out_bar)
+        flat = xp.reshape(out_bar, (-1,))
+        index = xp.asarray(source.reshape(-1), device=device_of(flat))
+        return xp.reshape(sum_into(xp, flat, index, math.prod(shape), 0), shape)
     dtype = real_dtype_of(x)
     assert dtype is not None
     return scatter_add(math.prod(shape), source, out_bar, dtype).reshape(shape)
 
 
+def _pad_in(xp: Any, x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.pad`` of another library's array, where it implements it (dask); dask's own pads a reflection or a
+    wrap wider than the array wrong (a shorter output): refused."""
+    mode = _pad_mode(x, pad_width, *args, **kwargs)
+    if mode in _GATHER_MODES and array_type_name(x).startswith("dask."):
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(x.shape), 2))
+        if any(w > n - (mode == "reflect") for (*pair, n) in zip(*widths.T, x.shape) for w in pair):
+            raise refusal(np.pad, x, f"dask pads mode={mode!r} wider than the array wrong")
+    return call_in(xp, np.pad, x, pad_width, *args, **kwargs)
+
+
 def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
     if _pad_mode(x_dot, pad_width, *args, **kwargs) == "constant":
-        return np.pad(x_dot, pad_width)
-    return np.pad(x_dot, pad_width, *args, **kwargs)
+        args, kwargs = (), {}
+    return call_in(namespace_of(x_dot), np.pad, x_dot, pad_width, *args, **kwargs)
 
 
 linear_in_first_rule(
-    np.pad, _pad_adjoint, tangent=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
+    np.pad,
+    _pad_adjoint,
+    tangent=_pad_pushforward,
+    applies=lambda *a, **k: _pad_mode(*a, **k) is not None,
+    generic=True,  # dask's pad: the standard has none
+    foreign=_pad_in,
 )
 
 

@@ -66,6 +66,7 @@ def _reshaped(xp: Any, x: Any, shape: tuple[int, ...]) -> Any:
         x = xp.reshape(x, (-1,))
     return xp.reshape(x, shape)
 
+
 # ----- reshape, ravel, flatten -----
 
 

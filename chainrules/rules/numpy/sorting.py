@@ -54,7 +54,6 @@ from chainrules_core import (
     unthunk,
     value_shape,
 )
-
 from chainrules_core.array_api import call_in
 from chainrules_core.arrays import (
     has_unknown_shape,
