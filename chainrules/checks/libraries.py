@@ -73,10 +73,33 @@ FFT = tuple(
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft")
 )
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT
+_C_ORDER = "the standard reads an array in C order alone: order= 'F' has no counterpart"
+_LAYOUT = "order= 'A' and 'K' follow numpy's memory layout, which the standard does not have"
+SHAPES = (
+    Refusal("np.reshape", "", _C_ORDER, cases="order F"),
+    Refusal("np.reshape", "", _LAYOUT, cases="order='A'"),
+    Refusal("np.ravel", "dask", _C_ORDER, cases="'F')"),
+    Refusal("np.ravel", "dask", _LAYOUT, cases="order='K'"),
+    Refusal(
+        "np.pad", "dask", "dask's pad gives a shorter output for a wrap wider than the array", cases="(3,5);mode='wrap'"
+    ),
+)
+_UNIQUE_JIT = "the number of unique values depends on the values, which jax.jit traces without"
+_UNIQUE_DASK = "dask knows the number of unique values only once it computes them (a nan length)"
+_UNIQUE_COMPLEX = "torch's unique does not take complex numbers"
+_UNIQUE = ("np.unique_values", "np.unique_counts", "np.unique_inverse", "np.unique_all")
+SORTING = (
+    Refusal("np.sort", "array_api_strict", _REAL_ONLY, dtypes=("complex128",)),
+    Refusal("np.sort", "torch", _REAL_ONLY, dtypes=("complex128",)),
+    *(Refusal(name, "jax.jit", _UNIQUE_JIT) for name in _UNIQUE),
+    *(Refusal(name, "dask", _UNIQUE_DASK) for name in _UNIQUE),
+    *(Refusal(name, "torch", _UNIQUE_COMPLEX, dtypes=("complex128",)) for name in _UNIQUE[1:]),
+)
+
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 17
+REFUSAL_COUNT = 35
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 

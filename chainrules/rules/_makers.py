@@ -268,7 +268,7 @@ def linear_in_first_rule(
     applies: Callable[..., bool] | None = None,
     types: tuple[type, ...] = (),
     generic: bool = False,
-    primal: Callable[..., Any] | None = None,
+    foreign: Callable[..., Any] | None = None,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -285,28 +285,24 @@ def linear_in_first_rule(
     Array API namespace (``namespace_of(out_bar)``): on another library's
     arrays the output and, without ``tangent``, the output's tangent are
     ``call_in(xp, f, ...)``, the standard's function of numpy's ``f``, or
-    ``primal(f, x, args, kwargs)`` where ``call_in`` cannot compute it (an
-    input dtype the standard's function refuses, an option it lacks): numpy
-    arrays never reach ``primal``.
+    ``foreign(xp, x, *args, **kwargs)`` where numpy's arguments need more than
+    renaming (``np.transpose(x)`` is ``xp.permute_dims`` with the axes reversed).
     """
     push = tangent or f
+    in_library = foreign or (lambda xp, x, *args, **kwargs: call_in(xp, f, x, *args, **kwargs))
 
     def pushed(x_dot: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if tangent is None and generic and first_foreign_array((x_dot,)) is not None:
-            if primal is not None:
-                return primal(f, x_dot, args, kwargs)
-            return call_in(namespace_of(x_dot), f, x_dot, *args, **kwargs)
+            return in_library(namespace_of(x_dot), x_dot, *args, **kwargs)
         return push(x_dot, *args, **kwargs)
-
-    def output(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if primal is not None and generic and first_foreign_array((x,)) is not None:
-            return primal(f, x, args, kwargs)
-        return _in_first_primal(f, x, args, kwargs, None, None, generic)
 
     def _rrule_linear(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        out = output(f, x, args, kwargs)
+        if foreign is not None and first_foreign_array((x,)) is not None:
+            out = foreign(namespace_of(x), x, *args, **kwargs)
+        else:
+            out = _in_first_primal(f, x, args, kwargs, None, None, generic)
         constant = no_tangent_space(out) or no_tangent_space(x)
         others = (NO_TANGENT,) * len(args)
         shape = value_shape(out)
@@ -325,8 +321,12 @@ def linear_in_first_rule(
     def _frule_linear(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        foreign = first_foreign_array((x,)) is not None
-        out = output(f, x, args, kwargs) if foreign else f(x, *args, **kwargs)
+        if first_foreign_array((x,)) is None:
+            out = f(x, *args, **kwargs)
+        elif foreign is not None and generic:
+            out = foreign(namespace_of(x), x, *args, **kwargs)
+        else:
+            out = _in_first_primal(f, x, args, kwargs, None, None, generic)
         project_out = ProjectTo(out)
         x_dot = checked_tangent(f, tangents[1], x)
         if project_out.is_no_tangent:

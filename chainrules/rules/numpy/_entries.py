@@ -38,8 +38,9 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.arrays import device_of, is_foreign_array
 
-from .._arrays import cast_to, dtype_of_value, scatter_add
+from .._arrays import bind_options, cast_to, dtype_of_value, scatter_add
 from ._bilinear import numeric_seed
 
 Labels = Any
@@ -201,3 +202,80 @@ def entries_rule(
 
     rrule.register(f)(named_after(f, _rrule_entries))
     frule.register(f)(named_after(f, _frule_entries))
+
+
+# ----- gathers and scatters along an axis, in any Array API namespace -----
+# The standard has gathers (take, take_along_axis) but no scatter-add. The adjoint of a gather adds each seed
+# entry back to the entry it read: written here as a product with the one-hot matrix of the indices,
+# ``O(m * n)`` work and memory for ``m`` indices into an axis of ``n`` (numpy's rules keep ``np.bincount`` and
+# ``np.add.at``, ``O(m + n)``).
+
+
+def one_hot(xp: Any, index: Any, n: int, dtype: Any) -> Any:
+    """``index[..., None] == arange(n)`` as an array of ``dtype``: the rows pick the entries the index reads."""
+    device = device_of(index)
+    return xp.astype(index[..., None] == xp.arange(n, dtype=index.dtype, device=device), dtype)
+
+
+def sum_into(xp: Any, g: Any, index: Any, n: int, axis: int) -> Any:
+    """The adjoint of ``take(x, index, axis=axis)`` for a 1-d ``index`` into an axis of ``n``: ``g``'s entries
+    added to the entries they were read from (repeated indices accumulate)."""
+    summed = xp.matmul(xp.moveaxis(g, axis, -1), one_hot(xp, index, n, g.dtype))
+    return xp.moveaxis(summed, -1, axis)
+
+
+def gather_along(xp: Any, x: Any, index: Any, axis: int) -> Any:
+    """``take_along_axis(x, index, axis=axis)``; for a library without it (dask), the product with the one-hot
+    matrix of ``index`` along the axis."""
+    if hasattr(xp, "take_along_axis"):
+        return xp.take_along_axis(x, index, axis=axis)
+    n = x.shape[axis]
+    lines = xp.moveaxis(x, axis, -1)[..., None]  # (..., n, 1)
+    picked = xp.matmul(one_hot(xp, xp.moveaxis(index, axis, -1), n, x.dtype), lines)  # (..., k, 1)
+    return xp.moveaxis(picked[..., 0], -1, axis)
+
+
+def scatter_along(xp: Any, g: Any, index: Any, n: int, axis: int) -> Any:
+    """The adjoint of ``take_along_axis(x, index, axis=axis)`` along an axis of ``n``: each line of ``g`` added to
+    the entries of its line that ``index`` read (of the broadcast shape of ``g`` and ``index`` but that axis)."""
+    lines = xp.moveaxis(g, axis, -1)[..., None, :]  # (..., 1, k)
+    summed = xp.matmul(lines, one_hot(xp, xp.moveaxis(index, axis, -1), n, g.dtype))  # (..., 1, n)
+    return xp.moveaxis(summed[..., 0, :], -1, axis)
+
+
+# ----- repeat on another library's arrays (joining.py) -----
+
+
+def repeat_in(xp: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.repeat`` of another library's array: the standard's ``repeat`` for one count (or an array of counts);
+    a gather of each entry's copies for a list of counts (dask's ``repeat`` takes one count alone)."""
+    axis = bind_options(("axis",), args, kwargs).get("axis")
+    if axis is None or not x.shape:
+        x, axis = xp.reshape(x, (-1,)), 0
+    if is_foreign_array(repeats) or np.size(repeats) == 1:
+        return xp.repeat(x, repeats if is_foreign_array(repeats) else int(np.reshape(repeats, ())), axis=axis)
+    return xp.take(x, _copied(xp, repeats, x.shape[int(axis)], 0, device_of(x)), axis=axis)
+
+
+def _copied(xp: Any, repeats: Any, n: int, total: int, device: Any) -> Any:
+    """The entry each of the ``total`` copies along the axis reads: ``k`` repeated ``repeats[k]`` times."""
+    if is_foreign_array(repeats):  # how many runs end at or before each copy
+        ends = xp.cumulative_sum(xp.broadcast_to(repeats, (n,)))
+        return xp.searchsorted(ends, xp.arange(total, dtype=ends.dtype, device=device), side="right")
+    return xp.asarray(np.repeat(np.arange(n), np.broadcast_to(np.asarray(repeats), (n,))), device=device)
+
+
+def repeat_adjoint_in(xp: Any, out_bar: Any, x: Any, repeats: Any, axis: Any) -> Any:
+    """The adjoint of ``repeat`` on another library's arrays: each entry's run of the seed summed, by a reshape
+    for one count, as the adjoint of the gather of the copies (a one-hot product) for several."""
+    shape = tuple(x.shape)
+    if axis is None or not shape:
+        out_bar, axis, n = xp.reshape(out_bar, (-1,)), 0, math.prod(shape)
+    else:
+        axis = int(axis) % len(shape)
+        n = shape[axis]
+    if not is_foreign_array(repeats) and np.size(repeats) == 1:
+        runs = xp.reshape(out_bar, (*out_bar.shape[:axis], n, int(np.reshape(repeats, ())), *out_bar.shape[axis + 1 :]))
+        return xp.reshape(xp.sum(runs, axis=axis + 1), shape)
+    copied = _copied(xp, repeats, n, out_bar.shape[axis], device_of(out_bar))
+    return xp.reshape(sum_into(xp, out_bar, copied, n, axis), shape)

@@ -10,8 +10,9 @@ differentiable (its cotangent is the sum of the seed); shapes and dtypes are
 not. The spacing functions are differentiable in ``start`` and ``stop`` (and
 ``logspace`` in ``base``) passed positionally; ``num``, ``endpoint`` and the
 axis are not. ``meshgrid`` returns a tuple: input ``i``'s cotangent is output
-``i``'s seed summed over every axis but its own. ``vander``'s columns are
-powers of ``x``.
+``i``'s seed summed over every axis but its own; it runs on every library
+that follows the Python Array API standard (its ``meshgrid``; ``sparse=``
+reshapes each input along its axis). ``vander``'s columns are powers of ``x``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
+from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
 from .._makers import checked_tangents, linear_in_first_rule, rule_in_first
@@ -248,9 +250,9 @@ def _meshgrid_axes(n: int, indexing: str) -> list[int]:
     return axes
 
 
-@rrule.register(np.meshgrid)
+@rrule.register(np.meshgrid, generic=True)
 def _rrule_meshgrid(f: Any, *xs: Any, **kwargs: Any) -> Any:
-    out = f(*xs, **kwargs)
+    out = _meshgrid_in(f, xs, kwargs)
     axes = _meshgrid_axes(len(xs), kwargs.get("indexing", "xy"))
     projects = [ProjectTo(x) for x in xs]  # output i has the dtype of input i
     shapes = [value_shape(y) for y in out]
@@ -270,15 +272,43 @@ def _rrule_meshgrid(f: Any, *xs: Any, **kwargs: Any) -> Any:
 
 def _summed_but(bar: Any, axis: int, x: Any) -> Any:
     """``bar`` summed over every axis but ``axis``, in ``x``'s shape (meshgrid reads ``x`` raveled)."""
-    bar = np.asarray(bar)
-    return np.sum(bar, axis=tuple(k for k in range(bar.ndim) if k != axis)).reshape(np.shape(x))
+    xp = namespace_of(bar)
+    bar = bar if xp is not np else np.asarray(bar)
+    return xp.reshape(xp.sum(bar, axis=tuple(k for k in range(bar.ndim) if k != axis)), tuple(np.shape(x)))
 
 
-@frule.register(np.meshgrid)
+def _meshgrid_in(f: Any, xs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``np.meshgrid(*xs, **kwargs)``; with another library's arrays, the standard's ``meshgrid`` of the inputs
+    raveled (Python numbers as 0-d arrays of the first array's dtype), or for ``sparse=True`` each input reshaped
+    along its own axis (``copy=`` does not matter: those libraries' arrays are not written into)."""
+    like = first_foreign_array(xs)
+    if like is None:
+        return f(*xs, **kwargs)
+    xp, device = namespace_of(like), device_of(like)
+    options = bind_options(("copy", "sparse", "indexing"), (), kwargs, sparse=False, indexing="xy")
+    flat = [xp.reshape(x if is_foreign_array(x) else xp.asarray(x, dtype=like.dtype, device=device), (-1,)) for x in xs]
+    if not options["sparse"]:
+        return tuple(xp.meshgrid(*flat, indexing=options["indexing"]))
+    axes = _meshgrid_axes(len(xs), options["indexing"])
+    return tuple(xp.reshape(v, tuple(-1 if k == axis else 1 for k in range(len(xs)))) for v, axis in zip(flat, axes))
+
+
+@frule.register(np.meshgrid, generic=True)
 def _frule_meshgrid(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
-    out = f(*xs, **kwargs)
-    dots = [instantiate_zeros(t, x) for t, x in zip(checked_tangents(f, tangents, xs), xs)]
-    return out, ProjectTo(out)(f(*dots, **kwargs))
+    out = _meshgrid_in(f, xs, kwargs)
+    like = first_foreign_array(xs)
+    dots = [
+        (instantiate_zeros(t, x) if like is None else _dense_in(t, x, like))
+        for t, x in zip(checked_tangents(f, tangents, xs), xs)
+    ]
+    return out, ProjectTo(out)(_meshgrid_in(f, tuple(dots), kwargs))
+
+
+def _dense_in(t: Any, x: Any, like: Any) -> Any:
+    """The tangent ``t`` of ``x`` in ``like``'s library, zeros made explicit."""
+    if isinstance(t, AbstractZero):
+        return namespace_of(like).zeros(tuple(np.shape(x)), dtype=like.dtype, device=device_of(like))
+    return t
 
 
 # ----- vander: columns of powers -----

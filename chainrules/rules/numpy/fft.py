@@ -315,8 +315,7 @@ def _applied(xp: Any, kind: str, a: Any, plan: list[Step]) -> Any:
 def _rules(f: Any, kind: str, planner: Planner, generic: bool) -> None:
     """Register the rules of the transform ``f``, of ``kind``, whose 1-d steps ``planner`` spells."""
 
-    def primal(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        xp = namespace_of(x)
+    def in_library(xp: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         plan = planner(tuple(x.shape), args, kwargs)
         if plan and plan[0].kind in _REAL_INPUT and is_complex_dtype(xp, x.dtype):
             raise refusal(f, x, "numpy's real transforms refuse a complex signal")
@@ -332,7 +331,9 @@ def _rules(f: Any, kind: str, planner: Planner, generic: bool) -> None:
             out_bar = _ADJOINTS[step.kind](xp, out_bar, step)
         return out_bar
 
-    linear_in_first_rule(f, adjoint, applies=_writes_no_output, generic=generic, primal=primal if generic else None)
+    linear_in_first_rule(
+        f, adjoint, applies=_writes_no_output, generic=generic, foreign=in_library if generic else None
+    )
 
 
 for _f, _kind in [

@@ -13,6 +13,13 @@ pullbacks accept a list, a tuple or a ``Tangent`` seed whose entries may be
 ``ZeroTangent()`` or thunks, and write the entries given into one zero
 array. ``tile``, ``resize`` and ``repeat`` copy entries: their pullbacks add
 the copies up. ``out=`` gets no rule (``None``).
+
+``concatenate``, ``stack``, ``unstack``, ``tile`` and ``repeat`` run on every
+library that follows the Python Array API standard, ``vstack``, ``hstack``
+and ``dstack`` on dask. ``repeat``'s cotangent for uneven counts sums each
+entry's run of the seed: numpy's ``add.reduceat`` in one pass; the standard
+has no segmented sum, so other libraries take a product with the one-hot
+matrix of the runs, ``O(n * total)`` for ``n`` entries copied ``total`` times.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    backing,
     checked_seed,
     checked_tangent,
     frule,
@@ -39,12 +47,21 @@ from chainrules_core import (
     unthunk,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import (
+    array_type_name,
+    device_of,
+    first_foreign_array,
+    is_foreign_array,
+    namespace_of,
+    refusal,
+)
 from chainrules_core.projection import no_tangent_space
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, is_given, real_dtype_of, scatter_add, tuple_entries
 from .._makers import linear_in_first_rule, rule_in_first
 from ._bilinear import numeric_seed
-from ._entries import entries_rule
+from ._entries import entries_rule, repeat_adjoint_in, repeat_in, sum_into
 
 # ----- joins: the pullback splits the seed back into views -----
 
@@ -116,7 +133,36 @@ def _joined_cotangent(arrays: Any, bars: list[Any]) -> Any:
     """The cotangent of the sequence argument: a ``Tangent`` of its container, or an array for an array."""
     if isinstance(arrays, np.ndarray):
         return ProjectTo(arrays)(np.stack(bars) if bars else np.zeros(arrays.shape))
+    if is_foreign_array(arrays):
+        xp = namespace_of(arrays)
+        return ProjectTo(arrays)(xp.stack(bars) if bars else xp.zeros_like(arrays))
     return Tangent(list if isinstance(arrays, list) else tuple, *bars)
+
+
+def _is_stacked(arrays: Any) -> bool:
+    """Whether a join's sequence is one array, whose first-axis slices it joins."""
+    return isinstance(arrays, np.ndarray) or is_foreign_array(arrays)
+
+
+def _join_in(f: Any, arrays: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The join ``f(arrays, *args, **kwargs)``: numpy's for numpy's arrays; for another library's, the standard's
+    ``concat`` or ``stack`` (an array as the sequence taken apart by ``unstack``, ``dtype=`` a cast after
+    joining), or the library's own ``vstack``, ``hstack`` ... where it implements them (dask)."""
+    foreign = first_foreign_array((arrays,)) if not isinstance(arrays, np.ndarray) else None
+    if foreign is None:
+        return f(arrays, *args, **kwargs)
+    xp = namespace_of(foreign)
+    parts = list(xp.unstack(arrays)) if is_foreign_array(arrays) else list(arrays)
+    if f is np.concatenate or f is np.stack:
+        options = bind_options(("axis", "out", "dtype", "casting"), args, kwargs, axis=0, casting="same_kind")
+        if options["casting"] != "same_kind":
+            raise refusal(f, foreign, "casting= has no counterpart in the Python Array API standard")
+        joined = (xp.concat if f is np.concatenate else xp.stack)(parts, axis=options["axis"])
+        dtype = options["dtype"]  # numpy's dtype as the library's: np.complex128 is xp.complex128
+        return joined if dtype is None else xp.astype(joined, getattr(xp, np.dtype(dtype).name))
+    if f is np.hstack:  # numpy's makes each part at least 1-d; dask's takes no 0-d part
+        parts = [xp.reshape(p, (1,)) if not p.shape else p for p in parts]
+    return call_in(xp, f, parts, *args, **kwargs)
 
 
 def _pieces(
@@ -152,17 +198,21 @@ def _join_pullback_of(
 
     An array joined as a sequence (its first-axis slices) gets the pieces stacked back, projected once.
     """
-    stacked = isinstance(arrays, np.ndarray)
+    stacked = _is_stacked(arrays)
     projects = [] if stacked else [ProjectTo(a) for a in arrays]
-    shapes = [arrays.shape[1:]] * len(arrays) if stacked else [np.shape(a) for a in arrays]
+    shapes = [tuple(arrays.shape[1:])] * arrays.shape[0] if stacked else [tuple(np.shape(a)) for a in arrays]
     others = (_NO_TANGENT,) * len(args)
 
     def join_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
         if isinstance(out_bar, AbstractZero):
             return (_NO_TANGENT, ProjectTo(arrays)(out_bar), *others)
-        seed = numeric_seed(f, out_bar, shape)
-        bars = [seed[where].reshape(s) for where, s in zip(pieces, shapes)]
+        if is_foreign_array(out_bar):
+            xp = namespace_of(out_bar)
+            bars = [xp.reshape(out_bar[(*where, ...)], s) for where, s in zip(pieces, shapes)]
+        else:
+            seed = numeric_seed(f, out_bar, shape)
+            bars = [seed[where].reshape(s) for where, s in zip(pieces, shapes)]
         if stacked:
             return (_NO_TANGENT, _joined_cotangent(arrays, bars), *others)
         bars = [_NO_TANGENT if p.is_no_tangent else p(bar) for p, bar in zip(projects, bars)]
@@ -171,7 +221,9 @@ def _join_pullback_of(
     return join_pullback
 
 
-def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool]) -> None:
+def _register_join(
+    f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], dict[str, Any]], bool], generic: bool = True
+) -> None:
     """The rules of a join ``f(arrays, *args, **kwargs)``: the inputs laid side by side along one axis.
 
     ``arrays`` may be a list, a tuple, or an array (numpy then joins its
@@ -181,8 +233,8 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
     def _rrule_join(f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if (args or kwargs) and not applies(args, kwargs):
             return None
-        out = f(arrays, *args, **kwargs)
-        stacked = isinstance(arrays, np.ndarray)  # joined as its first-axis slices
+        out = _join_in(f, arrays, args, kwargs)
+        stacked = _is_stacked(arrays)  # joined as its first-axis slices
         if no_tangent_space(out) or (no_tangent_space(arrays) if stacked else all(map(no_tangent_space, arrays))):
             others = (_NO_TANGENT,) * len(args)
 
@@ -190,28 +242,43 @@ def _register_join(f: Any, layout: Layout, applies: Callable[[tuple[Any, ...], d
                 return (_NO_TANGENT, _NO_TANGENT, *others)
 
             return out, constant_join_pullback
-        shapes = (arrays.shape[1:],) * len(arrays) if stacked else tuple(np.shape(a) for a in arrays)
+        shapes = (tuple(arrays.shape[1:]),) * arrays.shape[0] if stacked else tuple(tuple(np.shape(a)) for a in arrays)
         pieces, _ = _join_pieces(layout, shapes, args, kwargs)
-        return out, _join_pullback_of(f, arrays, args, pieces, out.shape)
+        return out, _join_pullback_of(f, arrays, args, pieces, tuple(out.shape))
 
     def _frule_join(tangents: tuple[Any, ...], f: Any, arrays: Any, *args: Any, **kwargs: Any) -> Any:
         if not applies(args, kwargs):
             return None
-        out = f(arrays, *args, **kwargs)
+        out = _join_in(f, arrays, args, kwargs)
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
         arrays_dot = checked_tangent(f, tangents[1], arrays, 1)
         if isinstance(arrays_dot, AbstractZero):
             return out, ZeroTangent()
+        if is_foreign_array(out):
+            return out, project_out(_join_in(f, _foreign_dots(arrays_dot, arrays, out), args, kwargs))
         dots = instantiate_zeros(arrays_dot, arrays)
         if isinstance(dots, list):  # of a list or tuple: each entry of its entry's shape
             dots = [checked_tangent(f, d, a, 1) for d, a in zip(dots, arrays)]
         return out, project_out(f([cast_to(d, out.dtype) for d in dots], *args, **kwargs))
 
-    rrule.register(f)(named_after(f, _rrule_join))
-    frule.register(f)(named_after(f, _frule_join))
+    rrule.register(f, generic=generic)(named_after(f, _rrule_join))
+    frule.register(f, generic=generic)(named_after(f, _frule_join))
     _JOINS[f] = layout
+
+
+def _foreign_dots(arrays_dot: Any, arrays: Any, out: Any) -> Any:
+    """The tangents of a join's inputs in another library's arrays of the output's dtype: zeros made explicit."""
+    xp, device = namespace_of(out), device_of(out)
+    if is_foreign_array(arrays):  # an array as the sequence: its tangent is one array too
+        return xp.astype(arrays_dot, out.dtype)
+    items = backing(arrays_dot) if isinstance(arrays_dot, Tangent) else arrays_dot
+    dots = [checked_tangent(np.concatenate, d, a, 1) for d, a in zip(items, arrays)]
+    zero = [xp.zeros(tuple(np.shape(a)), dtype=out.dtype, device=device) for a in arrays]
+    return [
+        z if isinstance(d, AbstractZero) else xp.asarray(d, dtype=out.dtype, device=device) for d, z in zip(dots, zero)
+    ]
 
 
 _JOINS: dict[Any, Layout] = {}
@@ -223,9 +290,9 @@ _register_join(np.stack, _stack, _no_out)
 _register_join(np.vstack, _vstack, _always)
 _register_join(np.hstack, _hstack, _always)
 _register_join(np.dstack, _dstack, _always)
-_register_join(np.column_stack, _column_stack, _always)
+_register_join(np.column_stack, _column_stack, _always, generic=False)  # dask has none
 if hasattr(np, "row_stack"):  # deprecated in numpy 2.0: vstack under another name
-    _register_join(np.row_stack, _vstack, _always)
+    _register_join(np.row_stack, _vstack, _always, generic=False)
 
 
 # ----- append: two arguments joined -----
@@ -311,14 +378,20 @@ def _split_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, int, l
 
 def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> Any:
     x, axis, bounds, options = state
-    dtype = real_dtype_of(x)
+    foreign = is_foreign_array(x)  # float or complex: the rule gives an integer x a zero first
+    dtype = None if foreign else real_dtype_of(x)
     f, shapes = options["f"], options["shapes"]
     seeds = [checked_seed(f, p, shape) for p, shape in zip(tuple_entries(out_bar, len(bounds) - 1), shapes)]
     given_pieces = [(k, p) for k, p in enumerate(seeds) if not isinstance(p, AbstractZero)]
-    if not given_pieces or dtype is None:
+    if not given_pieces or (dtype is None and not foreign):
         return ZeroTangent()
     given = dict(given_pieces)
-    shape = np.shape(x)
+    shape = tuple(np.shape(x))
+    if foreign:  # unstack's: the standard's stack, with zeros for the pieces not given
+        xp, device = namespace_of(x), device_of(x)
+        lost = shape[:axis] + shape[axis + 1 :]
+        zeros = xp.zeros(lost, dtype=x.dtype, device=device)
+        return xp.stack([given.get(k, zeros) for k in range(shape[axis])], axis=axis)
     if state[3]["f"] is getattr(np, "unstack", None):  # the pieces lost the axis: stacked back along it
         lost = shape[:axis] + shape[axis + 1 :]
         return np.stack(
@@ -333,6 +406,8 @@ def _split_cotangent(state: tuple[Any, int, list[int], Any], out_bar: Any) -> An
 
 def _split_pushforward(state: tuple[Any, int, list[int], Any], x_dot: Any) -> Any:
     options = state[3]
+    if is_foreign_array(x_dot):
+        return call_in(namespace_of(x_dot), options["f"], x_dot, *options["args"], **options["kwargs"])
     return options["f"](x_dot, *options["args"], **options["kwargs"])
 
 
@@ -343,6 +418,7 @@ for _f, _axis in _SPLIT_AXIS.items():
         prepare=_split_state,
         cotangent=_split_cotangent,
         tangent=_split_pushforward,
+        generic=_f is getattr(np, "unstack", None),  # the standard's unstack; the splits are numpy's alone
     )
 
 
@@ -350,17 +426,25 @@ for _f, _axis in _SPLIT_AXIS.items():
 
 
 def _tile_adjoint(out_bar: Any, x: Any, reps: Any) -> Any:
-    shape = np.shape(x)
+    xp = namespace_of(out_bar)
+    shape = tuple(np.shape(x))
     reps = tuple(np.atleast_1d(reps).tolist())
     d = max(len(shape), len(reps))
     padded = (1,) * (d - len(shape)) + shape
     reps = (1,) * (d - len(reps)) + reps
-    interleaved = np.reshape(out_bar, [n for pair in zip(reps, padded) for n in pair])
-    return np.sum(interleaved, axis=tuple(range(0, 2 * d, 2))).reshape(shape)
+    interleaved = xp.reshape(out_bar, tuple(n for pair in zip(reps, padded) for n in pair))
+    return xp.reshape(xp.sum(interleaved, axis=tuple(range(0, 2 * d, 2))), shape)
+
+
+def _tile_in(xp: Any, x: Any, reps: Any) -> Any:
+    """``np.tile`` of another library's array: the standard's ``tile`` takes a tuple of repetitions."""
+    return xp.tile(x, tuple(int(r) for r in np.atleast_1d(reps).tolist()))
 
 
 def _repeat_adjoint(out_bar: Any, x: Any, repeats: Any, *args: Any, **kwargs: Any) -> Any:
     axis = bind_options(("axis",), args, kwargs).get("axis")
+    if is_foreign_array(out_bar):
+        return repeat_adjoint_in(namespace_of(out_bar), out_bar, x, repeats, axis)
     shape = np.shape(x)
     axis = None if not shape else axis  # numpy repeats a 0-d array as a 1-d one, whatever the axis
     seed = np.asarray(out_bar).reshape(-1) if axis is None else np.asarray(out_bar)
@@ -391,10 +475,10 @@ def _resize_adjoint(out_bar: Any, x: Any, new_shape: Any) -> Any:
     return padded.reshape(cycles, size).sum(axis=0).reshape(np.shape(x))
 
 
-linear_in_first_rule(np.tile, _tile_adjoint)
+linear_in_first_rule(np.tile, _tile_adjoint, generic=True, foreign=_tile_in)
 linear_in_first_rule(np.resize, _resize_adjoint)
-for _f in (np.repeat, np.ndarray.repeat):
-    linear_in_first_rule(_f, _repeat_adjoint)
+linear_in_first_rule(np.repeat, _repeat_adjoint, generic=True, foreign=repeat_in)
+linear_in_first_rule(np.ndarray.repeat, _repeat_adjoint)
 
 
 # ----- pad -----
@@ -415,27 +499,49 @@ def _pad_mode(x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> str | None:
 
 
 def _pad_adjoint(out_bar: Any, x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
-    shape = np.shape(x)
+    shape = tuple(np.shape(x))
     mode = _pad_mode(x, pad_width, *args, **kwargs)
+    foreign = is_foreign_array(out_bar)  # dask's pad: its seed sliced, or summed back by a one-hot product
     if mode == "constant":
         widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(shape), 2))
-        return np.asarray(out_bar)[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
+        return (out_bar if foreign else np.asarray(out_bar))[tuple(slice(b, b + n) for (b, _), n in zip(widths, shape))]
     # Every gather mode reads each output entry from one input entry: pad an index array
     # the same way to find which, and add the seed back there.
     source = np.pad(np.arange(math.prod(shape)).reshape(shape), pad_width, *args, **kwargs)
+    if foreign:
+        xp = namespace_of(out_bar)
+        flat = xp.reshape(out_bar, (-1,))
+        index = xp.asarray(source.reshape(-1), device=device_of(flat))
+        return xp.reshape(sum_into(xp, flat, index, math.prod(shape), 0), shape)
     dtype = real_dtype_of(x)
     assert dtype is not None
     return scatter_add(math.prod(shape), source, out_bar, dtype).reshape(shape)
 
 
+def _pad_in(xp: Any, x: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.pad`` of another library's array, where it implements it (dask); dask's own pads a reflection or a
+    wrap wider than the array wrong (a shorter output): refused."""
+    mode = _pad_mode(x, pad_width, *args, **kwargs)
+    if mode in _GATHER_MODES and array_type_name(x).startswith("dask."):
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(x.shape), 2))
+        if any(w > n - (mode == "reflect") for (*pair, n) in zip(*widths.T, x.shape) for w in pair):
+            raise refusal(np.pad, x, f"dask pads mode={mode!r} wider than the array wrong")
+    return call_in(xp, np.pad, x, pad_width, *args, **kwargs)
+
+
 def _pad_pushforward(x_dot: Any, pad_width: Any, *args: Any, **kwargs: Any) -> Any:
     if _pad_mode(x_dot, pad_width, *args, **kwargs) == "constant":
-        return np.pad(x_dot, pad_width)
-    return np.pad(x_dot, pad_width, *args, **kwargs)
+        args, kwargs = (), {}
+    return call_in(namespace_of(x_dot), np.pad, x_dot, pad_width, *args, **kwargs)
 
 
 linear_in_first_rule(
-    np.pad, _pad_adjoint, tangent=_pad_pushforward, applies=lambda *a, **k: _pad_mode(*a, **k) is not None
+    np.pad,
+    _pad_adjoint,
+    tangent=_pad_pushforward,
+    applies=lambda *a, **k: _pad_mode(*a, **k) is not None,
+    generic=True,  # dask's pad: the standard has none
+    foreign=_pad_in,
 )
 
 

@@ -13,6 +13,14 @@ pullback writes the seed back in it.
 ``atleast_*d`` and ``broadcast_arrays`` of several arrays return a tuple:
 their tangent is ``Tangent(tuple, ...)`` and their pullback takes a tuple
 seed whose entries may be ``ZeroTangent()``.
+
+The rules of the functions the Python Array API standard names (reshape,
+permute_dims, matrix_transpose, expand_dims, squeeze, broadcast_to,
+broadcast_arrays, flip, roll, moveaxis) run on every library that follows it,
+with the standard's functions; ravel, swapaxes, rollaxis, fliplr, flipud,
+rot90 and atleast_*d on the libraries that implement numpy's functions
+themselves (dask). The standard reads an array in C order alone: an order
+other than 'C' on another library's array raises ``TypeError``.
 """
 
 from __future__ import annotations
@@ -37,10 +45,27 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of, refusal
+from chainrules_core.projection import shape_of
 from chainrules_core.rule_definition import non_differentiable
 
 from .._arrays import bind_options, cast_to, instantiate_zeros, tuple_entries
 from .._makers import linear_in_first_rule
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    """``x``'s shape as a tuple of ints, whatever its library (``torch.Size`` is one)."""
+    return tuple(shape_of(x))
+
+
+def _reshaped(xp: Any, x: Any, shape: tuple[int, ...]) -> Any:
+    """``xp.reshape(x, shape)``, through the flat array for another library's: dask reshapes only by merging or
+    splitting axes evenly, which a flat array always is (a view elsewhere, as numpy's own reshape would be)."""
+    if xp is not np and len(x.shape) > 1 and len(shape) > 1 and tuple(x.shape) != tuple(shape):
+        x = xp.reshape(x, (-1,))
+    return xp.reshape(x, shape)
+
 
 # ----- reshape, ravel, flatten -----
 
@@ -88,7 +113,29 @@ _RESHAPE_NAMES = ("shape", "order")
 _RAVEL_NAMES = ("order",)
 
 
+def _in_c_order(f: Any, x: Any, order: Any) -> None:
+    """Refuse another library's reading of ``x`` in any order but C's: the standard has no other."""
+    if order is not None and str(order).upper() != "C":
+        raise refusal(f, x, f"order={order!r} has no counterpart in the Python Array API standard (C order alone)")
+
+
+def _reshape_in(xp: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.reshape`` of another library's array: the standard's ``reshape``, in C order."""
+    options = bind_options(_RESHAPE_NAMES, args, kwargs, order="C")
+    _in_c_order(np.reshape, x, options["order"])
+    shape = options["shape"] if options["shape"] is not None else options.get("newshape")
+    return _reshaped(xp, x, (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape))
+
+
+def _ravel_in(xp: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.ravel`` of another library's array, in C order, where the library implements it (dask)."""
+    _in_c_order(np.ravel, x, bind_options(_RAVEL_NAMES, args, kwargs, order="C")["order"])
+    return call_in(xp, np.ravel, x)
+
+
 def _reshape_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    if is_foreign_array(out_bar):  # read in C order (``_reshape_in``)
+        return _reshaped(namespace_of(out_bar), out_bar, _shape(x))
     return _unravel_adjoint(out_bar, x, bind_options(_RESHAPE_NAMES, args, kwargs, order="C")["order"])
 
 
@@ -97,6 +144,8 @@ def _method_reshape_adjoint(out_bar: Any, x: Any, *shape: Any, order: str = "C",
 
 
 def _ravel_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    if is_foreign_array(out_bar):  # read in C order (``_ravel_in``)
+        return namespace_of(out_bar).reshape(out_bar, _shape(x))
     return _unravel_adjoint(out_bar, x, bind_options(_RAVEL_NAMES, args, kwargs, order="C")["order"])
 
 
@@ -108,7 +157,7 @@ def _with_order(names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str,
     return args, {**kwargs, "order": order}
 
 
-def _unravel_frule(names: tuple[str, ...]) -> Any:
+def _unravel_frule(names: tuple[str, ...], foreign: Any = None) -> Any:
     """The frule of a reshape, ravel or flatten whose other arguments are ``names`` when positional.
 
     The tangent is read in the order the primal reads ``x``. With 'A' or 'K'
@@ -116,10 +165,13 @@ def _unravel_frule(names: tuple[str, ...]) -> Any:
     layout (a Fortran-ordered tangent of a C-ordered ``x``) must not pick it:
     the call on the tangent gets ``x``'s order explicitly, and for 'K' on an
     ``x`` neither C- nor F-contiguous, the tangent is read in ``x``'s memory
-    order (``_memory_order``).
+    order (``_memory_order``). Another library's array and its tangent are
+    read in C order by ``foreign(xp, x, *args, **kwargs)``.
     """
 
     def _frule_unravel(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if foreign is not None and first_foreign_array((x,)) is not None:
+            return _foreign_frule(foreign, tangents, f, x, args, kwargs)
         out = f(x, *args, **kwargs)
         project_out = ProjectTo(out)
         x_dot = checked_tangent(f, tangents[1], x)
@@ -142,28 +194,61 @@ def _unravel_frule(names: tuple[str, ...]) -> Any:
     return _frule_unravel
 
 
-linear_in_first_rule(np.reshape, _reshape_adjoint)
+def _foreign_frule(
+    foreign: Any, tangents: tuple[Any, ...], f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """The frule of a linear ``f`` on another library's array: ``foreign`` of ``x`` and of its tangent."""
+    xp = namespace_of(x)
+    out = foreign(xp, x, *args, **kwargs)
+    project_out = ProjectTo(out)
+    x_dot = checked_tangent(f, tangents[1], x)
+    if project_out.is_no_tangent:
+        return out, NoTangent()
+    if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+        return out, ZeroTangent()
+    return out, project_out(foreign(xp, x_dot, *args, **kwargs))
+
+
+linear_in_first_rule(np.reshape, _reshape_adjoint, generic=True, foreign=_reshape_in)
 linear_in_first_rule(np.ndarray.reshape, _method_reshape_adjoint)
-for _f in (np.ravel, np.ndarray.ravel, np.ndarray.flatten):
+linear_in_first_rule(np.ravel, _ravel_adjoint, generic=True, foreign=_ravel_in)
+for _f in (np.ndarray.ravel, np.ndarray.flatten):
     linear_in_first_rule(_f, _ravel_adjoint)
 # the frules replace linear_in_first_rule's, whose pushforward lets the tangent's layout pick the order
-for _f, _names in (
-    (np.reshape, _RESHAPE_NAMES),
-    (np.ndarray.reshape, ()),
-    (np.ravel, _RAVEL_NAMES),
-    (np.ndarray.ravel, _RAVEL_NAMES),
-    (np.ndarray.flatten, _RAVEL_NAMES),
+for _f, _names, _foreign in (
+    (np.reshape, _RESHAPE_NAMES, _reshape_in),
+    (np.ndarray.reshape, (), None),
+    (np.ravel, _RAVEL_NAMES, _ravel_in),
+    (np.ndarray.ravel, _RAVEL_NAMES, None),
+    (np.ndarray.flatten, _RAVEL_NAMES, None),
 ):
-    frule.register(_f)(named_after(_f, _unravel_frule(_names)))
+    frule.register(_f, generic=_foreign is not None)(named_after(_f, _unravel_frule(_names, _foreign)))
 
 
 # ----- permutations of axes -----
 
 
+def _inverse(order: Any) -> tuple[int, ...]:
+    """The permutation undoing ``order`` (a permutation of ``range(len(order))``)."""
+    return tuple(sorted(range(len(order)), key=order.__getitem__))
+
+
 def _inverse_transpose(out_bar: Any, ndim: int, axes: Any) -> Any:
     if axes is None:
-        return np.transpose(out_bar)
-    return np.transpose(out_bar, np.argsort([int(a) % ndim for a in axes]))
+        return np.transpose(out_bar) if not is_foreign_array(out_bar) else _reversed(out_bar)
+    return namespace_of(out_bar).permute_dims(out_bar, _inverse([int(a) % ndim for a in axes]))
+
+
+def _reversed(x: Any) -> Any:
+    """``x`` with its axes reversed: numpy's ``transpose(x)``, the standard's ``permute_dims``."""
+    return namespace_of(x).permute_dims(x, tuple(range(len(x.shape)))[::-1])
+
+
+def _transpose_in(xp: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.transpose`` of another library's array: ``permute_dims``, the axes reversed when not given."""
+    axes = bind_options(("axes",), args, kwargs).get("axes")
+    ndim = len(x.shape)
+    return _reversed(x) if axes is None else xp.permute_dims(x, tuple(int(a) % ndim for a in axes))
 
 
 def _transpose_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -177,11 +262,15 @@ def _method_transpose_adjoint(out_bar: Any, x: Any, *axes: Any) -> Any:
 
 
 def _swapaxes_adjoint(out_bar: Any, x: Any, axis1: int, axis2: int) -> Any:
-    return np.swapaxes(out_bar, axis1, axis2)
+    if not is_foreign_array(out_bar):
+        return np.swapaxes(out_bar, axis1, axis2)
+    order = list(range(len(out_bar.shape)))
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return namespace_of(out_bar).permute_dims(out_bar, tuple(order))
 
 
 def _moveaxis_adjoint(out_bar: Any, x: Any, source: Any, destination: Any) -> Any:
-    return np.moveaxis(out_bar, destination, source)
+    return namespace_of(out_bar).moveaxis(out_bar, destination, source)
 
 
 def _rollaxis_adjoint(out_bar: Any, x: Any, axis: int, start: int = 0) -> Any:
@@ -191,37 +280,62 @@ def _rollaxis_adjoint(out_bar: Any, x: Any, axis: int, start: int = 0) -> Any:
     start -= axis < start
     order = [k for k in range(ndim) if k != axis]
     order.insert(start, axis)
-    return np.transpose(out_bar, np.argsort(order))
+    return namespace_of(out_bar).permute_dims(out_bar, _inverse(order))
 
 
 def _matrix_transpose_adjoint(out_bar: Any, x: Any) -> Any:
-    return np.swapaxes(out_bar, -1, -2)
+    if not is_foreign_array(out_bar):
+        return np.swapaxes(out_bar, -1, -2)
+    return namespace_of(out_bar).matrix_transpose(out_bar)
 
 
-linear_in_first_rule(np.transpose, _transpose_adjoint)
+def _matrix_transpose_in(xp: Any, x: Any) -> Any:
+    return xp.matrix_transpose(x)  # the main namespace's: a library's linalg extension may lack it
+
+
+linear_in_first_rule(np.transpose, _transpose_adjoint, generic=True, foreign=_transpose_in)
 linear_in_first_rule(np.ndarray.transpose, _method_transpose_adjoint)
-for _f in (np.swapaxes, np.ndarray.swapaxes):
-    linear_in_first_rule(_f, _swapaxes_adjoint)
-linear_in_first_rule(np.moveaxis, _moveaxis_adjoint)
-linear_in_first_rule(np.rollaxis, _rollaxis_adjoint)
+linear_in_first_rule(np.swapaxes, _swapaxes_adjoint, generic=True)
+linear_in_first_rule(np.ndarray.swapaxes, _swapaxes_adjoint)
+linear_in_first_rule(np.moveaxis, _moveaxis_adjoint, generic=True)
+linear_in_first_rule(np.rollaxis, _rollaxis_adjoint, generic=True)
 for _f in [m.matrix_transpose for m in (np, np.linalg) if hasattr(m, "matrix_transpose")]:
-    linear_in_first_rule(_f, _matrix_transpose_adjoint)
+    linear_in_first_rule(_f, _matrix_transpose_adjoint, generic=True, foreign=_matrix_transpose_in)
 
 
 # ----- size-1 and broadcast axes -----
 
 
 def _reshape_back(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.reshape(out_bar, np.shape(x))
+    return _reshaped(namespace_of(out_bar), out_bar, _shape(x))
 
 
 def _broadcast_to_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return sum_to_shape(np.asarray(out_bar), np.shape(x))
+    return sum_to_shape(out_bar if is_foreign_array(out_bar) else np.asarray(out_bar), np.shape(x))
 
 
-for _f in (np.expand_dims, np.squeeze, np.ndarray.squeeze):
-    linear_in_first_rule(_f, _reshape_back)
-linear_in_first_rule(np.broadcast_to, _broadcast_to_adjoint)
+def _expand_dims_in(xp: Any, x: Any, axis: Any) -> Any:
+    """``np.expand_dims`` of another library's array, with one axis or several: a reshape."""
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = len(x.shape) + len(axes)
+    inserted = {int(a) % ndim for a in axes}
+    if len(inserted) != len(axes) or any(not -ndim <= int(a) < ndim for a in axes):
+        raise ValueError(f"expand_dims: axes {axis} do not fit an array of {len(x.shape)} dimensions")
+    sizes = iter(_shape(x))
+    return xp.reshape(x, tuple(1 if k in inserted else next(sizes) for k in range(ndim)))
+
+
+def _squeeze_in(xp: Any, x: Any, axis: Any = None) -> Any:
+    """``np.squeeze`` of another library's array: every axis of length 1 when ``axis`` is not given."""
+    if axis is None:
+        return xp.reshape(x, tuple(n for n in _shape(x) if n != 1))
+    return xp.squeeze(x, axis=tuple(axis) if isinstance(axis, list) else axis)
+
+
+linear_in_first_rule(np.expand_dims, _reshape_back, generic=True, foreign=_expand_dims_in)
+linear_in_first_rule(np.squeeze, _reshape_back, generic=True, foreign=_squeeze_in)
+linear_in_first_rule(np.ndarray.squeeze, _reshape_back)
+linear_in_first_rule(np.broadcast_to, _broadcast_to_adjoint, generic=True)
 
 
 # ----- astype: a cast to a float or complex dtype is linear; to anything else, non-differentiable -----
@@ -243,24 +357,32 @@ for _f in [np.ndarray.astype] + ([np.astype] if hasattr(np, "astype") else []):
 
 
 def _flip_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    return np.flip(out_bar, bind_options(("axis",), args, kwargs).get("axis"))
+    return namespace_of(out_bar).flip(out_bar, axis=bind_options(("axis",), args, kwargs).get("axis"))
 
 
 def _roll_adjoint(out_bar: Any, x: Any, shift: Any, *args: Any, **kwargs: Any) -> Any:
     back = tuple(-int(s) for s in shift) if isinstance(shift, (tuple, list)) else -int(shift)
-    return np.roll(out_bar, back, *args, **kwargs)
+    axis = bind_options(("axis",), args, kwargs).get("axis")
+    return namespace_of(out_bar).roll(out_bar, back, axis=axis)
 
 
 def _rot90_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
     options = bind_options(("k", "axes"), args, kwargs, k=1, axes=(0, 1))
-    return np.rot90(out_bar, -int(options["k"]), options["axes"])
+    return call_in(namespace_of(out_bar), np.rot90, out_bar, -int(options["k"]), options["axes"])
 
 
-linear_in_first_rule(np.flip, _flip_adjoint)
-linear_in_first_rule(np.fliplr, lambda out_bar, x: np.fliplr(out_bar))
-linear_in_first_rule(np.flipud, lambda out_bar, x: np.flipud(out_bar))
-linear_in_first_rule(np.rot90, _rot90_adjoint)
-linear_in_first_rule(np.roll, _roll_adjoint)
+def _flip_along(axis: int) -> Any:
+    def adjoint(out_bar: Any, x: Any) -> Any:
+        return namespace_of(out_bar).flip(out_bar, axis=axis)
+
+    return adjoint
+
+
+linear_in_first_rule(np.flip, _flip_adjoint, generic=True)
+linear_in_first_rule(np.fliplr, _flip_along(1), generic=True)
+linear_in_first_rule(np.flipud, _flip_along(0), generic=True)
+linear_in_first_rule(np.rot90, _rot90_adjoint, generic=True)
+linear_in_first_rule(np.roll, _roll_adjoint, generic=True)
 
 
 # ----- several arguments, a tuple of results: atleast_1d/2d/3d, broadcast_arrays -----
@@ -270,11 +392,12 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
     """The rules of ``f(*xs)``, which maps each ``x`` linearly to one result (a tuple of them for several).
 
     ``adjoint(out_bar, x)`` is one result's adjoint; the pushforward is ``f``
-    of the tangents.
+    of the tangents. On another library's arrays ``f`` is the standard's
+    function (``_each_in``).
     """
 
     def _rrule_each(f: Any, *xs: Any, **kwargs: Any) -> Any:
-        out = f(*xs, **kwargs)
+        out = _each_in(f, xs, kwargs)
         projects = [ProjectTo(x) for x in xs]
         single = len(xs) == 1 and not isinstance(out, (tuple, list))
         shapes = [value_shape(out)] if single else [value_shape(y) for y in out]
@@ -293,13 +416,47 @@ def _register_each(f: Any, adjoint: Callable[[Any, Any], Any]) -> None:
         return out, each_pullback
 
     def _frule_each(tangents: tuple[Any, ...], f: Any, *xs: Any, **kwargs: Any) -> Any:
-        out = f(*xs, **kwargs)
+        out = _each_in(f, xs, kwargs)
         checked = [checked_tangent(f, t, x, k) for k, (t, x) in enumerate(zip(tangents[1:], xs), start=1)]
-        dots = [instantiate_zeros(t, x) for t, x in zip(checked, xs)]
-        return out, ProjectTo(out)(f(*dots, **kwargs))
+        foreign = first_foreign_array(xs)
+        if foreign is None:
+            dots = [instantiate_zeros(t, x) for t, x in zip(checked, xs)]
+        else:
+            dots = [_dense_tangent(t, x, foreign) for t, x in zip(checked, xs)]
+        return out, ProjectTo(out)(_each_in(f, tuple(dots), kwargs))
 
-    rrule.register(f)(named_after(f, _rrule_each))
-    frule.register(f)(named_after(f, _frule_each))
+    rrule.register(f, generic=True)(named_after(f, _rrule_each))
+    frule.register(f, generic=True)(named_after(f, _frule_each))
+
+
+def _each_in(f: Any, xs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*xs, **kwargs)``, in the namespace of another library's arrays among ``xs``: Python numbers there become
+    0-d arrays of the first one's dtype and device (the standard's ``broadcast_arrays`` takes arrays alone)."""
+    foreign = first_foreign_array(xs)
+    if foreign is None:
+        return f(*xs, **kwargs)
+    xp = namespace_of(foreign)
+    arrays = [_as_array_like(xp, x, foreign) for x in xs]
+    if f is np.broadcast_arrays:  # the standard's takes the arrays alone, no options
+        if kwargs:
+            raise refusal(f, foreign, f"{', '.join(kwargs)}= has no counterpart in the Python Array API standard")
+        return tuple(xp.broadcast_arrays(*arrays))
+    out = call_in(xp, f, *arrays, **kwargs)
+    return tuple(out) if isinstance(out, list) else out
+
+
+def _as_array_like(xp: Any, x: Any, like: Any) -> Any:
+    if is_foreign_array(x):
+        return x
+    return xp.asarray(x, dtype=like.dtype, device=device_of(like))
+
+
+def _dense_tangent(t: Any, x: Any, like: Any) -> Any:
+    """The tangent ``t`` of ``x`` as an array of ``like``'s library: zeros of ``x``'s shape for a zero."""
+    if isinstance(t, AbstractZero):
+        xp = namespace_of(like)
+        return xp.zeros(_shape(x), dtype=like.dtype, device=device_of(like))
+    return t
 
 
 for _f in (np.atleast_1d, np.atleast_2d, np.atleast_3d):  # reshapes that add axes of size 1

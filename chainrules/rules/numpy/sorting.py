@@ -19,10 +19,23 @@ there and their cotangent goes back there. Where the input holds duplicates
 a perturbation can split them and change the output's length, so there is
 no derivative; the first occurrence is the convention. Counts, indices and
 inverses have no tangent.
+
+``sort`` and ``unique_values``, ``unique_counts``, ``unique_inverse`` and
+``unique_all`` run on every library that follows the Python Array API
+standard. ``sort`` gathers through the standard's stable ``argsort`` (its
+pullback through the inverse permutation, itself an ``argsort``). The
+standard has no scatter: the unique values' first occurrences are found by
+comparing every value with every entry, and their pullback is a product
+with that one-hot matrix, ``O(u * n)`` for ``u`` values of ``n`` entries
+(numpy's rules take ``O(n log n)``). The number of unique values depends
+on the values: a library that does not know them (``jax.jit`` tracing,
+dask before computing) cannot run these rules and raises ``TypeError``.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -34,16 +47,26 @@ from chainrules_core import (
     ZeroTangent,
     backing,
     checked_seed,
+    follow,
     is_followed,
     non_differentiable,
     primal_of,
     unthunk,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import (
+    has_unknown_shape,
+    is_complex_dtype,
+    is_foreign_array,
+    is_inexact_dtype,
+    namespace_of,
+    refusal,
+)
 
 from .._arrays import bind_options, cast_to, real_dtype_of, scatter_add
 from .._makers import rule_in_first
-from ._entries import entries_rule
+from ._entries import entries_rule, gather_along, one_hot
 
 # ----- sort -----
 
@@ -61,6 +84,15 @@ def _gather(x: Any, perm: np.ndarray[Any, Any], axis: Any) -> Any:
 
 def _sorted(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any]) -> Any:
     """The sorted array, gathered through the stable permutation (which the rules keep)."""
+    if is_foreign_array(x):
+        xp = namespace_of(x)
+        lines = xp.reshape(x, (-1,)) if options["axis"] is None else x
+        axis = -1 if options["axis"] is None else int(options["axis"])
+        try:
+            options["perm"] = call_in(xp, np.argsort, lines, axis=axis, stable=True)
+        except TypeError as err:  # complex numbers, where the library sorts real ones alone
+            raise refusal(f, x, str(err).partition(": ")[2]) from None
+        return gather_along(xp, lines, options["perm"], axis)
     options["perm"] = np.argsort(np.asarray(primal_of(x)), axis=options["axis"], kind="stable")
     return _gather(x, options["perm"], options["axis"])
 
@@ -71,6 +103,11 @@ def _sort_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, An
 
 def _sort_cotangent(state: tuple[Any, Any, Any], out_bar: Any) -> Any:
     x, perm, axis = state
+    if is_foreign_array(out_bar):  # gathered through the inverse permutation, the argsort of the permutation
+        xp = namespace_of(out_bar)
+        along = -1 if axis is None else int(axis)
+        inverse = xp.argsort(perm, axis=along, stable=True)
+        return xp.reshape(gather_along(xp, out_bar, inverse, along), tuple(x.shape))
     dtype = real_dtype_of(x)
     assert dtype is not None
     seed = cast_to(out_bar, dtype)
@@ -99,6 +136,10 @@ def _inverse(perm: np.ndarray[Any, Any], axis: Any) -> np.ndarray[Any, Any]:
 
 def _sort_pushforward(state: tuple[Any, Any, Any], x_dot: Any) -> Any:
     _, perm, axis = state
+    if is_foreign_array(x_dot):
+        xp = namespace_of(x_dot)
+        lines = xp.reshape(x_dot, (-1,)) if axis is None else x_dot
+        return gather_along(xp, lines, perm, -1 if axis is None else int(axis))
     return _gather(x_dot, perm, axis)
 
 
@@ -109,6 +150,7 @@ rule_in_first(
     cotangent=_sort_cotangent,
     tangent=_sort_pushforward,
     primal=_sorted,
+    generic=True,
 )
 
 
@@ -198,14 +240,33 @@ def _unique_options(f: Any) -> Any:
 
 
 def _unique_state(x: Any, options: dict[str, Any], out: Any) -> tuple[Any, Any, Any, Any]:
+    if is_foreign_array(x):
+        values = _values_of(out)
+        return x, _first_occurrence_in(namespace_of(x), x, values), out, (options["f"], value_shape(values))
     flat = np.asarray(primal_of(x)).reshape(-1)
     values = _values_of(primal_of(out))
     return x, _first_occurrence(flat, values), out, (options["f"], value_shape(values))
 
 
+def _first_occurrence_in(xp: Any, x: Any, values: Any) -> Any:
+    """Where each of ``values`` first occurs in ``x`` flattened, in another library: every value compared with every
+    entry (NaN matching NaN, as numpy's unique collapses them), the first match found by ``argmax``."""
+    flat = xp.reshape(x, (-1,))
+    same = values[:, None] == flat[None, :]
+    if is_inexact_dtype(xp, x.dtype):
+        same = same | (xp.isnan(values)[:, None] & xp.isnan(flat)[None, :])
+    return xp.argmax(xp.astype(same, xp.int8), axis=1)
+
+
 def _unique_cotangent(state: tuple[Any, Any, Any, Any], out_bar: Any) -> Any:
     x, first, _, (f, shape) = state
     seed = checked_seed(f, _values_seed(out_bar), shape)  # the seed of the values: of their shape
+    if is_foreign_array(x):  # each value's seed back at its first occurrence: a one-hot product
+        if isinstance(seed, AbstractZero):
+            return seed
+        xp = namespace_of(x)
+        n = math.prod(tuple(x.shape))
+        return xp.reshape(xp.matmul(seed, one_hot(xp, first, n, seed.dtype)), tuple(x.shape))
     dtype = real_dtype_of(x)
     if isinstance(seed, AbstractZero) or dtype is None:
         return seed
@@ -214,7 +275,38 @@ def _unique_cotangent(state: tuple[Any, Any, Any, Any], out_bar: Any) -> Any:
 
 def _unique_pushforward(state: tuple[Any, Any, Any, Any], x_dot: Any) -> Any:
     _, first, out, _ = state
+    if is_foreign_array(x_dot):
+        xp = namespace_of(x_dot)
+        return _values_tangent(out, xp.take(xp.reshape(x_dot, (-1,)), first, axis=0))
     return _values_tangent(out, np.reshape(x_dot if is_followed(x_dot) else np.asarray(x_dot), -1)[first])
+
+
+def _unique_in(f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any) -> Any:
+    """``f`` of the unique family: numpy's; on another library's array, the standard's (``unique_all`` made from
+    ``unique_inverse`` and ``unique_counts`` where the library lacks it, as torch does). A library that does not
+    know the values (``jax.jit`` tracing, dask's lengths before computing) cannot tell how many there are."""
+    if not is_foreign_array(x):
+        return follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+    if _is_traced(x):
+        raise refusal(f, x, "the number of unique values depends on the values, which jax.jit traces without")
+    xp = namespace_of(x)
+    try:
+        out = call_in(xp, f, x, *args, **kwargs)
+    except NotImplementedError as err:
+        if f is not np.unique_all or is_complex_dtype(xp, x.dtype):
+            raise refusal(f, x, str(err)) from None
+        values, inverse = xp.unique_inverse(x)
+        counts = xp.unique_counts(x).counts
+        out = _UNIQUE_ALL(values, _first_occurrence_in(xp, x, values), inverse, counts)
+    if has_unknown_shape(_values_of(out)):
+        raise refusal(f, x, "the number of unique values is known only once the array is computed")
+    return out
+
+
+def _is_traced(x: Any) -> bool:
+    """Whether ``x`` is a value ``jax.jit`` traces: its shape is known, its values are not."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(x, jax.core.Tracer)
 
 
 _UNIQUE = [np.unique] + [
@@ -222,9 +314,17 @@ _UNIQUE = [np.unique] + [
     for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all")
     if hasattr(np, name)
 ]
+_UNIQUE_ALL = type(np.unique_all(np.zeros(1))) if hasattr(np, "unique_all") else tuple
+"""numpy's named tuple of ``unique_all``'s results."""
 for _f in _UNIQUE:
     rule_in_first(
-        _f, parse=_unique_options(_f), prepare=_unique_state, cotangent=_unique_cotangent, tangent=_unique_pushforward
+        _f,
+        parse=_unique_options(_f),
+        prepare=_unique_state,
+        cotangent=_unique_cotangent,
+        tangent=_unique_pushforward,
+        primal=_unique_in if _f is not np.unique else None,
+        generic=_f is not np.unique,  # np.unique: numpy's alone
     )
 
 

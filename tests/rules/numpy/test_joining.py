@@ -137,3 +137,44 @@ def test_resize_adds_the_cycles_up():
     out, pullback = rrule(np.resize, np.array([1.0, 2.0]), 5)
     assert np.array_equal(out, [1.0, 2.0, 1.0, 2.0, 1.0])
     assert np.array_equal(pullback(np.arange(5.0))[1], [0.0 + 2.0 + 4.0, 1.0 + 3.0])
+
+
+def _joins_of_sequences():
+    """The declared joins whose arrays come in a list or a tuple (tests/arrays runs the cases with an array
+    argument), in float64, on each installed library."""
+    import chainrules.checks  # noqa: F401 - registers the declared cases
+    from chainrules.checks.libraries import in_scope
+    from chainrules.testing.libraries import LIBRARIES
+    from chainrules_core.testing import registered_cases
+
+    params = []
+    for family, case in registered_cases():
+        if family != "numpy.joining" or not in_scope(case.f):
+            continue
+        args = case.make_args(np.random.default_rng(0), "float64")
+        if not isinstance(args[0], (list, tuple)):
+            continue
+        for dtype, mode in case.expand():
+            if dtype == "float64":
+                params += [
+                    pytest.param(case, mode, name, id=f"{name}-{case.label}-{mode}")
+                    for name, library in LIBRARIES.items()
+                    if library.available()
+                ]
+    return params
+
+
+@pytest.mark.parametrize(("case", "mode", "library"), _joins_of_sequences())
+def test_joins_of_sequences_on_other_libraries(case, mode, library):
+    """A list or tuple of another library's arrays: numpy's numbers in that library, the cotangent a Tangent of the
+    container; a join the library does not have raises TypeError naming it."""
+    from chainrules.checks.libraries import refusal_for
+    from chainrules.testing.libraries import LIBRARIES, compare_on
+    from chainrules_core.naming import function_name
+
+    args = case.make_args(np.random.default_rng(0), "float64")
+    if refusal_for(case.f, library, "float64", case.label) is None:
+        compare_on(LIBRARIES[library], case.f, *args, mode=mode, fkwargs=dict(case.kwargs))
+        return
+    with pytest.raises(TypeError, match=function_name(case.f).replace(".", r"\.")):
+        compare_on(LIBRARIES[library], case.f, *args, mode=mode, fkwargs=dict(case.kwargs))

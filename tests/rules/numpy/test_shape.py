@@ -187,3 +187,15 @@ def test_rot90_and_rollaxis_undo_themselves():
     for f, args in [(np.rot90, (3, (2, 0))), (np.rollaxis, (-1, -2)), (np.rollaxis, (0, 3))]:
         out, pullback = rrule(f, x, *args)
         assert np.array_equal(pullback(out)[1], x)
+
+
+def test_reshape_in_fortran_order_is_refused_on_other_libraries():
+    """The standard reads arrays in C order alone: order='F' raises a TypeError naming the function and the
+    option, rather than reading the array in C order."""
+    strict = pytest.importorskip("array_api_strict")
+    x = strict.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match=r"np\.reshape has no rule .* order='F'"):
+        rrule(np.reshape, x, (3, 2), order="F")
+    out, pullback = rrule(np.transpose, x)  # axes not given: the standard's permute_dims with the axes reversed
+    assert np.array_equal(np.from_dlpack(out), np.arange(6.0).reshape(2, 3).T)
+    assert np.array_equal(np.from_dlpack(pullback(out)[1]), np.arange(6.0).reshape(2, 3))

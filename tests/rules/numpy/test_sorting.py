@@ -91,3 +91,14 @@ def test_hessian_through_sort_and_unique_is_diagonal_in_the_sorted_weights(mode)
     flat = np.array([2.0, -1.0, 2.0, 0.5])  # unique reads each value from its first occurrence
     expected_unique = np.diag(6 * flat * np.array([1.0, 1.0, 0.0, 1.0]))
     np.testing.assert_allclose(ad.hessian(lambda v: np.sum(np.unique(v) ** 3), flat, mode=mode), expected_unique)
+
+
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+def test_unique_under_jit_is_refused_before_jax_concretizes(name):
+    """The number of unique values depends on the values, which jax.jit does not know: a TypeError naming the
+    function and the traced type, not JAX's ConcretizationTypeError from inside the library."""
+    jax = pytest.importorskip("jax")
+    f = getattr(np, name)
+    with pytest.raises(TypeError, match=rf"np\.{name} has no rule for arrays of type jax") as raised:
+        jax.jit(lambda x: rrule(f, x)[0])(jax.numpy.ones(3))
+    assert not isinstance(raised.value, jax.errors.ConcretizationTypeError)
