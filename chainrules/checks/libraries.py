@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from chainrules_core import rrule
 from chainrules_core.array_api import NUMPY_COMPATIBLE, standard_name
 from chainrules_core.naming import function_name
@@ -96,10 +98,22 @@ SORTING = (
     *(Refusal(name, "torch", _UNIQUE_COMPLEX, dtypes=("complex128",)) for name in _UNIQUE[1:]),
 )
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING
+_MASK_UNDER_JIT = "a boolean mask under jax.jit: the output's length depends on the mask's values"
+INDEXING = (
+    Refusal("np.ndarray.__getitem__", "jax.jit", _MASK_UNDER_JIT, cases="<(4,3) array>"),
+    Refusal("np.ndarray.__getitem__", "jax.jit", _MASK_UNDER_JIT, cases="[True,False,True,True]"),
+    Refusal(
+        "np.ndarray.__getitem__",
+        "dask",
+        "a dask mask beside other indices: the number of its true places is not known until it is computed",
+        cases="[True,False,True,True],2",
+    ),
+)
+
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING + INDEXING
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 35
+REFUSAL_COUNT = 38
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 
@@ -117,6 +131,11 @@ def refusal_for(f: Any, library: str, dtype: str, label: str) -> str | None:
     for refusal in REFUSALS:
         if refusal.covers(name, library, dtype, label):
             return refusal.why
-    if standard_name(f) is None and library.split(".")[0] not in NUMPY_COMPATIBLE:
+    if standard_name(f) is None and f not in ARRAY_METHODS and library.split(".")[0] not in NUMPY_COMPATIBLE:
         return "the Python Array API standard has no such function"
     return None
+
+
+ARRAY_METHODS = (np.ndarray.__getitem__,)
+"""numpy's array methods whose counterparts the standard's arrays have (``x[index]``): in scope wherever their
+rules are generic."""

@@ -41,6 +41,7 @@ register_cases(
     Case(np.where, (np.array([True, False]), Arg(REALS, (2,)), 0.0), name="constant branch"),
     *(Case(operator.getitem, (_X, index)) for index in INDEXES),
     Case(np.ndarray.__getitem__, (_X, (slice(None), np.array([1, 1]))), name="method"),
+    *(Case(np.ndarray.__getitem__, (_X, index), name="method") for index in INDEXES),
     Case(operator.getitem, (Arg(REALS, (5,)), _REPEATS), name="repeats"),
     Case(operator.getitem, (Arg(REALS, (5,)), np.array([-1, 0, -1])), name="negative repeats"),
     Case(np.take, (_X, np.array([[1, 1], [0, 3]]))),

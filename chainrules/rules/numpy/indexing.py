@@ -8,9 +8,10 @@ flat positions, or ``np.add.at`` for indices mixing arrays and slices).
 A float64 vector read at a vector of integers has a fast path (the bottom
 section): its pullback is one ``np.bincount`` of the seed.
 
-``where``, ``take``, ``take_along_axis``, ``tril``, ``triu`` and
-``linalg.diagonal`` run on every library that follows the Python Array API
-standard (``diagonal`` on dask too). The standard has no scatter-add: on
+``where``, ``x[index]`` (``_getitem``), ``take``, ``take_along_axis``,
+``tril``, ``triu`` and ``linalg.diagonal`` run on every library that follows
+the Python Array API standard (``diagonal`` on dask too). The standard has
+no scatter-add: on
 another library's arrays the pullback of ``take`` and ``take_along_axis``
 is a product with the one-hot matrix of the indices (``_entries.sum_into``,
 ``scatter_along``), ``O(m * n)`` for ``m`` indices into an axis of ``n``,
@@ -40,12 +41,18 @@ from chainrules_core import (
     value_shape,
 )
 from chainrules_core.array_api import call_in
-from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of
+from chainrules_core.arrays import (
+    device_of,
+    first_foreign_array,
+    is_foreign_array,
+    namespace_of,
+)
 from chainrules_core.projection import output_tangent, sum_to_shape
 
 from .._arrays import bind_options, cast_to, diagonal_adjoint, instantiate_zeros, is_given, real_dtype_of, scatter_add
 from .._makers import linear_in_first_rule
 from ._entries import gather_along, scatter_along, sum_into
+from ._getitem import getitem_adjoint_in, getitem_in
 
 # ----- where -----
 
@@ -150,6 +157,8 @@ def _reads_once(index: Any) -> bool:
 
 
 def _getitem_adjoint(out_bar: Any, x: Any, index: Any) -> Any:
+    if first_foreign_array((out_bar,)) is not None:
+        return getitem_adjoint_in(namespace_of(out_bar), out_bar, x, index)
     dtype = real_dtype_of(x)
     assert dtype is not None
     shape = np.shape(x)
@@ -164,7 +173,7 @@ def _getitem_adjoint(out_bar: Any, x: Any, index: Any) -> Any:
 
 
 linear_in_first_rule(operator.getitem, _getitem_adjoint, types=(np.ndarray, object))
-linear_in_first_rule(np.ndarray.__getitem__, _getitem_adjoint)
+linear_in_first_rule(np.ndarray.__getitem__, _getitem_adjoint, generic=True, foreign=getitem_in)
 
 
 _TAKE_ARGS = ("indices", "axis", "out", "mode")
