@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import (
+    AbstractZero,
     NoTangent,
     ProjectTo,
     ZeroTangent,
@@ -383,6 +384,11 @@ def _rrule_diff(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     def diff_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
         arg_bars = list(zeros)
+        if isinstance(out_bar, AbstractZero):  # a zero seed (an integer output's): zeros, as the projectors give them
+            for i, project in zip((2, 3), projects):
+                if i < len(args) and project is not None:
+                    arg_bars[i] = project(ZeroTangent())
+            return (NoTangent(), project_a(ZeroTangent()), *arg_bars)
         head, middle, tail = layout.adjoint(out_bar)
         for i, (j, piece) in zip((2, 3), ((0, head), (1, tail))):
             project = projects[j]
