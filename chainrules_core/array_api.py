@@ -99,6 +99,8 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
     array = next((a for a in _flat(args) if is_foreign_array(a)), args[0] if args else None)
     if target is not None:
         positional, keywords = standard_arguments(f, args, kwargs)
+        if keywords.get("dtype") is not None:
+            keywords["dtype"] = dtype_in(xp, keywords["dtype"])
         try:
             return target(*positional, **keywords)
         except (TypeError, RuntimeError, NotImplementedError) as err:
@@ -109,12 +111,27 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
                 raise refusal(f, array, str(err)) from None
             raise
     if implements(array, f):
-        return f(*args, **kwargs)
+        try:
+            return f(*args, **kwargs)
+        except TypeError as err:  # an option numpy has and the library's function lacks (dask's nansum: where=)
+            raise refusal(f, array, str(err)) from None
     name = standard_name(f)
     why = (
         f"{getattr(xp, '__name__', xp)} has no {name}" if name else "the Python Array API standard has no such function"
     )
     raise refusal(f, array, why)
+
+
+def dtype_in(xp: Any, dtype: Any) -> Any:
+    """numpy's ``dtype`` (``np.float64``, ``"float32"``, ``np.dtype("c16")``) as ``xp``'s dtype of that name; a
+    dtype numpy does not read (the library's own) as it is."""
+    if xp is np or dtype is None:
+        return dtype
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        return dtype
+    return getattr(xp, name, dtype)
 
 
 REAL_ONLY = frozenset(

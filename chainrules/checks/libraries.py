@@ -98,6 +98,31 @@ SORTING = (
     *(Refusal(name, "torch", _UNIQUE_COMPLEX, dtypes=("complex128",)) for name in _UNIQUE[1:]),
 )
 
+_MASKED = "where= and initial= have no counterpart in the Python Array API standard's reductions"
+_NO_DTYPE = "the standard's mean, var and std take no dtype=, and the library's do not either"
+
+REDUCTIONS = (
+    # numpy's where= and initial= options: no library's standard namespace takes them, nor dask's NaN reductions
+    *(Refusal(f"np.{name}", "", _MASKED, cases="where=") for name in ("sum", "mean", "prod", "nansum")),
+    *(Refusal(f"np.{name}", "", _MASKED, cases="initial=") for name in ("sum", "prod", "max", "nanmax")),
+    *(
+        Refusal(f"np.{name}", lib, _REAL_ONLY, dtypes=("complex128",))
+        for name in ("max", "min")
+        for lib in ("array_api_strict", "torch")
+    ),
+    Refusal("np.var", "array_api_strict", _REAL_ONLY, dtypes=("complex128",)),
+    Refusal("np.std", "array_api_strict", _REAL_ONLY, dtypes=("complex128",)),
+    Refusal("np.mean", "array_api_strict", _NO_DTYPE, cases="dtype="),
+    Refusal("np.var", "array_api_strict", _NO_DTYPE, cases="dtype="),
+    Refusal("np.var", "torch", _NO_DTYPE, cases="dtype="),
+    Refusal(
+        "np.average",
+        "dask",
+        "dask's average takes weights of the input's shape or along one axis, not along several",
+        cases="weights in axis order",
+    ),
+)
+
 _MASK_UNDER_JIT = "a boolean mask under jax.jit: the output's length depends on the mask's values"
 INDEXING = (
     Refusal("np.ndarray.__getitem__", "jax.jit", _MASK_UNDER_JIT, cases="<(4,3) array>"),
@@ -110,10 +135,10 @@ INDEXING = (
     ),
 )
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING + INDEXING
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING + INDEXING + REDUCTIONS
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 38
+REFUSAL_COUNT = 56
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 

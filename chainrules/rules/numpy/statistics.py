@@ -42,55 +42,107 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
+from chainrules_core.array_api import call_in, dtype_in
+from chainrules_core.arrays import (
+    device_of,
+    has_unknown_shape,
+    is_complex_dtype,
+    is_foreign_array,
+    namespace_of,
+    real_dtype,
+    real_part,
+    refusal,
+    zeros_like,
+)
 
-from .._arrays import bind_options, instantiate_zeros, is_given, kept_shape, reduced_axes, tuple_entries
+from .._arrays import bind_options, dtype_of_value, instantiate_zeros, is_given, kept_shape, reduced_axes, tuple_entries
 from .._makers import rule_in_first
-from ._reducing import nan_mask
+from ._reducing import nan_mask, seed_as
 
 _ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
 
+def _shape(f: Any, x: Any) -> tuple[int, ...]:
+    """``x``'s shape; a dask array's unknown lengths refused (the rules need them)."""
+    if not is_foreign_array(x):
+        return np.shape(x)
+    if has_unknown_shape(x):
+        raise refusal(f, x, "its rule needs the input's shape, which dask has not computed")
+    return tuple(x.shape)
+
+
+def _conj(xp: Any, a: Any) -> Any:
+    """The complex conjugate, ``a`` itself when real (the standard's ``conj`` wants complex input)."""
+    if xp is np:
+        return np.conjugate(a)
+    return xp.conj(a) if is_complex_dtype(xp, a.dtype) else a
+
+
 class _Spread:
-    """One call of var or std: the deviations from the mean and the divisor ``N - ddof``."""
+    """One call of var or std: the deviations from the mean and the divisor ``N - ddof``.
+
+    ``xp`` is the input's namespace: numpy, or another library's (the standard's functions). There the divisor
+    is a 0-d array of the input's real dtype, and the NaN mask of nanvar is computed whatever the input holds.
+    """
 
     is_std = False
     skips_nan = False
 
     def __init__(self, x: Any, options: dict[str, Any], out: Any) -> None:
         self.x = x
-        shape = np.shape(x)
+        self.xp = xp = namespace_of(x)
+        shape = _shape(options["f"], x)
         self.axes = reduced_axes(options["axis"], len(shape))
         self.kept = kept_shape(shape, self.axes)
         self.keepdims = bool(options["keepdims"])
+        self.precision = None  # dtype=: the deviations in the output's precision, as the primal computes them
+        if options["dtype"] is not None:
+            dtype = dtype_in(xp, options["dtype"])
+            self.precision = np.result_type(dtype_of_value(x), dtype) if xp is np else xp.result_type(x.dtype, dtype)
         ddof = options["correction"] if is_given(options.get("correction")) else options["ddof"]
         self.valid = nan_mask(x) if self.skips_nan else None
         if self.valid is None:
-            n = math.prod(shape[a] for a in self.axes)
-            self.divisor: Any = np.float64(max(n - ddof, 0))  # numpy clips the degrees of freedom at 0
+            n = max(math.prod(shape[a] for a in self.axes) - ddof, 0)  # numpy clips the degrees of freedom at 0
+            if xp is np:
+                self.divisor: Any = np.float64(n)
+            else:
+                self.divisor = xp.asarray(float(n), dtype=real_dtype(xp, out.dtype), device=device_of(x))  # dtype='s
         else:
-            self.divisor = np.sum(self.valid, axis=self.axes, keepdims=True) - ddof
-        self.out_shape = np.shape(out)
-        self.out = np.reshape(out, self.kept)
+            self.divisor = self.count() - ddof
+        self.out_shape = np.shape(out) if xp is np else tuple(out.shape)
+        self.out = xp.reshape(out, self.kept)
+
+    def count(self) -> Any:
+        """How many entries are not NaN in each slice, in the kept shape."""
+        xp = self.xp
+        if xp is np:
+            return np.sum(self.valid, axis=self.axes, keepdims=True)
+        return xp.sum(xp.astype(self.valid, real_dtype(xp, self.x.dtype)), axis=self.axes, keepdims=True)
 
     def deviation(self) -> Any:
-        values = np.asarray(self.x)
+        xp = self.xp
+        values = np.asarray(self.x) if xp is np else self.x
+        if self.precision is not None and values.dtype != self.precision:
+            values = values.astype(self.precision) if xp is np else xp.astype(values, self.precision)
         if self.valid is None:
-            return values - np.mean(values, axis=self.axes, keepdims=True)
-        zero = np.zeros((), dtype=values.dtype)
-        count = np.sum(self.valid, axis=self.axes, keepdims=True)
-        mean = np.sum(np.where(self.valid, values, zero), axis=self.axes, keepdims=True) / np.maximum(count, 1)
-        return np.where(self.valid, values - mean, zero)
+            return values - xp.mean(values, axis=self.axes, keepdims=True)
+        zero = np.zeros((), dtype=values.dtype) if xp is np else 0.0
+        count = self.count()
+        count = np.maximum(count, 1) if xp is np else xp.where(count > 0, count, 1.0)
+        mean = xp.sum(xp.where(self.valid, values, zero), axis=self.axes, keepdims=True) / count
+        return xp.where(self.valid, values - mean, zero)
 
     def scale(self) -> Any:
         """d(out)/d(var) times 2 / (N - ddof): the factor in front of the deviations."""
+        xp = self.xp
         divisor = self.divisor
         if self.valid is not None:  # numpy's nan where N <= ddof: no derivative, a zero cotangent
-            divisor = np.where(divisor > 0, divisor, np.inf)
+            divisor = xp.where(divisor > 0, divisor, math.inf)
         if not self.is_std:
             return 2 / divisor
-        std = np.where(np.isfinite(divisor), self.out, 0)
-        safe = np.where(std == 0, 1, std)
-        return np.where(std == 0, 0, 1 / (divisor * safe))
+        std = xp.where(xp.isfinite(divisor), self.out, 0)
+        safe = xp.where(std == 0, 1, std)
+        return xp.where(std == 0, 0, 1 / (divisor * safe))
 
 
 class _Deviation(_Spread):
@@ -105,21 +157,29 @@ class _NanDeviation(_Deviation):
     skips_nan = True
 
 
-def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    options = bind_options(_ARGS, args, kwargs, axis=None, dtype=None, out=None, ddof=0, keepdims=False)
-    refused = is_given(options["out"]) or is_given(options.get("mean")) or options.get("where", True) is not True
-    return None if refused else options
+def _options(f: Any) -> Any:
+    def options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        options = bind_options(_ARGS, args, kwargs, axis=None, dtype=None, out=None, ddof=0, keepdims=False, f=f)
+        refused = is_given(options["out"]) or is_given(options.get("mean")) or options.get("where", True) is not True
+        return None if refused else options
+
+    return options
 
 
 def _spread_cotangent(s: _Spread, out_bar: Any) -> Any:
     deviation = s.deviation()
-    return deviation * (np.reshape(np.real(out_bar), s.kept) * s.scale()).astype(deviation.dtype, copy=False)
+    xp = s.xp
+    if xp is np:
+        return deviation * (np.reshape(np.real(out_bar), s.kept) * s.scale()).astype(deviation.dtype, copy=False)
+    seed = xp.reshape(seed_as(out_bar, real_dtype(xp, s.x.dtype), s.x), s.kept)
+    return deviation * xp.astype(seed * s.scale(), deviation.dtype)
 
 
 def _spread_pushforward(s: _Spread, x_dot: Any) -> Any:
-    inner = np.real(np.conjugate(s.deviation()) * x_dot)
-    total = np.sum(inner, axis=s.axes, keepdims=True) * s.scale()
-    return total if s.keepdims else total.reshape(s.out_shape)
+    xp = s.xp
+    inner = real_part(xp, _conj(xp, s.deviation()) * x_dot)
+    total = xp.sum(inner, axis=s.axes, keepdims=True) * s.scale()
+    return total if s.keepdims else xp.reshape(total, s.out_shape)
 
 
 for _fs, _prepare in (
@@ -129,7 +189,14 @@ for _fs, _prepare in (
     ((np.nanstd,), _NanDeviation),
 ):
     for _f in _fs:
-        rule_in_first(_f, parse=_options, prepare=_prepare, cotangent=_spread_cotangent, tangent=_spread_pushforward)
+        rule_in_first(
+            _f,
+            parse=_options(_f),
+            prepare=_prepare,
+            cotangent=_spread_cotangent,
+            tangent=_spread_pushforward,
+            generic=not isinstance(_f, type(np.ndarray.var)),  # var and std: the standard's; nanvar, nanstd: dask's
+        )
 
 
 # ----- average -----
@@ -138,70 +205,84 @@ _AVERAGE_ARGS = ("axis", "weights", "returned")
 
 
 class _Average:
-    """One call of ``average``: the axes, and the weights laid out to broadcast against ``a`` as numpy does."""
+    """One call of ``average``: the axes, and the weights laid out to broadcast against ``a`` as numpy does.
 
-    def __init__(self, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    ``xp`` is the namespace of ``a`` (numpy, or dask's, which computes ``np.average`` itself); weights given by
+    keyword as a numpy array become arrays of ``a``'s library.
+    """
+
+    def __init__(self, f: Any, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         options = bind_options(_AVERAGE_ARGS, args, kwargs, axis=None, weights=None, returned=False)
-        self.a = np.asarray(a)
-        self.shape = self.a.shape
-        self.axes = reduced_axes(options["axis"], self.a.ndim)
+        self.xp = xp = namespace_of(a)
+        self.a = np.asarray(a) if xp is np else a
+        self.shape = _shape(f, self.a)
+        ndim = len(self.shape)
+        self.axes = reduced_axes(options["axis"], ndim)
         self.kept = kept_shape(self.shape, self.axes)
         self.returned = bool(options["returned"])
         avg = out[0] if self.returned else out
-        self.avg_shape = np.shape(avg)
-        self.avg = np.reshape(avg, self.kept)
-        self.w = None if options["weights"] is None else np.asarray(options["weights"])
+        self.avg_shape = np.shape(avg) if xp is np else tuple(avg.shape)
+        self.avg = xp.reshape(avg, self.kept)
+        w = options["weights"]
+        self.w = None if w is None else np.asarray(w) if xp is np else xp.asarray(w, device=device_of(a))
         self.perm = None
         if self.w is None:
             self.w_total: Any = math.prod(self.shape[i] for i in self.axes)
             return
-        if self.w.shape != self.shape:  # weights along the axes, their own axes in the order ``axis`` lists
+        if tuple(self.w.shape) != self.shape:  # weights along the axes, their own axes in the order ``axis`` lists
             given = options["axis"] if isinstance(options["axis"], (tuple, list)) else (options["axis"],)
-            self.perm = np.argsort([int(i) % self.a.ndim for i in given])
+            order = [int(i) % ndim for i in given]
+            self.perm = tuple(sorted(range(len(order)), key=order.__getitem__))
         self.w_laid = self.laid_out(self.w)
-        self.w_total = np.sum(self.w_laid, axis=self.axes, keepdims=True)
+        self.w_total = xp.sum(self.w_laid, axis=self.axes, keepdims=True)
 
     def laid_out(self, w: Any) -> Any:
         """Weights (or a tangent of them) as numpy broadcasts them against ``a``."""
         if self.perm is None:
             return w
         shape = tuple(n if i in self.axes else 1 for i, n in enumerate(self.shape))
-        return np.reshape(np.transpose(w, self.perm), shape)
+        return self.xp.reshape(self.xp.permute_dims(w, self.perm), shape)
 
     def weights_back(self, w_bar: Any) -> Any:
         """A cotangent of the laid-out weights, summed and moved back to the weights' own layout."""
-        w_bar = sum_to_shape(w_bar, np.shape(self.w_laid))
+        xp = self.xp
+        w_bar = sum_to_shape(w_bar, tuple(self.w_laid.shape))
         if self.perm is None:
             return w_bar
-        moved = np.reshape(w_bar, tuple(self.w.shape[i] for i in self.perm))
-        return np.transpose(moved, np.argsort(self.perm))
+        moved = xp.reshape(w_bar, tuple(self.w.shape[i] for i in self.perm))
+        return xp.permute_dims(moved, tuple(self.perm.index(i) for i in range(len(self.perm))))
 
     def a_cotangent(self, avg_bar: Any) -> Any:
-        g = np.reshape(avg_bar, self.kept)
-        share = (
-            (1 / self.w_total if self.w_total else 0.0) if self.w is None else np.conjugate(self.w_laid / self.w_total)
-        )
-        return np.broadcast_to(share * g, self.shape)
+        xp = self.xp
+        g = xp.reshape(avg_bar, self.kept)
+        if self.w is None:
+            share: Any = 1 / self.w_total if self.w_total else 0.0
+        else:
+            share = _conj(xp, self.w_laid / self.w_total)
+        return xp.broadcast_to(share * g, self.shape)
 
     def w_cotangent(self, avg_bar: Any, total_bar: Any) -> Any:
+        xp = self.xp
         w_bar: Any = 0
         if not isinstance(avg_bar, AbstractZero):
-            w_bar = np.conjugate((self.a - self.avg) / self.w_total) * np.reshape(avg_bar, self.kept)
+            w_bar = _conj(xp, (self.a - self.avg) / self.w_total) * xp.reshape(avg_bar, self.kept)
         if not isinstance(total_bar, AbstractZero):
-            w_bar = w_bar + np.reshape(total_bar, self.kept)
-        return self.weights_back(np.broadcast_to(w_bar, np.broadcast_shapes(np.shape(w_bar), self.w_laid.shape)))
+            w_bar = w_bar + xp.reshape(total_bar, self.kept)
+        shape = np.broadcast_shapes(tuple(np.shape(w_bar) if xp is np else w_bar.shape), tuple(self.w_laid.shape))
+        return self.weights_back(xp.broadcast_to(w_bar, shape))
 
     def pushforward(self, a_dot: Any, w_dot: Any) -> tuple[Any, Any]:
         """The tangents of the average and of the sum of the weights (``w_dot`` None: constant weights)."""
+        xp = self.xp
         if self.w is None:
-            return np.mean(a_dot, axis=self.axes, keepdims=True), 0.0
+            return xp.mean(a_dot, axis=self.axes, keepdims=True), 0.0
         # the shares w / sum(w) first, as the pullback takes them: w * a_dot / sum(w) underflows for w of 1e-300
         weighted = self.w_laid / self.w_total * a_dot
         if w_dot is None:
-            return np.sum(weighted, axis=self.axes, keepdims=True), 0.0
-        w_dot = np.broadcast_to(self.laid_out(w_dot), self.w_laid.shape)
+            return xp.sum(weighted, axis=self.axes, keepdims=True), 0.0
+        w_dot = xp.broadcast_to(self.laid_out(w_dot), tuple(self.w_laid.shape))
         weighted = weighted + (self.a - self.avg) / self.w_total * w_dot
-        return np.sum(weighted, axis=self.axes, keepdims=True), np.sum(w_dot, self.axes, keepdims=True)
+        return xp.sum(weighted, axis=self.axes, keepdims=True), xp.sum(w_dot, axis=self.axes, keepdims=True)
 
 
 def _weights_position(args: tuple[Any, ...]) -> bool:
@@ -209,10 +290,30 @@ def _weights_position(args: tuple[Any, ...]) -> bool:
     return len(args) > 1 and args[1] is not None
 
 
-@rrule.register(np.average)
+def _average(f: Any, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``np.average``'s output: numpy's call, or the library's own (dask's) through ``call_in``."""
+    if not is_foreign_array(a):
+        return f(a, *args, **kwargs)
+    xp = namespace_of(a, *args)
+    out = call_in(xp, f, a, *args, **kwargs)
+    if not isinstance(out, tuple) or is_foreign_array(out[1]):
+        return out
+    avg, total = out  # dask gives the count of an unweighted average as a numpy number: an array of a's library
+    total = xp.asarray(total, dtype=avg.dtype, device=device_of(a))
+    return avg, xp.broadcast_to(total, tuple(avg.shape))
+
+
+def _explicit(t: Any, x: Any) -> Any:
+    """A tangent with its zeros made arrays of ``x``'s library (``instantiate_zeros``, for numpy's)."""
+    if is_foreign_array(x) and isinstance(t, AbstractZero):
+        return zeros_like(x, tuple(x.shape))
+    return instantiate_zeros(t, x)
+
+
+@rrule.register(np.average, generic=True)  # dask computes np.average itself
 def _rrule_average(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    out = f(a, *args, **kwargs)
-    call = _Average(a, args, kwargs, out)
+    out = _average(f, a, args, kwargs)
+    call = _Average(f, a, args, kwargs, out)
     project_a = ProjectTo(a)
     project_w = ProjectTo(args[1]) if _weights_position(args) else None
     shapes = (value_shape(out[0]), value_shape(out[1])) if call.returned else (value_shape(out),)
@@ -234,17 +335,18 @@ def _rrule_average(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     return out, average_pullback
 
 
-@frule.register(np.average)
+@frule.register(np.average, generic=True)
 def _frule_average(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
-    out = f(a, *args, **kwargs)
+    out = _average(f, a, args, kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     w_dot = checked_tangent(f, tangents[3], args[1], 3) if _weights_position(args) else None
-    call = _Average(a, args, kwargs, out)
-    a_dot = instantiate_zeros(a_dot, call.a)
-    w_dot = None if w_dot is None else instantiate_zeros(w_dot, call.w)
+    call = _Average(f, a, args, kwargs, out)
+    xp = call.xp
+    a_dot = _explicit(a_dot, call.a)
+    w_dot = None if w_dot is None else _explicit(w_dot, call.w)
     avg_dot, total_dot = call.pushforward(a_dot, w_dot)
     project_out = ProjectTo(out)
     if not call.returned:
-        return out, project_out(np.reshape(avg_dot, call.avg_shape))
-    total_dot = np.broadcast_to(total_dot, call.kept).reshape(call.avg_shape)
-    return out, project_out(Tangent(tuple, np.reshape(avg_dot, call.avg_shape), total_dot))
+        return out, project_out(xp.reshape(avg_dot, call.avg_shape))
+    total_dot = xp.reshape(xp.broadcast_to(xp.asarray(total_dot), call.kept), call.avg_shape)
+    return out, project_out(Tangent(tuple, xp.reshape(avg_dot, call.avg_shape), total_dot))

@@ -3,8 +3,9 @@ import itertools
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, frule, rrule
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
+from tests.rules.numpy.test_reductions import compare, run_lazily
 
 
 @pytest.mark.parametrize("case, dtype, mode", case_params("numpy.cumulative"))
@@ -187,3 +188,53 @@ def test_cumprod_second_derivative_at_a_zero_raises():
     x = np.array([2.0, 5.0, 3.0])
     # sum of cumprod = x1 + x1 x2 + x1 x2 x3; its gradient summed: 1 + x2 + x2 x3 + x1 + x1 x3 + x1 x2
     np.testing.assert_allclose(ad.gradient(total_slope, x)[0], [1 + x[2] + x[1], 1 + x[2] + x[0], x[1] + x[0]])
+
+
+def test_diff_of_a_zero_seed():
+    """A zero seed (an integer output's, or a ZeroTangent) gives zeros, not numpy's error for a 0-d array."""
+    x = np.arange(6).reshape(2, 3)
+    assert rrule(np.diff, x)[1](NoTangent()) == (NoTangent(), NoTangent())
+    bars = rrule(np.diff, x * 1.0, 1, 1, 0.5)[1](ZeroTangent())
+    assert bars == (NoTangent(), ZeroTangent(), NoTangent(), NoTangent(), ZeroTangent())
+
+
+# ----- other array libraries: the declared cases run on each in tests/arrays; these are the calls they do not make
+
+
+@pytest.mark.parametrize("f", [np.nancumsum, np.nancumprod])
+def test_rows_of_nans_on_dask(f):
+    """dask's NaN-skipping scans, flattened or along an axis, with a row of NaNs only."""
+    x = np.array([[np.nan, np.nan, np.nan], [1.0, np.nan, 2.0], [0.5, 0.0, np.nan]])
+    compare("dask", f, x)
+    compare("dask", f, x, axis=1)
+
+
+@pytest.mark.parametrize("name", ["array_api_strict", "torch", "jax", "jax.jit", "dask"])
+def test_diff_and_cumulative_scans_on_other_libraries(name):
+    """diff with numpy's prepend and append (a number, a lower-dimensional array) broadcast as numpy does, and
+    cumulative_prod through zeros, on every library."""
+    x = np.array([[2.0, 0.0, 3.0, 0.0], [1.5, 2.0, 0.0, -1.0]])
+    compare(name, np.diff, x, prepend=0.5, append=np.array([[1.0], [2.0]]))
+    compare(name, np.diff, x, n=3, axis=1)
+    compare(name, np.diff, x, n=0)
+    compare(name, np.cumulative_prod, x, axis=1, include_initial=True)
+
+
+@pytest.mark.parametrize(
+    ("f", "kwargs"),
+    [
+        (np.cumsum, {"axis": 0}),
+        (np.cumprod, {"axis": 1}),
+        (np.cumulative_sum, {"axis": 1}),
+        (np.cumulative_prod, {"axis": 0, "include_initial": True}),
+        (np.nancumsum, {}),
+        (np.nancumprod, {"axis": 1}),
+        (np.diff, {"n": 2}),
+        (np.ediff1d, {}),
+    ],
+)
+def test_scans_leave_dask_lazy(f, kwargs):
+    """No scan's rule computes a dask array, zeros and NaNs in the input or not."""
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 0.0, 5.0], [0.0, -1.0, 0.5], [4.0, 4.0, 1.0]])
+    out, bars, out_dot = run_lazily(f, x, **kwargs)
+    assert all(hasattr(v, "dask") for v in (out, bars[1], out_dot))

@@ -332,3 +332,128 @@ def test_a_0d_input_gets_a_0d_cotangent_whatever_the_seed(f, dtype, fast):
             x_bar = pullback(seed)[1]
             assert type(x_bar) is np.ndarray and x_bar.shape == () and x_bar.dtype == x.dtype, (seed, x_bar)
             assert x_bar == pullback(np.array(0.75, dtype=kind))[1]
+
+
+# ----- other array libraries: the declared cases run on each in tests/arrays; these are the calls they do not make
+
+
+def library(name):
+    """The library ``name`` of ``chainrules.testing.libraries``, or the test skipped when it is not installed."""
+    from chainrules.testing.libraries import LIBRARIES
+
+    found = LIBRARIES[name]
+    if not found.available():
+        pytest.skip(found.why_not())
+    return found
+
+
+def compare(name, f, *args, **kwargs):
+    """``f``'s rrule and frule on ``name``'s arrays give numpy's numbers, in that library's arrays."""
+    from chainrules.testing.libraries import compare_on
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's for slices of NaNs only
+        for mode in ("rrule", "frule"):
+            compare_on(library(name), f, *args, mode=mode, fkwargs=kwargs)
+
+
+def run_lazily(f, *args, **kwargs):
+    """``f``'s rrule, its pullback and its frule on dask arrays of ``args``, while any compute raises: a rule must
+    leave a dask array lazy (a check of its values would compute it)."""
+    library("dask")
+    import dask
+    import dask.array as da
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError(f"a rule of {f.__name__} computed a dask array")
+
+    arrays = [da.from_array(a, chunks=2) if isinstance(a, np.ndarray) else a for a in args]
+    with dask.config.set(scheduler=refuse):
+        out, pullback = rrule(f, *arrays, **kwargs)
+        seed = da.ones_like(out[0] if isinstance(out, tuple) else out)
+        bars = pullback((seed, seed) if isinstance(out, tuple) else seed)
+        tangents = [da.ones_like(a) if isinstance(a, da.Array) else NoTangent() for a in arrays]
+        _, out_dot = frule((NoTangent(), *tangents), f, *arrays, **kwargs)
+    return out, bars, out_dot
+
+
+STANDARD = ("array_api_strict", "torch", "jax", "jax.jit", "dask")
+
+
+@pytest.mark.parametrize("name", STANDARD)
+@pytest.mark.parametrize("f", [np.max, np.min])
+def test_nan_extrema_and_ties_on_other_libraries(name, f):
+    """On every library a NaN extremum's cotangent goes to the NaN entries and ties share theirs, as on numpy: the
+    mask compares every entry with its slice's extremum, NaN or not, without looking at the values first."""
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 5.0, 5.0], [-1.0, -1.0, 0.5]])
+    compare(name, f, x, axis=1)
+    compare(name, f, x, axis=0, keepdims=True)
+    compare(name, f, x)
+
+
+@pytest.mark.parametrize("f", [np.nanmax, np.nanmin, np.nansum, np.nanmean, np.nanprod])
+def test_slices_of_nans_only_on_dask(f):
+    """dask's NaN-skipping reductions give a slice of NaNs only numpy's nan (or 0) and a zero cotangent."""
+    x = np.array([[np.nan, np.nan, np.nan], [1.0, np.nan, 2.0], [0.5, -3.0, np.nan]])
+    compare("dask", f, x, axis=1)
+    compare("dask", f, x, axis=(0, 1))
+
+
+@pytest.mark.parametrize(
+    ("f", "kwargs"),
+    [
+        (np.sum, {"axis": 1}),
+        (np.mean, {}),
+        (np.prod, {"axis": 0}),
+        (np.max, {"axis": 1}),
+        (np.min, {"axis": (0, 1), "keepdims": True}),
+        (np.ptp, {"axis": 0, "keepdims": True}),
+        (np.nanmax, {"axis": 1}),
+        (np.nanmean, {"axis": 0}),
+        (np.nanprod, {}),
+        (np.trace, {}),
+    ],
+)
+def test_reductions_leave_dask_lazy(f, kwargs):
+    """No reduction's rule computes a dask array: the output, the cotangent and the tangent stay lazy."""
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 5.0, 5.0], [0.0, -1.0, 0.5], [4.0, 4.0, 1.0]])
+    out, bars, out_dot = run_lazily(f, x, **kwargs)
+    assert all(hasattr(v, "dask") for v in (out, bars[1], out_dot))
+
+
+def test_unknown_lengths_of_dask_are_refused():
+    """A dask array of unknown length (after boolean masking) has no shape for the rule: a TypeError names it."""
+    library("dask")
+    import dask.array as da
+
+    x = da.from_array(np.array([1.0, -2.0, 3.0, 4.0]), chunks=2)
+    masked = x[x > 0]
+    for f in (np.sum, np.max, np.prod):
+        with pytest.raises(TypeError, match=rf"np\.{f.__name__}.*dask.*shape"):
+            rrule(f, masked)
+
+
+@pytest.mark.parametrize("name", ["torch", "jax", "array_api_strict"])
+def test_options_the_standard_lacks_are_refused_by_name(name):
+    """where= and initial= have no counterpart in the standard's reductions: the TypeError names the function and the
+    array type rather than converting to numpy."""
+    x = library(name).convert(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    with pytest.raises(TypeError, match=r"np\.sum has no rule for arrays of type"):
+        rrule(np.sum, x, where=np.array([True, False]))
+    with pytest.raises(TypeError, match=r"np\.max has no rule for arrays of type"):
+        rrule(np.max, x, axis=1, initial=0.0)
+
+
+@pytest.mark.parametrize("name", STANDARD)
+def test_integer_inputs_have_no_tangent_on_other_libraries(name):
+    """An integer array of another library has no tangent space there either."""
+    for f in (np.sum, np.max, np.prod):
+        compare(name, f, np.arange(6).reshape(2, 3), axis=0)
+
+
+@pytest.mark.parametrize("name", STANDARD)
+def test_dtype_casts_on_other_libraries(name):
+    """sum and prod with dtype= give an output of that dtype on every library, and cotangents of the input's."""
+    x = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+    compare(name, np.sum, x, axis=1, dtype=np.float64)
+    compare(name, np.prod, x, axis=0, dtype=np.float64)

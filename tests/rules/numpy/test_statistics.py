@@ -3,6 +3,7 @@ import pytest
 
 from chainrules_core import NoTangent, frule, rrule
 from tests.rules.cases import case_params
+from tests.rules.numpy.test_reductions import compare, run_lazily
 
 
 @pytest.mark.parametrize("case, dtype, mode", case_params("numpy.statistics"))
@@ -96,3 +97,41 @@ def test_average_pushforward_of_a_fortran_ordered_tangent(args, kwargs):
     for form in (np.asfortranarray, lambda t: np.repeat(t, 2, axis=1)[:, ::2]):
         assert np.allclose(pushed(form(a_dot), w_dot), want, rtol=1e-13, atol=0)
         assert np.allclose(pushed(a_dot, form(w_dot)), want, rtol=1e-13, atol=0)
+
+
+# ----- other array libraries: the declared cases run on each in tests/arrays; these are the calls they do not make
+
+
+@pytest.mark.parametrize("name", ["array_api_strict", "torch", "jax", "jax.jit", "dask"])
+def test_std_of_a_constant_slice_on_other_libraries(name):
+    """Every library gives a constant slice of std the zero cotangent and tangent numpy's rule gives."""
+    x = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]])
+    compare(name, np.std, x, axis=1)
+    compare(name, np.var, x, axis=1, ddof=1)
+
+
+@pytest.mark.parametrize("f", [np.nanvar, np.nanstd])
+def test_slices_with_too_few_numbers_on_dask(f):
+    """dask's nanvar and nanstd give a slice with no more numbers than ddof numpy's nan and a zero cotangent."""
+    x = np.array([[np.nan, 1.0, np.nan], [1.0, np.nan, 2.0], [0.5, -3.0, 4.0]])
+    compare("dask", f, x, axis=1, ddof=1)
+
+
+@pytest.mark.parametrize(
+    ("f", "args", "kwargs"),
+    [
+        (np.var, (), {"axis": 0}),
+        (np.std, (), {"axis": 1, "ddof": 1}),
+        (np.nanvar, (), {"axis": 1}),
+        (np.nanstd, (), {}),
+        (np.average, (1, np.array([0.5, 1.0, 2.0])), {}),
+        (np.average, (None, np.arange(1.0, 13.0).reshape(4, 3), True), {}),
+    ],
+)
+def test_statistics_leave_dask_lazy(f, args, kwargs):
+    """No statistic's rule computes a dask array."""
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 5.0, 5.0], [0.0, -1.0, 0.5], [4.0, 4.0, 1.0]])
+    if f in (np.var, np.std, np.average):
+        x = np.nan_to_num(x)
+    out, bars, out_dot = run_lazily(f, x, *args, **kwargs)
+    assert all(hasattr(v, "dask") for v in (out[0] if isinstance(out, tuple) else out, bars[1]))
