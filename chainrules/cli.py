@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import chainrules  # registers the rules
 from chainrules_core import RuleRecord, frule, rrule
+from chainrules_core.array_api import is_numpy_function
 from chainrules_core.naming import function_name, plural
 
 if TYPE_CHECKING:
@@ -138,6 +139,9 @@ class _PrimalRow:
     modes: dict[str, set[str]]
     families: list[str]
     signatures: list[str]
+    generic: bool = False
+    """Whether a rule of the primal runs on every Array API library (``RuleRecord.generic``)."""
+    numpy: bool = False
 
 
 def _mode_label(mode: str, record: RuleRecord) -> str:
@@ -157,6 +161,8 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
             row = rows.get(key)
             if row is None:
                 row = rows[key] = _PrimalRow(primal_name(record.primal), {}, [], [])
+                row.numpy = is_numpy_function(record.primal)
+            row.generic = row.generic or record.generic
             row.modes.setdefault(mode, set()).add(_mode_label(mode, record))
             family = rule_family(record)
             if family not in row.families:
@@ -197,6 +203,12 @@ def _types_text(signatures: list[str]) -> str:
     return plural(len(signatures), "signature")
 
 
+def _arrays_text(row: _PrimalRow) -> str:
+    """``any`` for a primal whose rules run on every Array API library, ``numpy`` for a numpy function whose rules
+    run on numpy's arrays alone, empty for the rest (``math``, ``operator``, scipy, a user's functions)."""
+    return "any" if row.generic else "numpy" if row.numpy else ""
+
+
 def list_rules(pattern: str | None, out: TextIO) -> int:
     _import_optional_libraries()
     rows = sorted(primal_rows(pattern), key=lambda r: (r.families[0], r.name))
@@ -209,10 +221,12 @@ def list_rules(pattern: str | None, out: TextIO) -> int:
             modes_text(row.modes),
             row.families[0] + (f" +{len(row.families) - 1}" if len(row.families) > 1 else ""),
             _types_text(row.signatures),
+            _arrays_text(row),
         )
         for row in rows
     ]
-    print(table_text(("primal", "modes", "family", "types"), table, cut_first=(3, 2), keep_ends=(0, 2)), file=out)
+    headers = ("primal", "modes", "family", "types", "arrays")
+    print(table_text(headers, table, cut_first=(3, 2), keep_ends=(0, 2)), file=out)
     if len(rows) <= 10:  # a few rows: what the table summarised, in full
         for row in rows:
             if len(row.families) > 1 or _types_text(row.signatures) != row.signatures[0]:

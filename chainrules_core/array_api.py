@@ -67,7 +67,16 @@ _NAMES = _table()
 RENAMED = {"ddof": "correction", "a_min": "min", "a_max": "max", "rcond": "rtol"}
 """numpy's names of options the standard calls otherwise."""
 
-POSITIONAL = {"where": 3, "matmul": 2, "tensordot": 2, "vecdot": 2, "take": 2, "take_along_axis": 2, "moveaxis": 3}
+POSITIONAL = {
+    "where": 3,
+    "matmul": 2,
+    "tensordot": 2,
+    "vecdot": 2,
+    "take": 2,
+    "take_along_axis": 2,
+    "moveaxis": 3,
+    "searchsorted": 2,
+}
 """How many leading arguments the standard takes positionally, where it is not one (elementwise: ``nin``)."""
 
 

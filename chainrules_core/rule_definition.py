@@ -330,8 +330,8 @@ def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None 
     """
     signature = tuple(arg_types or ())
     for f in fs:
-        rrule.register(f, *signature, kind="non_differentiable")(_non_differentiable_rrule)
-        frule.register(f, *signature, kind="non_differentiable")(_non_differentiable_frule)
+        rrule.register(f, *signature, kind="non_differentiable", generic=True)(_non_differentiable_rrule)
+        frule.register(f, *signature, kind="non_differentiable", generic=True)(_non_differentiable_frule)
 
 
 def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:

@@ -22,8 +22,12 @@ from chainrules_core.testing import registered_cases
 
 
 def _has_array(case: object, dtype: str) -> bool:
+    """Whether the case has an array argument, or a list or tuple of arrays (``concatenate``'s)."""
     args = case.make_args(np.random.default_rng(0), dtype)  # type: ignore[attr-defined]
-    return any(isinstance(a, np.ndarray) for a in args)
+    return any(
+        isinstance(a, np.ndarray) or (isinstance(a, (list, tuple)) and any(isinstance(b, np.ndarray) for b in a))
+        for a in args
+    )
 
 
 def _params() -> list[object]:
@@ -79,3 +83,39 @@ def test_scope_holds_the_standard_functions():
     names = {function_name(case.f) for _, case in registered_cases() if in_scope(case.f)}
     assert len(names) >= 120, len(names)
     assert re.search("np.linalg.solve", " ".join(sorted(names)))
+
+
+_X = np.array([[0.5, -1.5, 2.0], [3.0, 0.0, -0.25]])
+_Y = np.array([[1.0, -1.5, 0.5], [2.0, 1.0, -3.0]])
+NON_DIFFERENTIABLE = [
+    *((f, (_X, _Y), {}) for f in (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)),
+    *((f, (_X,), {}) for f in (np.isfinite, np.isinf, np.isnan, np.signbit, np.argsort, np.count_nonzero)),
+    *((f, (_X > 0,), {}) for f in (np.all, np.any, np.logical_not)),
+    *((f, (_X > 0, _Y > 0), {}) for f in (np.logical_and, np.logical_or, np.logical_xor)),
+    (np.argmax, (_X,), {"axis": 1}),
+    (np.argmin, (_X,), {"axis": 0}),
+    (np.floor_divide, (_X, _Y), {}),
+    (np.searchsorted, (np.array([-1.0, 0.5, 2.0, 4.0]), np.array([0.0, 3.0, -2.0])), {}),
+    (np.linalg.matrix_rank, (np.array([[1.0, 2.0], [2.0, 4.0]]),), {}),
+]
+
+
+@pytest.mark.parametrize("library_name", [name for name in LIBRARIES if LIBRARIES[name].available()] or ["none"])
+@pytest.mark.parametrize(("f", "args", "kwargs"), NON_DIFFERENTIABLE, ids=lambda v: getattr(v, "__name__", ""))
+def test_non_differentiable_functions_compute_in_the_library(f, args, kwargs, library_name):
+    """A function without a derivative gives its output in the input's library (its rules are generic) and no
+    tangent, on every library (dask's matrix_rank refuses by name)."""
+    if library_name == "none":
+        pytest.skip("no array library other than numpy is installed")
+    library = LIBRARIES[library_name]
+    for mode in ("rrule", "frule"):
+        if (function_name(f), library_name) in NON_DIFFERENTIABLE_REFUSED:
+            with pytest.raises(TypeError, match=re.escape(function_name(f))):
+                compare_on(library, f, *args, mode=mode, fkwargs=kwargs)
+        else:
+            compare_on(library, f, *args, mode=mode, fkwargs=kwargs)
+
+
+NON_DIFFERENTIABLE_REFUSED = {("np.linalg.matrix_rank", "dask")}
+"""numpy's matrix_rank of a dask array asks dask's svd for singular values alone (compute_uv=False), which it
+does not take."""

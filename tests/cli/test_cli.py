@@ -38,7 +38,10 @@ def test_rules_lists_primals_with_modes_family_and_types() -> None:
     status, out, _ = run("rules", "reduce")
     assert status == 0
     line = next(row for row in out.splitlines() if row.startswith("| functools.reduce"))
-    assert cells(line)[1:] == ["frule, rrule (config)", "numpy.higher_order", "any"]
+    assert cells(line)[1:] == ["frule, rrule (config)", "numpy.higher_order", "any", ""]
+    sin = next(row for row in run("rules", "np.sin")[1].splitlines() if row.startswith("| np.sin "))
+    det = next(row for row in run("rules", "np.linalg.eig")[1].splitlines() if row.startswith("| np.linalg.eig "))
+    assert cells(sin)[-1] == "any" and cells(det)[-1] == "numpy"  # generic rules, and numpy's alone
 
 
 def test_rules_shows_non_differentiable_and_typed_rules() -> None:
@@ -194,8 +197,8 @@ def test_import_a_library_and_check_its_declared_cases(tmp_path: Path) -> None:
     result = run_in(tmp_path, "rules", "--import", "mylib", "mylib")
     rows = [cells(line) for line in result.stdout.splitlines()[2:4]]
     assert rows == [
-        ["mylib.softplus", "frule, rrule", "mylib", "any"],
-        ["mylib.weighted_power", "rrule", "mylib", "any"],
+        ["mylib.softplus", "frule, rrule", "mylib", "any", ""],
+        ["mylib.weighted_power", "rrule", "mylib", "any", ""],
     ]
     assert result.stdout.splitlines()[-1] == "2 primals"
 
@@ -221,7 +224,7 @@ def test_a_directory_named_chainrules_in_the_way_is_named(tmp_path: Path) -> Non
 def test_rules_fit_100_columns_and_escape_bars() -> None:
     status, out, _ = run("rules")
     assert status == 0 and max(len(line) for line in out.splitlines()) <= 100
-    assert all(line.count("|") - line.count("\\|") == 5 for line in out.splitlines() if line.startswith("|"))
+    assert all(line.count("|") - line.count("\\|") == 6 for line in out.splitlines() if line.startswith("|"))
     status, out, _ = run("rules", "operator.pow")
     assert "(Number | ndarray | generic, Number | ndarray | generic)" in out  # in full below a short table
 
