@@ -67,7 +67,18 @@ _NAMES = _table()
 RENAMED = {"ddof": "correction", "a_min": "min", "a_max": "max", "rcond": "rtol"}
 """numpy's names of options the standard calls otherwise."""
 
-POSITIONAL = {"where": 3, "matmul": 2, "tensordot": 2, "vecdot": 2, "take": 2, "take_along_axis": 2}
+POSITIONAL = {
+    "where": 3,
+    "matmul": 2,
+    "tensordot": 2,
+    "vecdot": 2,
+    "take": 2,
+    "take_along_axis": 2,
+    "outer": 2,
+    "cross": 2,
+    "solve": 2,
+    "matrix_power": 2,
+}
 """How many leading arguments the standard takes positionally, where it is not one (elementwise: ``nin``)."""
 
 
@@ -99,6 +110,8 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
     array = next((a for a in _flat(args) if is_foreign_array(a)), args[0] if args else None)
     if target is not None:
         positional, keywords = standard_arguments(f, args, kwargs)
+        if keywords.get("dtype") is not None:  # numpy's dtype as the library's own (torch wants a torch.dtype)
+            keywords["dtype"] = dtype_in(xp, keywords["dtype"])
         try:
             return target(*positional, **keywords)
         except (TypeError, RuntimeError, NotImplementedError) as err:
@@ -115,6 +128,15 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         f"{getattr(xp, '__name__', xp)} has no {name}" if name else "the Python Array API standard has no such function"
     )
     raise refusal(f, array, why)
+
+
+def dtype_in(xp: Any, dtype: Any) -> Any:
+    """numpy's ``dtype`` (``np.float32``, ``"complex128"``) as ``xp``'s dtype of that name; another value as it is."""
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        return dtype  # a dtype of the library already (torch.float64 is no numpy dtype)
+    return getattr(xp, name, dtype)
 
 
 REAL_ONLY = frozenset(
