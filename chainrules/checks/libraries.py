@@ -63,10 +63,23 @@ ARITHMETIC = (
 )
 ELEMENTWISE = (Refusal("np.round", "array_api_strict", _OPTIONS, cases="decimals"),)
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE
+_DASK_LU = "dask's LU (inv, solve) takes single matrices in square chunks only; the arrays are split unevenly"
+_DASK_SVD = "dask's SVD takes single matrices split along one axis only; the arrays are split along both"
+LINALG = (
+    Refusal("np.linalg.det", "dask", "dask has no det"),
+    Refusal("np.linalg.slogdet", "dask", "dask has no slogdet"),
+    Refusal("np.linalg.inv", "dask", _DASK_LU),
+    Refusal("np.linalg.solve", "dask", _DASK_LU),
+    Refusal("np.linalg.matrix_power", "dask", f"a negative power needs the inverse: {_DASK_LU}", cases=",-"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord='nuc'"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord=2)"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord=-2)"),
+)
+
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + LINALG
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 7
+REFUSAL_COUNT = 15
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 

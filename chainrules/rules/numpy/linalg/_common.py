@@ -10,13 +10,23 @@ answer), any other library computes with the Python Array API standard's.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from chainrules_core import AbstractZero, Tangent, follow, is_followed, sum_to_shape
-from chainrules_core.arrays import device_of, is_complex_dtype
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import (
+    array_type_name,
+    device_of,
+    first_foreign_array,
+    is_complex_dtype,
+    is_inexact_dtype,
+    refusal,
+)
 
 
 def conjugate(x: Any, xp: Any = np) -> Any:
@@ -322,3 +332,48 @@ def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
     block[..., n:, n:] = a
     block[..., :n, n:] = e * scale[..., None, None]
     return np.asarray(f(block))[..., :n, n:] / scale[..., None, None]
+
+
+def inexact(a: Any, xp: Any = np) -> Any:
+    """``a`` if its dtype is float or complex, else ``a`` as float64 (an integer matrix's derivatives are real)."""
+    if xp is np:
+        return a if a.dtype.kind in "fc" else a.astype(np.float64)
+    return a if is_inexact_dtype(xp, a.dtype) else xp.astype(a, xp.float64)
+
+
+def per_matrix(c: Any, xp: Any = np) -> Any:
+    """A number per matrix of a stack (shape ``(...)``) as ``(..., 1, 1)``, to scale each matrix; a Python number
+    as it is."""
+    if xp is np:
+        return np.asarray(c)[..., None, None]
+    if isinstance(c, (int, float, complex)):
+        return c
+    return xp.expand_dims(xp.expand_dims(c, axis=-1), axis=-1)
+
+
+def trace_of_product(x: Any, y: Any, xp: Any = np) -> Any:
+    """``tr(x y)`` per matrix of the stacks: ``sum_ij x_ji y_ij``."""
+    if xp is np:
+        return np.einsum("...ji,...ij->...", x, y)
+    return xp.sum(xp.matrix_transpose(x) * y, axis=(-2, -1))
+
+
+@contextlib.contextmanager
+def dask_refusals(f: Any, x: Any) -> Iterator[None]:
+    """Turns dask's refusal of arrays its linear algebra does not take (a stack, chunks that are not square or
+    split both ways) into ``refusal``'s ``TypeError`` naming ``f``; any other error passes."""
+    try:
+        yield
+    except (ValueError, NotImplementedError) as err:
+        if not array_type_name(x).startswith("dask."):
+            raise
+        why = str(err).splitlines()[0]
+        raise refusal(f, x, f"dask's linear algebra does not take these arrays ({why})") from None
+
+
+def linalg_call(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)`` of numpy's arrays, ``call_in(xp, f, ...)`` of another library's (``dask_refusals``)."""
+    if xp is np:
+        return f(*args, **kwargs)
+    with dask_refusals(f, first_foreign_array(args)):
+        return call_in(xp, f, *args, **kwargs)
