@@ -80,12 +80,14 @@ LINALG = (
     Refusal("np.linalg.eigvalsh", "dask", "dask has no eigvalsh"),
     Refusal("np.linalg.svd", "dask", f"{_DASK_SVD}, and it computes no full_matrices"),
     Refusal("np.linalg.svdvals", "dask", f"{_DASK_SVD} (array_api_compat's svdvals asks it for full_matrices)"),
+    Refusal("np.linalg.pinv", "", _OPTIONS, cases="hermitian=True"),
+    Refusal("np.linalg.pinv", "dask", "dask has no pinv"),
 )
 
 REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + LINALG
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 21
+REFUSAL_COUNT = 23
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 
