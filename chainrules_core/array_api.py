@@ -76,6 +76,10 @@ POSITIONAL = {
     "take_along_axis": 2,
     "moveaxis": 3,
     "searchsorted": 2,
+    "outer": 2,
+    "cross": 2,
+    "solve": 2,
+    "matrix_power": 2,
 }
 """How many leading arguments the standard takes positionally, where it is not one (elementwise: ``nin``)."""
 

@@ -123,6 +123,27 @@ REDUCTIONS = (
     ),
 )
 
+_DASK_LU = "dask's LU (inv, solve) takes single matrices in square chunks only; the arrays are split unevenly"
+_DASK_SVD = "dask's SVD takes single matrices split along one axis only; the arrays are split along both"
+LINALG = (
+    Refusal("np.linalg.det", "dask", "dask has no det"),
+    Refusal("np.linalg.slogdet", "dask", "dask has no slogdet"),
+    Refusal("np.linalg.inv", "dask", _DASK_LU),
+    Refusal("np.linalg.solve", "dask", _DASK_LU),
+    Refusal("np.linalg.matrix_power", "dask", f"a negative power needs the inverse: {_DASK_LU}", cases=",-"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord='nuc'"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord=2)"),
+    Refusal("np.linalg.matrix_norm", "dask", _DASK_SVD, cases="ord=-2)"),
+    Refusal("np.linalg.cholesky", "dask", "dask's cholesky takes single matrices in square chunks only"),
+    Refusal("np.linalg.qr", "dask", "dask's QR takes single matrices split along one axis only"),
+    Refusal("np.linalg.eigh", "dask", "dask has no eigh"),
+    Refusal("np.linalg.eigvalsh", "dask", "dask has no eigvalsh"),
+    Refusal("np.linalg.svd", "dask", f"{_DASK_SVD}, and it computes no full_matrices"),
+    Refusal("np.linalg.svdvals", "dask", f"{_DASK_SVD} (array_api_compat's svdvals asks it for full_matrices)"),
+    Refusal("np.linalg.pinv", "", _OPTIONS, cases="hermitian=True"),
+    Refusal("np.linalg.pinv", "dask", "dask has no pinv"),
+)
+
 _MASK_UNDER_JIT = "a boolean mask under jax.jit: the output's length depends on the mask's values"
 INDEXING = (
     Refusal("np.ndarray.__getitem__", "jax.jit", _MASK_UNDER_JIT, cases="<(4,3) array>"),
@@ -135,10 +156,10 @@ INDEXING = (
     ),
 )
 
-REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING + INDEXING + REDUCTIONS
+REFUSALS: tuple[Refusal, ...] = ARITHMETIC + ELEMENTWISE + FFT + SHAPES + SORTING + INDEXING + REDUCTIONS + LINALG
 """Every refusal the tests expect, beyond the functions the standard does not name."""
 
-REFUSAL_COUNT = 56
+REFUSAL_COUNT = 72
 """``len(REFUSALS)``, pinned: a refusal is added or removed on purpose, and docs/arrays.md lists them."""
 
 

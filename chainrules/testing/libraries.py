@@ -10,7 +10,9 @@ primal, the tangent and every cotangent are arrays of that library (dask's
 still lazy) equal to numpy's to ``RTOL`` of the largest entry. Python
 numbers, ints and the rest of the arguments are passed as they are. A
 library that is not installed is reported by ``Library.available``; the
-tests skip it with the reason.
+tests skip it with the reason. Outputs made of vectors that LAPACK defines
+up to a phase each (``GAUGES``: eigenvectors, singular vectors, QR) are
+compared in numpy's phases.
 
 >>> import numpy as np
 >>> strict = LIBRARIES["array_api_strict"]
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, Tangent, backing, frule, primal_type, rrule, unthunk
+from chainrules_core.arrays import is_complex_dtype, namespace_of
 from chainrules_core.naming import function_name
 from chainrules_core.testing.tangents import rand_tangent
 
@@ -163,6 +166,46 @@ LIBRARIES: dict[str, Library] = {
 """The libraries the rules are checked on, by the name the tests and the refusals table use."""
 
 
+GAUGES: dict[Any, dict[int, tuple[int | None, ...]]] = {
+    np.linalg.eigh: {2: (None, -2)},
+    np.linalg.svd: {3: (-2, None, -1)},
+    np.linalg.qr: {2: (-2, -1), 1: (-1,)},
+}
+"""Functions whose outputs hold vectors each defined up to a phase (a sign when real), which another library's
+LAPACK may choose otherwise: per number of leaves of the output, the axis along which each leaf's vectors lie
+(-2: columns, eigh's and the SVD's ``U``, QR's ``Q``; -1: rows, the SVD's ``Vh``, QR's ``R``), ``None`` for a
+leaf without a gauge.
+
+The library's vectors ``V D`` (``D`` a diagonal of unit phases, read off
+numpy's ``V``) are turned back, ``V D D^H``, before the output and its
+tangent are compared: the rules' tangents follow the gauge as the vectors do
+(``V_dot D``). The pullback is given the seed turned to the library's
+phases (``V_bar D``): the loss ``Re <V_bar D, V D>`` is numpy's, so the
+cotangent of the input, which does not depend on the gauge, must be
+numpy's. The phases are read per vector, so vectors of a repeated
+eigenvalue or singular value (any rotation of a basis) are not compared
+this way: the declared cases have none.
+"""
+
+
+def _mean_over_repeated(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """``seed`` averaged over each group of ``values`` repeated up to ``sqrt(eps)`` of the largest."""
+    w, g = np.asarray(values), np.asarray(seed)
+    tol = np.sqrt(np.finfo(w.dtype).eps) * np.max(np.abs(w), axis=-1, keepdims=True)
+    same = (np.abs(w[..., :, None] - w[..., None, :]) <= tol[..., None]).astype(g.dtype)
+    return ((same @ g[..., None])[..., 0] / np.sum(same, axis=-1)).astype(g.dtype)
+
+
+SEEDS: dict[Any, Callable[[Any, Any], Any]] = {
+    np.linalg.eigvalsh: _mean_over_repeated,
+    np.linalg.svdvals: _mean_over_repeated,
+}
+"""Functions whose pullback, at a repeated output value, depends on a basis LAPACK chooses unless the seed is
+equal over the repeated values (a repeated eigenvalue: any basis of its eigenspace): ``(numpy's output, a
+random seed) -> the seed`` that ``compare_on`` gives both runs, the same over each repeated group (the function
+of such a seed is smooth there, its cotangent unique)."""
+
+
 @dataclass
 class LibraryReport:
     function: str
@@ -199,12 +242,18 @@ def compare_on(
     if mode == "rrule":
         y, pullback = _rule(rrule(f, *args, **kwargs), name, "numpy")
         seed_value = rand_tangent(y, rng)
+        if f in SEEDS:
+            seed_value = SEEDS[f](y, seed_value)
         reference = (y, *pullback(seed_value))
         seed_converted = _to_library(library, unthunk(seed_value))
+        gauge = _gauge(library, f, y)
 
         def run(*values: Any) -> Any:
             y, pullback = _rule(rrule(f, *values, **kwargs), name, library.name)
-            return (y, *pullback(seed_converted))
+            if gauge is None:
+                return (y, *pullback(seed_converted))
+            phases = gauge(y)
+            return (_turned(y, phases, back=True), *pullback(_turned(seed_converted, phases, back=False)))
 
     else:
         tangents = tuple(
@@ -213,13 +262,79 @@ def compare_on(
         )
         reference = _rule(frule((NoTangent(), *tangents), f, *args, **kwargs), name, "numpy")
         tangents_converted = tuple(_to_library(library, t) for t in tangents)
+        gauge = _gauge(library, f, reference[0])
 
         def run(*values: Any) -> Any:
-            return _rule(frule((NoTangent(), *tangents_converted), f, *values, **kwargs), name, library.name)
+            y, y_dot = _rule(frule((NoTangent(), *tangents_converted), f, *values, **kwargs), name, library.name)
+            if gauge is None:
+                return y, y_dot
+            phases = gauge(y)
+            return _turned(y, phases, back=True), _turned(y_dot, phases, back=True)
 
     got = _jitted(run, converted) if library.jit else run(*converted)
     _compare(library, reference, got, report, name, "the result")
     return report
+
+
+def _gauge(library: Library, f: Any, reference: Any) -> Callable[[Any], list[Any]] | None:
+    """For a function of ``GAUGES``: the phases of the library's output against numpy's ``reference``, per leaf
+    (``None`` for a leaf without a gauge), each of shape 1 along the axis its vectors lie along."""
+    axes = GAUGES.get(f, {}).get(len(_leaves(reference)))
+    if axes is None:
+        return None
+    references = [_to_library(library, leaf) for leaf in _leaves(reference)]
+
+    def phases(out: Any) -> list[Any]:
+        found: list[Any] = []
+        for axis, want, got in zip(axes, references, _leaves(out)):
+            if axis is None:
+                found.append(None)
+                continue
+            xp = namespace_of(got)
+            overlap = xp.sum(
+                (xp.conj(want) if is_complex_dtype(xp, want.dtype) else want) * got, axis=axis, keepdims=True
+            )
+            size = xp.abs(overlap)  # 0 for a vector numpy's is zero (QR's zero rows of R): no phase to turn
+            found.append(xp.where(size > 0, overlap / xp.where(size > 0, size, 1.0), 1.0))
+        return found
+
+    return phases
+
+
+def _turned(value: Any, phases: list[Any], back: bool) -> Any:
+    """``value`` (an output, its tangent or a seed) with each leaf of a gauge times its phases: their conjugates
+    to turn the library's vectors to numpy's phases (``back``), the phases themselves to turn numpy's to the
+    library's. The leaves as a list, or a seed as the structure it was."""
+    if len(_leaves(value)) != len(phases):  # a zero for the whole output
+        return value
+    count = iter(phases)
+
+    def turn(leaf: Any) -> Any:
+        phase = next(count)
+        if phase is None or isinstance(leaf, AbstractZero) or not hasattr(leaf, "shape"):
+            return leaf
+        xp = namespace_of(leaf)
+        return leaf * (xp.conj(phase) if back and is_complex_dtype(xp, phase.dtype) else phase)
+
+    if back:
+        return [turn(leaf) for leaf in _leaves(value)]
+    return _map_leaves(value, turn)
+
+
+def _map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """``value`` with ``fn`` applied to each leaf in ``_leaves``' order, its tuples, lists and ``Tangent``s kept."""
+    value = unthunk(value)
+    if isinstance(value, Tangent):
+        data, P = backing(value), primal_type(value)
+        if isinstance(data, dict):
+            mapped = {k: _map_leaves(v, fn) for k, v in data.items()}
+            return Tangent(P, mapped) if issubclass(P, dict) else Tangent(P, **mapped)
+        return Tangent(P, *(_map_leaves(v, fn) for v in data))
+    if isinstance(value, (list, tuple)):
+        return (
+            [_map_leaves(v, fn) for v in value] if isinstance(value, list) else tuple(_map_leaves(v, fn) for v in value)
+        )
+    return fn(value)
 
 
 def _rule(result: Any, name: str, where: str) -> Any:

@@ -24,6 +24,14 @@ on the subscripts and the operands' shapes: the plan is cached by those
 a cotangent of two real operands sums nothing (``'ij,ij->i'``), each entry
 is one product, and the plan computes it as a broadcast product, which
 numpy does faster than ``einsum`` and to the same numbers.
+
+The Python Array API standard has no ``einsum``: the rules run on the
+libraries that answer numpy's ``einsum`` themselves (dask, CuPy), whose
+``einsum`` computes the output and every cotangent; the diagonal of a
+repeated label is then the cotangent where the indices of the label's
+axes agree (``where`` over a comparison of ``arange``s), as such a library
+need not take writes into an array. Any other library's arrays get
+``TypeError``.
 """
 
 from __future__ import annotations
@@ -48,10 +56,12 @@ from chainrules_core import (
     shape_of,
     value_shape,
 )
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import as_arrays_like, device_of, is_foreign_array, namespace_of
 from chainrules_core.projection import no_tangent_space, project_onto
 
 from ._bilinear import numeric_seed
-from .linalg._common import as_array
+from .linalg._common import as_array, conjugate
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # numpy's labels 0..51
 _ALLOWED_KWARGS = frozenset({"optimize"})
@@ -251,22 +261,50 @@ def _letters(labels: tuple[int, ...]) -> str:
     return "".join(_LETTERS[label] for label in labels)
 
 
-def _operand_cotangent(plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> np.ndarray:
+def _operand_cotangent(plan: _OperandPlan, operands: list[Any], g: Any, optimize: Any) -> Any:
     """The cotangent of one operand from the output cotangent ``g``."""
     others = [operands[j] for j in plan.others]
+    xp = namespace_of(g, *others)
     r = _product(plan.product, g, others[0]) if plan.product is not None and not optimize else None
     if r is None:
-        others = [x.conj() if x.dtype.kind == "c" else x for x in others]
-        r = np.einsum(plan.subscripts, g, *others, optimize=optimize)
+        if xp is np:
+            others = [x.conj() if x.dtype.kind == "c" else x for x in others]
+        else:
+            others = [conjugate(x, xp) for x in others]
+        r = call_in(xp, np.einsum, plan.subscripts, g, *others, optimize=optimize)
     if r.shape != plan.kept:
-        r = r.reshape(plan.kept)
+        r = xp.reshape(r, plan.kept)
     if r.shape != plan.shape:
-        r = np.broadcast_to(r, plan.shape)
+        r = xp.broadcast_to(r, plan.shape)
     if len(plan.distinct) == len(plan.labels):
         return r
+    if xp is not np:
+        return _on_diagonals(xp, plan, r)
     x_bar = np.zeros(plan.operand_shape, np.result_type(g, *others))
     np.einsum(x_bar, list(plan.labels), list(plan.distinct))[...] = r  # a writable view of the diagonal
     return x_bar
+
+
+def _on_diagonals(xp: Any, plan: _OperandPlan, r: Any) -> Any:
+    """``r`` (over the operand's distinct labels) on the diagonals of its repeated labels, zero elsewhere.
+
+    ``r``'s axes are the labels' first places, in order: a size-1 axis at every later place lines it up with the
+    operand; the mask compares the index along each later place with the index at its label's first place.
+    """
+    labels, n = plan.labels, len(plan.labels)
+    first = {label: labels.index(label) for label in plan.distinct}
+    laid = tuple(size if first[label] == p else 1 for p, (label, size) in enumerate(zip(labels, plan.operand_shape)))
+    device = device_of(r)
+
+    def index_along(p: int) -> Any:
+        return xp.reshape(xp.arange(plan.operand_shape[p], device=device), tuple(-1 if q == p else 1 for q in range(n)))
+
+    mask = None
+    for p, label in enumerate(labels):
+        if first[label] != p:
+            agree = index_along(first[label]) == index_along(p)
+            mask = agree if mask is None else mask & agree
+    return xp.where(mask, xp.reshape(r, laid), 0.0)
 
 
 def _product(product: tuple[Alignment, Alignment], g: Any, other: Any) -> np.ndarray | None:
@@ -285,15 +323,22 @@ def _product(product: tuple[Alignment, Alignment], g: Any, other: Any) -> np.nda
     return _lined_up(g, product[0]) * _lined_up(other, product[1])  # type: ignore[no-any-return]
 
 
-@rrule.register(np.einsum)
+def _einsum(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``einsum`` of numpy's operands, or of another library's (``call_in``: that library's own, or ``TypeError``)."""
+    xp = namespace_of(*args)
+    return f(*args, **kwargs) if xp is np else call_in(xp, f, *args, **kwargs)
+
+
+@rrule.register(np.einsum, generic=True)
 def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
     if kwargs and not kwargs.keys() <= _ALLOWED_KWARGS:
         return None
     optimize = kwargs.get("optimize", False)
-    out = f(*args, **kwargs)
+    out = _einsum(f, args, kwargs)
     plan = _plan(args)
     shape = value_shape(out)
     slots = [(i, no_tangent_space(args[i]), operand_plan) for i, operand_plan in zip(plan.positions, plan.cotangents)]
+    foreign = is_foreign_array(out)
 
     def einsum_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
@@ -302,10 +347,12 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
             for i, _, _ in slots:
                 cotangents[i + 1] = ProjectTo(args[i])(ZeroTangent())
             return tuple(cotangents)
+        if foreign and isinstance(out_bar, (int, float, complex)):  # the number seed of a 0-d output
+            (out_bar,) = as_arrays_like(out, out_bar)
         if not isinstance(out_bar, np.ndarray) or out_bar.dtype.kind not in "fc":
             out_bar = numeric_seed(f, out_bar, shape)
-        g = as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
-        operands = [as_array(args[i]) for i in plan.positions]
+        g = out_bar if foreign else as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
+        operands = [args[i] if foreign else as_array(args[i]) for i in plan.positions]
         for i, constant, operand_plan in slots:
             if constant:
                 cotangents[i + 1] = ProjectTo(args[i])(ZeroTangent())
@@ -326,18 +373,18 @@ def _operand_positions(args: tuple[Any, ...]) -> range:
     return range(1, len(args)) if isinstance(args[0], str) else range(0, 2 * (len(args) // 2), 2)
 
 
-@frule.register(np.einsum)
+@frule.register(np.einsum, generic=True)
 def _frule_einsum(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
     if not kwargs.keys() <= _ALLOWED_KWARGS:
         return None
-    out = f(*args, **kwargs)
+    out = _einsum(f, args, kwargs)
     project_out = ProjectTo(out)
     out_dot: Any = None
     for i in _operand_positions(args):
         x_dot = checked_tangent(f, tangents[i + 1], args[i], i + 1)
         if isinstance(x_dot, AbstractZero) or ProjectTo(args[i]).is_no_tangent:
             continue
-        term = f(*args[:i], x_dot, *args[i + 1 :], **kwargs)
+        term = _einsum(f, (*args[:i], x_dot, *args[i + 1 :]), kwargs)
         out_dot = term if out_dot is None else out_dot + term
     if out_dot is None:
         return out, project_out(ZeroTangent())

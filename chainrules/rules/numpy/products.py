@@ -11,6 +11,15 @@ only one pays for one product.
 Calls with keyword arguments other than ``axes`` (tensordot) and ``optimize``
 (einsum) get no rule (``None``): ``out=``, ``dtype=``, ``casting=`` and the
 gufunc keywords of matmul are left to the engine.
+
+The products the Python Array API standard names (``matmul``,
+``tensordot``, ``vecdot``, ``linalg.outer``, ``linalg.cross``) run on every
+Array API library, their cotangents computed in the namespace of the
+arrays. ``dot``, ``inner``, ``outer`` and ``vdot``, which the standard lacks,
+run on the libraries that answer numpy's functions themselves (dask, CuPy):
+``inner`` as a ``tensordot`` there (dask has no ``inner``). ``linalg.cross``
+of a library without one (dask) is computed from the components. ``kron``,
+``cross``, ``matvec`` and ``vecmat`` are numpy's alone.
 """
 
 from __future__ import annotations
@@ -22,35 +31,38 @@ from typing import Any
 import numpy as np
 
 from chainrules_core import AbstractZero, NoTangent, Thunk, checked_seed, named_after, rrule, sum_to_shape
+from chainrules_core.array_api import implements, standard_name
+from chainrules_core.arrays import first_foreign_array, namespace_of, refusal
 from chainrules_core.projection import project_onto
 
 from .._arrays import bind_options
 from ._bilinear import Cotangents, bilinear_rule, numeric_seed
-from .linalg._common import adjoint, matmul_summed
+from .linalg._common import adjoint, conjugate, matmul_summed
 
 # ----- matmul -----
 
 _NO_TANGENT = NoTangent()
 
 
-def _matmul_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> tuple[Any, Any]:
+def _matmul_cotangents(a: Any, b: Any, g: Any) -> tuple[Any, Any]:
     """Functions computing the unprojected cotangents of ``a`` and ``b`` in ``a @ b``."""
+    xp = namespace_of(a, b, g)
     if a.ndim == 1 and b.ndim == 1:
-        return (lambda: g * b.conj()), (lambda: a.conj() * g)
+        return (lambda: g * conjugate(b, xp)), (lambda: conjugate(a, xp) * g)
     if a.ndim == 2 and b.ndim == 2:  # no batch axes to sum over
-        return (lambda: g @ adjoint(b)), (lambda: adjoint(a) @ g)
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
+        return (lambda: g @ adjoint(b, xp)), (lambda: adjoint(a, xp) @ g)
+    a2 = xp.expand_dims(a, axis=0) if a.ndim == 1 else a
+    b2 = xp.expand_dims(b, axis=-1) if b.ndim == 1 else b
     if a.ndim == 1:
-        g = np.expand_dims(g, -2)
+        g = xp.expand_dims(g, axis=-2)
     if b.ndim == 1:
-        g = np.expand_dims(g, -1)
+        g = xp.expand_dims(g, axis=-1)
 
-    def a_bar() -> np.ndarray:
-        return matmul_summed(g, adjoint(b2), a2.shape).reshape(a.shape)
+    def a_bar() -> Any:
+        return xp.reshape(matmul_summed(g, adjoint(b2, xp), a2.shape, xp), a.shape)
 
-    def b_bar() -> np.ndarray:
-        return matmul_summed(adjoint(a2), g, b2.shape).reshape(b.shape)
+    def b_bar() -> Any:
+        return xp.reshape(matmul_summed(adjoint(a2, xp), g, b2.shape, xp), b.shape)
 
     return a_bar, b_bar
 
@@ -60,7 +72,7 @@ def _matmul_cotangents_of(a: Any, b: Any, **kwargs: Any) -> Cotangents | None:
 
 
 for _f in (np.matmul, np.linalg.matmul):
-    bilinear_rule(_f, _matmul_cotangents_of)
+    bilinear_rule(_f, _matmul_cotangents_of, generic=True)
 
 # ``a @ b`` reaches numpy only when an operand is an array; numpy refuses scalars in matmul.
 _MATMUL_OPERANDS = [(np.ndarray, np.ndarray)]
@@ -83,7 +95,7 @@ def _normalize_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], lis
     return [int(i) % max(a_ndim, 1) for i in ax_a], [int(j) % max(b_ndim, 1) for j in ax_b]
 
 
-def _tensordot_cotangents(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: list[int], g: np.ndarray) -> Any:
+def _tensordot_cotangents(a: Any, b: Any, ax_a: list[int], ax_b: list[int], g: Any) -> Any:
     """Functions computing the cotangents of ``a`` and ``b`` in ``tensordot(a, b, (ax_a, ax_b))``.
 
     The output's axes are the free axes of ``a`` then those of ``b``; each
@@ -91,21 +103,43 @@ def _tensordot_cotangents(a: np.ndarray, b: np.ndarray, ax_a: list[int], ax_b: l
     axes and puts the axes back in the operand's order (as autograd's
     ``tensordot_adjoint_0/1`` do).
     """
+    xp = namespace_of(a, b, g)
+    if xp is not np and (a.ndim == 0 or b.ndim == 0):  # a scaling: the standard's tensordot takes no 0-d operand
+        return _scaling_cotangents(xp, a, b, g)
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [j for j in range(b.ndim) if j not in ax_b]
     n_free_a = len(free_a)
 
-    def a_bar() -> np.ndarray:
-        r = np.tensordot(g, b.conj(), axes=(list(range(n_free_a, g.ndim)), free_b))
-        order = free_a + [ax_a[ax_b.index(j)] for j in sorted(ax_b)]
-        return np.transpose(r, np.argsort(order))
+    def a_bar() -> Any:
+        r = xp.tensordot(g, conjugate(b, xp), axes=(list(range(n_free_a, g.ndim)), free_b))
+        return _ordered(xp, r, free_a + [ax_a[ax_b.index(j)] for j in sorted(ax_b)])
 
-    def b_bar() -> np.ndarray:
-        r = np.tensordot(a.conj(), g, axes=(free_a, list(range(n_free_a))))
-        order = [ax_b[ax_a.index(i)] for i in sorted(ax_a)] + free_b
-        return np.transpose(r, np.argsort(order))
+    def b_bar() -> Any:
+        r = xp.tensordot(conjugate(a, xp), g, axes=(free_a, list(range(n_free_a))))
+        return _ordered(xp, r, [ax_b[ax_a.index(i)] for i in sorted(ax_a)] + free_b)
 
     return a_bar, b_bar
+
+
+def _scaling_cotangents(xp: Any, a: Any, b: Any, g: Any) -> Any:
+    """The cotangents of ``a * b`` with ``a`` or ``b`` 0-d: ``g conj(b)`` and ``conj(a) g``, summed for the 0-d."""
+
+    def a_bar() -> Any:
+        r = g * conjugate(b, xp)
+        return xp.sum(r) if a.ndim == 0 else r
+
+    def b_bar() -> Any:
+        r = conjugate(a, xp) * g
+        return xp.sum(r) if b.ndim == 0 else r
+
+    return a_bar, b_bar
+
+
+def _ordered(xp: Any, r: Any, order: list[int]) -> Any:
+    """``r``, whose axis ``k`` is axis ``order[k]`` of an operand, with its axes in the operand's order."""
+    if xp is np:
+        return np.transpose(r, np.argsort(order))
+    return xp.permute_dims(r, tuple(sorted(range(len(order)), key=order.__getitem__)))
 
 
 def _contraction(axes_of: Callable[..., Any]) -> Callable[..., Cotangents | None]:
@@ -140,23 +174,46 @@ def _inner_axes(a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
     return 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
 
 
+def _contracted_in(f: Any, axes_of: Callable[..., Any]) -> Callable[..., Any]:
+    """The output of ``f``, a ``tensordot`` with axes ``axes_of(a, b, *rest, **kwargs)``, on another library's
+    arrays: the standard's ``tensordot`` with the axes as two lists (what it takes), a product where an operand
+    is 0-d (which it refuses). ``dot`` and ``inner``, which the standard lacks, run on the libraries that answer
+    numpy's functions themselves (dask's ``dot`` takes no 0-d operand, and it has no ``inner``)."""
+    in_standard = standard_name(f) is not None
+
+    def primal(xp: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+        array = first_foreign_array((a, b))
+        if not in_standard and not implements(array, np.tensordot):
+            raise refusal(f, array, "the Python Array API standard has no such function")
+        a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+        if a_ndim == 0 or b_ndim == 0:
+            return a * b
+        return xp.tensordot(a, b, axes=_normalize_axes(axes_of(a, b, *rest, **kwargs), a_ndim, b_ndim))
+
+    return primal
+
+
 for _f, _axes_of in [
     (np.tensordot, _tensordot_axes),
     (np.linalg.tensordot, _tensordot_axes),
     (np.dot, _dot_axes),
     (np.inner, _inner_axes),
 ]:
-    bilinear_rule(_f, _contraction(_axes_of))
+    bilinear_rule(_f, _contraction(_axes_of), generic=True, primal=_contracted_in(_f, _axes_of))
 
 
-def _outer_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
-    a_flat, b_flat = a.ravel(), b.ravel()
-    return (lambda: (g @ b_flat.conj()).reshape(a.shape)), (lambda: (a_flat.conj() @ g).reshape(b.shape))
+def _outer_cotangents(a: Any, b: Any, g: Any) -> Any:
+    xp = namespace_of(a, b, g)
+    a_flat, b_flat = xp.reshape(a, (-1,)), xp.reshape(b, (-1,))
+    return (lambda: xp.reshape(g @ conjugate(b_flat, xp), a.shape)), (
+        lambda: xp.reshape(conjugate(a_flat, xp) @ g, b.shape)
+    )
 
 
-def _vdot_cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+def _vdot_cotangents(a: Any, b: Any, g: Any) -> Any:
     # vdot(a, b) = sum(conj(a) * b) is antiholomorphic in a: a_bar = conj(out_bar) * b.
-    return (lambda: (g.conj() * b).reshape(a.shape)), (lambda: (g * a).reshape(b.shape))
+    xp = namespace_of(a, b, g)
+    return (lambda: xp.reshape(conjugate(g, xp) * b, a.shape)), (lambda: xp.reshape(g * a, b.shape))
 
 
 def _without_keywords(cotangents: Cotangents) -> Callable[..., Cotangents | None]:
@@ -164,8 +221,8 @@ def _without_keywords(cotangents: Cotangents) -> Callable[..., Cotangents | None
 
 
 for _f in (np.outer, np.linalg.outer):
-    bilinear_rule(_f, _without_keywords(_outer_cotangents))
-bilinear_rule(np.vdot, _without_keywords(_vdot_cotangents))
+    bilinear_rule(_f, _without_keywords(_outer_cotangents), generic=True)
+bilinear_rule(np.vdot, _without_keywords(_vdot_cotangents), generic=True)
 
 
 # ----- kron -----
@@ -239,9 +296,44 @@ def _cross_cotangents_of(a: Any, b: Any, *args: Any, **kwargs: Any) -> Cotangent
     return cotangents
 
 
+def _cross_in(xp: Any, a: Any, b: Any, axis: int = -1) -> Any:
+    """The standard's ``linalg.cross`` of 3-vectors along ``axis``; from the components on a library without it
+    (dask): ``(a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)``."""
+    if axis >= 0:  # the standard takes the axis counted from the end
+        axis -= max(a.ndim, b.ndim)
+    cross = getattr(xp.linalg, "cross", None)
+    if cross is not None:
+        return cross(a, b, axis=axis)
+    a, b = xp.broadcast_arrays(a, b)
+    a, b = xp.moveaxis(a, axis, -1), xp.moveaxis(b, axis, -1)
+    (a0, a1, a2), (b0, b1, b2) = ([v[..., i] for i in range(3)] for v in (a, b))
+    c = xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return xp.moveaxis(c, -1, axis)
+
+
+def _linalg_cross_cotangents_of(a: Any, b: Any, axis: int = -1) -> Cotangents | None:
+    """``linalg.cross``: 3-vectors along ``axis`` (``_cross_cotangents_of``'s formulas)."""
+    numpy_cotangents = _cross_cotangents_of(a, b, axis=axis)
+
+    def cotangents(a: Any, b: Any, g: Any) -> Any:
+        xp = namespace_of(a, b, g)
+        if xp is np:
+            return numpy_cotangents(a, b, g)  # type: ignore[misc]
+
+        def a_bar() -> Any:
+            return sum_to_shape(_cross_in(xp, conjugate(b, xp), g, axis), a.shape)
+
+        def b_bar() -> Any:
+            return sum_to_shape(_cross_in(xp, g, conjugate(a, xp), axis), b.shape)
+
+        return a_bar, b_bar
+
+    return cotangents
+
+
 bilinear_rule(np.cross, _cross_cotangents_of)
 if hasattr(np.linalg, "cross"):  # numpy >= 2.0: 3-vectors only, along ``axis``
-    bilinear_rule(np.linalg.cross, lambda a, b, axis=-1: _cross_cotangents_of(a, b, axis=axis))
+    bilinear_rule(np.linalg.cross, _linalg_cross_cotangents_of, generic=True, primal=_cross_in)
 
 
 # ----- vecdot, matvec, vecmat (numpy >= 2.0 and 2.2): batched, broadcasting -----
@@ -255,19 +347,26 @@ def _vecdot_cotangents_of(a: Any, b: Any, *rest: Any, axis: int = -1, **kwargs: 
     if rest or kwargs:
         return None
 
-    def cotangents(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
-        a_moved, b_moved = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
-        g_column = g[..., None]
+    def cotangents(a: Any, b: Any, g: Any) -> Any:
+        xp = namespace_of(a, b, g)
+        a_moved, b_moved = xp.moveaxis(a, axis, -1), xp.moveaxis(b, axis, -1)
+        g_column = xp.expand_dims(g, axis=-1)
 
-        def a_bar() -> np.ndarray:
-            return np.moveaxis(sum_to_shape(b_moved * g_column.conj(), a_moved.shape), -1, axis)
+        def a_bar() -> Any:
+            return xp.moveaxis(sum_to_shape(b_moved * conjugate(g_column, xp), a_moved.shape), -1, axis)
 
-        def b_bar() -> np.ndarray:
-            return np.moveaxis(sum_to_shape(a_moved * g_column, b_moved.shape), -1, axis)
+        def b_bar() -> Any:
+            return xp.moveaxis(sum_to_shape(a_moved * g_column, b_moved.shape), -1, axis)
 
         return a_bar, b_bar
 
     return cotangents
+
+
+def _vecdot_in(xp: Any, a: Any, b: Any, *, axis: int = -1) -> Any:
+    """The standard's ``vecdot`` (numpy's is a gufunc, whose ``axis`` ``call_in`` does not pass on), the axis
+    counted from the end as the standard takes it."""
+    return xp.vecdot(a, b, axis=axis - max(a.ndim, b.ndim) if axis >= 0 else axis)
 
 
 def _matvec_cotangents(a: np.ndarray, v: np.ndarray, g: np.ndarray) -> Any:
@@ -300,8 +399,8 @@ def _vecmat_cotangents(v: np.ndarray, a: np.ndarray, g: np.ndarray) -> Any:
 
 
 if hasattr(np, "vecdot"):  # numpy >= 2.0
-    bilinear_rule(np.vecdot, _vecdot_cotangents_of)
-    bilinear_rule(np.linalg.vecdot, _vecdot_cotangents_of)
+    bilinear_rule(np.vecdot, _vecdot_cotangents_of, generic=True, primal=_vecdot_in)
+    bilinear_rule(np.linalg.vecdot, _vecdot_cotangents_of, generic=True, primal=_vecdot_in)
 if hasattr(np, "matvec"):
     bilinear_rule(np.matvec, _without_keywords(_matvec_cotangents))
     bilinear_rule(np.vecmat, _without_keywords(_vecmat_cotangents))

@@ -1,79 +1,124 @@
 """Helpers shared by the products, linear-algebra and factorization rules.
 
 Matrices are stacks over the last two axes, as numpy's ``linalg`` functions
-take them; every helper here works on such stacks.
+take them; every helper here works on such stacks. The helpers that the
+rules of other libraries' arrays use take the namespace ``xp`` to compute in
+(``chainrules_core.arrays.namespace_of``), numpy's by default: numpy keeps
+its own calls (views for real arrays, calls an engine's followed values
+answer), any other library computes with the Python Array API standard's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from chainrules_core import AbstractZero, Tangent, follow, is_followed, sum_to_shape
+from chainrules_core.array_api import call_in
+from chainrules_core.arrays import (
+    array_type_name,
+    device_of,
+    first_foreign_array,
+    is_complex_dtype,
+    is_inexact_dtype,
+    refusal,
+)
 
 
-def adjoint(x: np.ndarray) -> np.ndarray:
-    """The conjugate transpose of each matrix in the stack (a view for real arrays)."""
-    return np.swapaxes(x, -1, -2).conj()
+def conjugate(x: Any, xp: Any = np) -> Any:
+    """The complex conjugate of ``x``, ``x`` itself when it is real (the standard's ``conj`` wants complex input)."""
+    if xp is np:
+        return x.conj()
+    return xp.conj(x) if is_complex_dtype(xp, x.dtype) else x
 
 
-def mT(x: np.ndarray) -> np.ndarray:  # noqa: N802 - numpy's name for the matrix transpose
-    return np.swapaxes(x, -1, -2)
+def adjoint(x: Any, xp: Any = np) -> Any:
+    """The conjugate transpose of each matrix in the stack (a view for real numpy arrays)."""
+    if xp is np:
+        return np.swapaxes(x, -1, -2).conj()
+    return conjugate(xp.matrix_transpose(x), xp)
 
 
-def matmul_summed(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def mT(x: Any, xp: Any = np) -> Any:  # noqa: N802 - numpy's name for the matrix transpose
+    if xp is np:
+        return np.swapaxes(x, -1, -2)
+    return xp.matrix_transpose(x)
+
+
+def matmul_summed(left: Any, right: Any, shape: tuple[int, ...], xp: Any = np) -> Any:
     """``left @ right`` summed over the batch axes that broadcasting added to an operand of ``shape``."""
     batch = left.shape[:-2]
-    if len(shape) == 2 and batch and batch == right.shape[:-2]:
-        axes = list(range(len(batch)))  # one matrix product over the folded batch, no stack to sum
+    if xp is np and len(shape) == 2 and batch and batch == right.shape[:-2]:
+        axes = list(range(len(batch)))  # numpy: one matrix product over the folded batch, no stack to sum
         return np.tensordot(left, right, axes=([*axes, left.ndim - 1], [*axes, right.ndim - 2]))
     return sum_to_shape(left @ right, shape)
 
 
-def diagonal(x: np.ndarray) -> np.ndarray:
+def diagonal(x: Any, xp: Any = np) -> Any:
     """The diagonals of a stack of matrices, shape ``(..., n)``."""
-    return np.diagonal(x, axis1=-2, axis2=-1)
+    if xp is np:
+        return np.diagonal(x, axis1=-2, axis2=-1)
+    return xp.linalg.diagonal(x)
 
 
-def diag_embed(d: np.ndarray) -> np.ndarray:
+def diag_embed(d: Any, xp: Any = np) -> Any:
     """A stack of diagonal matrices with the diagonals ``d`` of shape ``(..., n)``."""
     n = d.shape[-1]
-    return d[..., :, None] * np.eye(n, dtype=d.dtype)  # not written in place: an engine may follow d
+    if xp is np:
+        return d[..., :, None] * np.eye(n, dtype=d.dtype)  # not written in place: an engine may follow d
+    return xp.expand_dims(d, axis=-1) * xp.eye(n, dtype=d.dtype, device=device_of(d))
 
 
-def hermitian_from_triangle(x: np.ndarray, lower: bool) -> np.ndarray:
+def real_part_of(x: Any, xp: Any = np) -> Any:
+    """The real part of ``x`` in its own dtype (a complex array keeps its dtype, with a zero imaginary part)."""
+    if not is_complex_dtype(xp, x.dtype):
+        return x
+    return xp.astype(xp.real(x), x.dtype) if xp is not np else x.real.astype(x.dtype)
+
+
+def hermitian_from_triangle(x: Any, lower: bool, xp: Any = np) -> Any:
     """The Hermitian matrix that a LAPACK routine reading one triangle of ``x`` sees.
 
     The strict triangle is mirrored with a conjugate; the diagonal keeps its
     real part only, as the routines ignore an imaginary part there.
     """
-    tri = np.tril(x, -1) if lower else np.triu(x, 1)
-    d = diagonal(x).real if np.iscomplexobj(x) else diagonal(x)
-    return tri + adjoint(tri) + diag_embed(d.astype(x.dtype))
+    if xp is np:
+        tri = np.tril(x, -1) if lower else np.triu(x, 1)
+        d = diagonal(x).real if np.iscomplexobj(x) else diagonal(x)
+        return tri + adjoint(tri) + diag_embed(d.astype(x.dtype))
+    tri = xp.tril(x, k=-1) if lower else xp.triu(x, k=1)
+    return tri + adjoint(tri, xp) + diag_embed(real_part_of(diagonal(x, xp), xp), xp)
 
 
-def fold_to_triangle(s: np.ndarray, lower: bool) -> np.ndarray:
+def fold_to_triangle(s: Any, lower: bool, xp: Any = np) -> Any:
     """The cotangent of ``x`` when ``s`` is the cotangent of ``hermitian_from_triangle(x, lower)``.
 
     The adjoint of that map: ``s + s^H`` on the read strict triangle, the real
     part of ``s``'s diagonal on the diagonal, zero on the triangle not read.
     """
-    both = s + adjoint(s)
-    tri = np.tril(both, -1) if lower else np.triu(both, 1)
-    return tri + diag_embed(diagonal(s).real.astype(s.dtype))
+    both = s + adjoint(s, xp)
+    if xp is np:
+        tri = np.tril(both, -1) if lower else np.triu(both, 1)
+        return tri + diag_embed(diagonal(s).real.astype(s.dtype))
+    tri = xp.tril(both, k=-1) if lower else xp.triu(both, k=1)
+    return tri + diag_embed(real_part_of(diagonal(s, xp), xp), xp)
 
 
-def phi_lower(x: np.ndarray) -> np.ndarray:
+def phi_lower(x: Any, xp: Any = np) -> Any:
     """The lower triangle with the diagonal halved (Murray 2016's ``Phi``)."""
     n = x.shape[-1]
-    return np.tril(x) * np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x.dtype)  # not in place, as diag_embed
+    if xp is np:
+        return np.tril(x) * np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x.dtype)  # not in place, as diag_embed
+    return xp.tril(x, k=-1) + diag_embed(diagonal(x, xp) * 0.5, xp)
 
 
-def solve_right(x: np.ndarray, a: np.ndarray) -> np.ndarray:
+def solve_right(x: Any, a: Any, xp: Any = np) -> Any:
     """``x @ inv(a)`` for stacks of matrices, through a solve."""
-    return mT(np.linalg.solve(mT(a), mT(x)))
+    return mT(xp.linalg.solve(mT(a, xp), mT(x, xp)), xp)
 
 
 @functools.cache
@@ -86,22 +131,28 @@ def _scipy_solve_triangular() -> Any:
     return solve_triangular
 
 
-def solve_lower(low: np.ndarray, b: np.ndarray, conjugate_transpose: bool = False) -> np.ndarray:
-    """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``."""
-    solve_triangular = _scipy_solve_triangular()
+def solve_lower(low: Any, b: Any, conjugate_transpose: bool = False, xp: Any = np) -> Any:
+    """``inv(low) @ b``, or ``inv(low)^H @ b``, for stacks of lower-triangular matrices ``low``.
+
+    numpy's arrays take scipy's triangular solve; another library's the standard's general ``solve`` (which has
+    no triangular one), O(n³) rather than O(n²) per stack.
+    """
+    solve_triangular = _scipy_solve_triangular() if xp is np else None
     if solve_triangular is not None and low.size and b.size:  # scipy refuses zero-size stacks; numpy takes them
         # scipy converts its arguments: an engine that follows them follows the call as one
         return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
-    return np.linalg.solve(adjoint(low) if conjugate_transpose else low, b)
+    return xp.linalg.solve(adjoint(low, xp) if conjugate_transpose else low, b)
 
 
-def solve_vectors(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def solve_vectors(a: Any, b: Any, xp: Any = np) -> Any:
     """``inv(a) @ b`` for a stack of vectors ``b`` of shape ``(..., n)``.
 
     ``np.linalg.solve`` reads a 2-D ``b`` as a matrix, so the vectors are
     made single-column matrices first.
     """
-    return np.linalg.solve(a, b[..., None])[..., 0]
+    if xp is np:
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    return xp.linalg.solve(a, xp.expand_dims(b, axis=-1))[..., 0]
 
 
 def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
@@ -130,8 +181,11 @@ def unique_part(x_bar: Any, k: int, axis: int, message: str) -> Any:
 
 
 def tuple_tangent(out: Any, *values: Any) -> Any:
-    """The tangent of the namedtuple ``out`` holding ``values`` in field order."""
-    fields = type(out)._fields
+    """The tangent of the namedtuple ``out`` holding ``values`` in field order (by position for a result without
+    field names, such as torch's ``torch.return_types``)."""
+    fields = getattr(type(out), "_fields", None)
+    if fields is None:
+        return Tangent(type(out), *values)
     return Tangent(type(out), **dict(zip(fields, values)))
 
 
@@ -140,7 +194,7 @@ def as_array(x: Any) -> np.ndarray:
     return x if is_followed(x) else np.asarray(x)
 
 
-def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def over_gaps(x: Any, w: Any, xp: Any = np) -> Any:
     """``x[..., i, j] / (w_j - w_i)`` off the diagonal; 0 on it and wherever ``x`` is 0.
 
     The eigenvector and singular-vector terms of Giles 2008, section 3.1. A
@@ -148,60 +202,82 @@ def over_gaps(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     (no ``0 * inf``); a nonzero one over a zero gap gives ``inf``/``nan``
     with numpy's warning, as the vectors have no derivative there.
     """
-    return _over_pairs(x, w[..., None, :] - w[..., :, None])
+    return _over_pairs(xp, x, _pairs(xp, w, -1))
 
 
-def over_square_gaps(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+def over_square_gaps(x: Any, s: Any, xp: Any = np) -> Any:
     """``x[..., i, j] / (s_j^2 - s_i^2)`` as ``over_gaps(x, s**2)``, without squaring ``s``.
 
     Dividing by ``s_j - s_i`` and then by ``s_j + s_i`` keeps the gaps of
     singular values below 1e-154 (whose squares underflow to 0) and above
     1e154 (whose squares overflow).
     """
-    return _over_pairs(x, s[..., None, :] - s[..., :, None], s[..., None, :] + s[..., :, None])
+    return _over_pairs(xp, x, _pairs(xp, s, -1), _pairs(xp, s, 1))
 
 
-def _over_pairs(x: np.ndarray, *divisors: np.ndarray) -> np.ndarray:
+def _pairs(xp: Any, w: Any, sign: int) -> Any:
+    """``w_j - w_i`` (``sign`` -1) or ``w_j + w_i`` (1) at ``[..., i, j]``."""
+    row, column = (
+        (w[..., None, :], w[..., :, None]) if xp is np else (xp.expand_dims(w, axis=-2), xp.expand_dims(w, axis=-1))
+    )
+    return row + column if sign == 1 else row - column
+
+
+def _over_pairs(xp: Any, x: Any, *divisors: Any) -> Any:
     """``x`` divided by each of ``divisors`` in turn off the diagonal; 0 on it and wherever ``x`` is 0."""
-    where = (x != 0) & ~np.eye(x.shape[-1], dtype=bool)
+    if xp is np:
+        where = (x != 0) & ~np.eye(x.shape[-1], dtype=bool)
+        for d in divisors:
+            x = x / np.where(where, d, 1)
+        return np.where(where, x, 0)  # no out=: an engine may follow x and the divisors
+    where = (x != 0) & ~xp.eye(x.shape[-1], dtype=xp.bool, device=device_of(x))
     for d in divisors:
-        x = x / np.where(where, d, 1)
-    return np.where(where, x, 0)  # no out=: an engine may follow x and the divisors
+        x = x / xp.where(where, d, 1.0)
+    return xp.where(where, x, 0.0)
 
 
-def complement_tangent(q1: np.ndarray, q1_dot: np.ndarray, q2: np.ndarray) -> np.ndarray:
+def complement_tangent(q1: Any, q1_dot: Any, q2: Any, xp: Any = np) -> Any:
     """The tangent of ``q2``, an orthonormal basis of the complement of ``q1``'s columns, as ``q1`` moves.
 
     ``q2`` is any such basis; the one that does not turn within the
     complement (``q2^H q2_dot = 0``) moves as ``q2_dot = -q1 (q1_dot^H q2)``,
     which keeps ``[q1 | q2]`` unitary to first order.
     """
-    return -(q1 @ (adjoint(q1_dot) @ q2))
+    return -(q1 @ (adjoint(q1_dot, xp) @ q2))
 
 
-def complement_cotangent(q1: np.ndarray, q2: np.ndarray, q2_bar: Any) -> Any:
+def complement_cotangent(q1: Any, q2: Any, q2_bar: Any, xp: Any = np) -> Any:
     """The cotangent of ``q1`` that ``complement_tangent`` sends ``q2_bar`` to: ``-q2 q2_bar^H q1``."""
     if isinstance(q2_bar, AbstractZero):
         return q2_bar
-    return -(q2 @ (adjoint(q2_bar) @ q1))
+    return -(q2 @ (adjoint(q2_bar, xp) @ q1))
 
 
-def _products_of_the_others(s: np.ndarray) -> np.ndarray:
-    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros)."""
+def _products_of_the_others(s: Any, xp: Any = np) -> Any:
+    """``p[..., i] = prod(s[..., j] for j != i)``, without dividing (exact with zeros): numpy's by cumulative
+    products from both ends, another library's as the products of the rows of ``s`` with 1 on the diagonal."""
+    if xp is not np:
+        eye = xp.eye(s.shape[-1], dtype=xp.bool, device=device_of(s))
+        return xp.prod(xp.where(eye, 1.0, xp.expand_dims(s, axis=-2)), axis=-1)
     ones = np.ones_like(s[..., :1])
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     return before * after
 
 
-def adjugate_svd(a: np.ndarray) -> np.ndarray:
+def adjugate_svd(a: Any, xp: Any = np) -> Any:
     """``adj(a)`` from the SVD ``a = U diag(s) Vh``: ``det(U) det(Vh) Vh^H diag(p) U^H``, ``p_i = prod_{j != i} s_j``.
 
     Exact for singular matrices (rank n - 1 gives the rank-one adjugate,
     lower rank gives zero), as in PyTorch's singular branch of det's backward.
     A matrix with an infinite or NaN entry gets NaN: LAPACK's SVD does not
-    return for an infinite entry.
+    return for an infinite entry (numpy's arrays; another library's get what its SVD gives).
     """
+    if xp is not np:
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        phase = xp.linalg.det(u) * xp.linalg.det(vh)
+        p = xp.astype(_products_of_the_others(s, xp), a.dtype)
+        return phase[..., None, None] * ((adjoint(vh, xp) * xp.expand_dims(p, axis=-2)) @ adjoint(u, xp))
     finite = np.all(np.isfinite(a), axis=(-2, -1))
     if not np.all(finite):
         out = np.full(a.shape, np.nan, dtype=np.result_type(a, 1.0))
@@ -213,22 +289,25 @@ def adjugate_svd(a: np.ndarray) -> np.ndarray:
     return np.asarray(phase)[..., None, None] * ((adjoint(vh) * p[..., None, :]) @ adjoint(u))
 
 
-def inverse(a: np.ndarray) -> np.ndarray:
-    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings."""
+def inverse(a: Any, xp: Any = np) -> Any:
+    """``inv(a)``; at a singular matrix ``adj(a) / 0``: infinite, with numpy's warnings (another library's
+    arrays: what its ``inv`` gives there)."""
+    if xp is not np:
+        return xp.linalg.inv(a)
     try:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
         return adjugate_svd(a) / np.linalg.det(a)[..., None, None]
 
 
-def nonzero_singular_values(s: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def nonzero_singular_values(s: Any, shape: tuple[int, ...], xp: Any = np) -> Any:
     """Which singular values ``s`` (descending) of matrices of ``shape`` are above zero beyond rounding.
 
     numpy's ``matrix_rank`` tolerance, ``s > max(m, n) * eps * s_max``. A
     singular value at 0 is a kink, ``|h| c`` along any direction: its
     central difference, and the rules' derivative there, is 0.
     """
-    return s > s[..., :1] * max(shape[-2:]) * np.finfo(s.dtype).eps
+    return s > s[..., :1] * max(shape[-2:]) * xp.finfo(s.dtype).eps
 
 
 def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -253,3 +332,48 @@ def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
     block[..., n:, n:] = a
     block[..., :n, n:] = e * scale[..., None, None]
     return np.asarray(f(block))[..., :n, n:] / scale[..., None, None]
+
+
+def inexact(a: Any, xp: Any = np) -> Any:
+    """``a`` if its dtype is float or complex, else ``a`` as float64 (an integer matrix's derivatives are real)."""
+    if xp is np:
+        return a if a.dtype.kind in "fc" else a.astype(np.float64)
+    return a if is_inexact_dtype(xp, a.dtype) else xp.astype(a, xp.float64)
+
+
+def per_matrix(c: Any, xp: Any = np) -> Any:
+    """A number per matrix of a stack (shape ``(...)``) as ``(..., 1, 1)``, to scale each matrix; a Python number
+    as it is."""
+    if xp is np:
+        return np.asarray(c)[..., None, None]
+    if isinstance(c, (int, float, complex)):
+        return c
+    return xp.expand_dims(xp.expand_dims(c, axis=-1), axis=-1)
+
+
+def trace_of_product(x: Any, y: Any, xp: Any = np) -> Any:
+    """``tr(x y)`` per matrix of the stacks: ``sum_ij x_ji y_ij``."""
+    if xp is np:
+        return np.einsum("...ji,...ij->...", x, y)
+    return xp.sum(xp.matrix_transpose(x) * y, axis=(-2, -1))
+
+
+@contextlib.contextmanager
+def dask_refusals(f: Any, x: Any) -> Iterator[None]:
+    """Turns dask's refusal of arrays its linear algebra does not take (a stack, chunks that are not square or
+    split both ways) into ``refusal``'s ``TypeError`` naming ``f``; any other error passes."""
+    try:
+        yield
+    except (ValueError, NotImplementedError) as err:
+        if not array_type_name(x).startswith("dask."):
+            raise
+        why = str(err).splitlines()[0]
+        raise refusal(f, x, f"dask's linear algebra does not take these arrays ({why})") from None
+
+
+def linalg_call(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)`` of numpy's arrays, ``call_in(xp, f, ...)`` of another library's (``dask_refusals``)."""
+    if xp is np:
+        return f(*args, **kwargs)
+    with dask_refusals(f, first_foreign_array(args)):
+        return call_in(xp, f, *args, **kwargs)

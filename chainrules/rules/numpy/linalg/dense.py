@@ -5,6 +5,19 @@ The formulas are those of Giles 2008, "An extended collection of matrix
 derivative results for forward and reverse mode algorithmic
 differentiation", sections 2.2-2.3, with conjugate transposes for the
 complex convention (the adjoint under ``Re(conj(a) b)``).
+
+``inv``, ``solve``, ``det``, ``slogdet`` and ``matrix_power``, which the
+Python Array API standard names, run on every Array API library, their
+formulas computed in its namespace. numpy keeps its own ways: ``det``'s
+adjugate through ``inv`` where the matrix is well conditioned and the SVD
+where it is not (a choice by value), and ``inv`` falling back to the SVD at
+an exactly singular matrix. On another library's arrays the adjugate
+always comes from the SVD (exact at singular matrices, no branch on values,
+which ``jax.jit`` could not take): an SVD and two determinants per pullback
+where numpy pays an inverse. ``matrix_power`` of a library without one
+(dask) is the product of the squares numpy's own multiplies. dask has no
+``det`` nor ``slogdet``, and its LU (``inv``, ``solve``) takes single
+matrices in square chunks only: its other arrays get ``TypeError``.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from chainrules_core import (
     unbroadcast,
     value_shape,
 )
+from chainrules_core.arrays import as_arrays_like, device_of, is_complex_dtype, namespace_of, real_part
 
 from ..._arrays import tuple_entries
 from ..._makers import checked_entries, checked_tangents
@@ -36,32 +50,39 @@ from ._common import (
     adjoint,
     adjugate_svd,
     as_array,
+    conjugate,
+    dask_refusals,
+    inexact,
     inverse,
+    linalg_call,
     matmul_summed,
+    per_matrix,
     solve_vectors,
+    trace_of_product,
     tuple_tangent,
 )
 
 # ----- inv -----
 
 
-@rrule.register(np.linalg.inv)
+@rrule.register(np.linalg.inv, generic=True)
 def _rrule_inv(f: Any, a: Any) -> Any:
-    out = f(a)
+    xp = namespace_of(a)
+    out = linalg_call(xp, f, a)
     project_a = ProjectTo(a)
     shape = value_shape(out)
 
     def inv_pullback(out_bar: Any) -> tuple[Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
-        out_h = adjoint(out)
+        out_h = adjoint(out, xp)
         return NoTangent(), project_a(-(out_h @ out_bar @ out_h))
 
     return out, inv_pullback
 
 
-@frule.register(np.linalg.inv)
+@frule.register(np.linalg.inv, generic=True)
 def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    out = f(a)
+    out = linalg_call(namespace_of(a), f, a)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
@@ -71,43 +92,46 @@ def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
 # ----- solve -----
 
 
-@rrule.register(np.linalg.solve)
+@rrule.register(np.linalg.solve, generic=True)
 def _rrule_solve(f: Any, a: Any, b: Any) -> Any:
-    x = f(a, b)
+    xp = namespace_of(a, b)
+    x = linalg_call(xp, f, a, b)
     project_a = ProjectTo(a)
-    a_arr, b_arr = as_array(a), as_array(b)
+    a_arr, b_arr = (as_array(a), as_array(b)) if xp is np else (a, b)
     vector = b_arr.ndim == 1  # numpy reads b as a stack of matrices unless it is 1-D
     shape = value_shape(x)
 
     def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
         x_bar = checked_seed(f, x_bar, shape)
-        a_h = adjoint(a_arr)
+        a_h = adjoint(a_arr, xp)
         if vector:
-            b_bar = solve_vectors(a_h, x_bar)
-            a_bar = matmul_summed(-b_bar[..., :, None], x.conj()[..., None, :], a_arr.shape)
+            b_bar = solve_vectors(a_h, x_bar, xp)
+            column, row = xp.expand_dims(-b_bar, axis=-1), xp.expand_dims(conjugate(x, xp), axis=-2)
+            a_bar = matmul_summed(column, row, a_arr.shape, xp)
         else:
-            b_bar = np.linalg.solve(a_h, x_bar)
-            a_bar = matmul_summed(-b_bar, adjoint(x), a_arr.shape)
+            b_bar = xp.linalg.solve(a_h, x_bar)
+            a_bar = matmul_summed(-b_bar, adjoint(x, xp), a_arr.shape, xp)
         return NoTangent(), project_a(a_bar), unbroadcast(b, b_bar)
 
     return x, solve_pullback
 
 
-@frule.register(np.linalg.solve)
+@frule.register(np.linalg.solve, generic=True)
 def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
-    x = f(a, b)
+    xp = namespace_of(a, b)
+    x = linalg_call(xp, f, a, b)
     a_dot, b_dot = checked_tangents(f, tangents, (a, b))
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
         rhs = b_dot
     if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
-        a_dot_x = (a_dot @ x[..., None])[..., 0] if vector else a_dot @ x
+        a_dot_x = (a_dot @ xp.expand_dims(x, axis=-1))[..., 0] if vector else a_dot @ x
         rhs = -a_dot_x if rhs is None else rhs - a_dot_x
     if rhs is None:
         return x, ZeroTangent()
-    rhs = np.broadcast_to(rhs, x.shape)
-    x_dot = solve_vectors(as_array(a), rhs) if vector else np.linalg.solve(a, rhs)
+    rhs = xp.broadcast_to(rhs, x.shape)
+    x_dot = solve_vectors(as_array(a) if xp is np else a, rhs, xp) if vector else xp.linalg.solve(a, rhs)
     return x, ProjectTo(x)(x_dot)
 
 
@@ -176,46 +200,69 @@ def _distinct(a: np.ndarray) -> np.ndarray:
     return np.diag(np.arange(1, n + 1)).astype(a.dtype)
 
 
-@rrule.register(np.linalg.det)
+def _adjugate_in(xp: Any, a: Any, det: Any) -> Any:
+    """``adjugate`` of numpy's matrices; another library's from the SVD (``adjugate_svd``), with no branch."""
+    return adjugate(a, det) if xp is np else adjugate_svd(a, xp)
+
+
+@rrule.register(np.linalg.det, generic=True)
 def _rrule_det(f: Any, a: Any) -> Any:
-    out = f(a)
+    xp = namespace_of(a)
+    out = linalg_call(xp, f, a)
     project_a = ProjectTo(a)
-    a_arr = as_array(a)
+    a_arr = as_array(a) if xp is np else a
     shape = value_shape(out)
 
     def det_pullback(out_bar: Any) -> tuple[Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
         # d det = tr(adj(A) dA): A_bar = out_bar adj(A)^H
-        adj = adjugate(_inexact(a_arr), out)
-        return NoTangent(), project_a(np.asarray(out_bar)[..., None, None] * adjoint(adj))
+        adj = _adjugate_in(xp, inexact(a_arr, xp), out)
+        return NoTangent(), project_a(per_matrix(out_bar, xp) * adjoint(adj, xp))
 
     return out, det_pullback
 
 
-@frule.register(np.linalg.det)
+@frule.register(np.linalg.det, generic=True)
 def _frule_det(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    out = f(a)
+    xp = namespace_of(a)
+    out = linalg_call(xp, f, a)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    adj = adjugate(_inexact(as_array(a)), out)
-    return out, ProjectTo(out)(np.einsum("...ji,...ij->...", adj, a_dot))
-
-
-def _inexact(a: np.ndarray) -> np.ndarray:
-    return a if a.dtype.kind in "fc" else a.astype(np.float64)
+    adj = _adjugate_in(xp, inexact(as_array(a) if xp is np else a, xp), out)
+    return out, ProjectTo(out)(trace_of_product(adj, a_dot, xp))
 
 
 # ----- slogdet -----
 
 
-@rrule.register(np.linalg.slogdet)
+def _slogdet_trace_cotangent(xp: Any, sign: Any, sign_bar: Any, logabsdet_bar: Any, dtype: Any) -> Any:
+    """The cotangent of ``t = tr(inv(A) dA)``, with ``d logabsdet = Re(t)`` and ``d sign = sign i Im(t)``."""
+    if xp is np:
+        t_bar = np.zeros(np.shape(sign), dtype=dtype)
+        if not isinstance(logabsdet_bar, AbstractZero):
+            t_bar = t_bar + np.real(logabsdet_bar)
+        if not isinstance(sign_bar, AbstractZero):
+            t_bar = t_bar - 1j * np.imag(np.conj(sign_bar) * sign)
+        return t_bar
+    t_bar = xp.zeros(sign.shape, dtype=dtype, device=device_of(sign))
+    if not isinstance(logabsdet_bar, AbstractZero):
+        (logabsdet_bar,) = as_arrays_like(t_bar, logabsdet_bar)
+        t_bar = t_bar + xp.astype(real_part(xp, logabsdet_bar), dtype)
+    if not isinstance(sign_bar, AbstractZero):
+        (sign_bar,) = as_arrays_like(sign, sign_bar)
+        t_bar = t_bar - xp.astype(xp.imag(xp.conj(sign_bar) * sign), dtype) * 1j
+    return t_bar
+
+
+@rrule.register(np.linalg.slogdet, generic=True)
 def _rrule_slogdet(f: Any, a: Any) -> Any:
-    out = f(a)
+    xp = namespace_of(a)
+    out = linalg_call(xp, f, a)
     sign = out[0]
     project_a = ProjectTo(a)
-    a_arr = _inexact(as_array(a))
-    complex_a = a_arr.dtype.kind == "c"
+    a_arr = inexact(as_array(a) if xp is np else a, xp)
+    complex_a = is_complex_dtype(xp, a_arr.dtype)
     shapes = [value_shape(x) for x in out]
 
     def slogdet_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -224,29 +271,26 @@ def _rrule_slogdet(f: Any, a: Any) -> Any:
             sign_bar = ZeroTangent()  # the sign of a real determinant is locally constant
         if (isinstance(sign_bar, AbstractZero) and isinstance(logabsdet_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent())
-        # With t = tr(inv(A) dA): d logabsdet = Re(t) and d sign = sign i Im(t).
-        t_bar = np.zeros(np.shape(sign), dtype=a_arr.dtype)
-        if not isinstance(logabsdet_bar, AbstractZero):
-            t_bar = t_bar + np.real(logabsdet_bar)
-        if not isinstance(sign_bar, AbstractZero):
-            t_bar = t_bar - 1j * np.imag(np.conj(sign_bar) * sign)
-        return NoTangent(), project_a(t_bar[..., None, None] * adjoint(inverse(a_arr)))
+        t_bar = _slogdet_trace_cotangent(xp, sign, sign_bar, logabsdet_bar, a_arr.dtype)
+        return NoTangent(), project_a(per_matrix(t_bar, xp) * adjoint(inverse(a_arr, xp), xp))
 
     return out, slogdet_pullback
 
 
-@frule.register(np.linalg.slogdet)
+@frule.register(np.linalg.slogdet, generic=True)
 def _frule_slogdet(tangents: tuple[Any, ...], f: Any, a: Any) -> Any:
-    out = f(a)
+    xp = namespace_of(a)
+    out = linalg_call(xp, f, a)
     sign, logabsdet = out
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
-    t = np.einsum("...ji,...ij->...", inverse(_inexact(as_array(a))), a_dot)
-    logabsdet_dot = ProjectTo(logabsdet)(np.real(t))
-    if np.iscomplexobj(sign):
-        return out, tuple_tangent(out, ProjectTo(sign)(sign * 1j * np.imag(t)), logabsdet_dot)
-    return out, tuple_tangent(out, ZeroTangent(), logabsdet_dot)
+    t = trace_of_product(inverse(inexact(as_array(a) if xp is np else a, xp), xp), a_dot, xp)
+    logabsdet_dot = ProjectTo(logabsdet)(real_part(xp, t))
+    if not is_complex_dtype(xp, sign.dtype):
+        return out, tuple_tangent(out, ZeroTangent(), logabsdet_dot)
+    turn = sign * 1j * np.imag(t) if xp is np else sign * xp.astype(xp.imag(t), sign.dtype) * 1j
+    return out, tuple_tangent(out, ProjectTo(sign)(turn), logabsdet_dot)
 
 
 # ----- matrix_power -----
@@ -278,7 +322,7 @@ def _power_pushforward(b: np.ndarray, b_dot: np.ndarray, n: int) -> np.ndarray:
     return tangent
 
 
-def _matrix_power_cotangent(b: np.ndarray, out_bar: np.ndarray, n: int) -> np.ndarray:
+def _matrix_power_cotangent(b: Any, out_bar: Any, n: int, xp: Any = np) -> Any:
     squares, picks = _power_chain(b, n)
     partial = [squares[picks[0]]]  # the running products of the picked squares
     for j in picks[1:-1]:
@@ -287,14 +331,14 @@ def _matrix_power_cotangent(b: np.ndarray, out_bar: np.ndarray, n: int) -> np.nd
     r_bar = out_bar
     for k in range(len(picks) - 1, 0, -1):
         j = picks[k]
-        term = adjoint(partial[k - 1]) @ r_bar
+        term = adjoint(partial[k - 1], xp) @ r_bar
         bars[j] = term if bars[j] is None else bars[j] + term
-        r_bar = r_bar @ adjoint(squares[j])
+        r_bar = r_bar @ adjoint(squares[j], xp)
     bars[picks[0]] = r_bar if bars[picks[0]] is None else bars[picks[0]] + r_bar
     for j in range(len(squares) - 1, 0, -1):
         if bars[j] is not None:
-            s = squares[j - 1]
-            term = bars[j] @ adjoint(s) + adjoint(s) @ bars[j]
+            s_h = adjoint(squares[j - 1], xp)
+            term = bars[j] @ s_h + s_h @ bars[j]
             bars[j - 1] = term if bars[j - 1] is None else bars[j - 1] + term
     return bars[0]
 
@@ -309,14 +353,36 @@ def _exponent(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
         return None  # numpy raises for it
 
 
-@rrule.register(np.linalg.matrix_power)
+def _matrix_power_in(xp: Any, a: Any, n: int) -> Any:
+    """``matrix_power(a, n)`` of another library's arrays: its own, or (dask has none) the product of the squares
+    numpy's multiplies."""
+    power = getattr(xp.linalg, "matrix_power", None)
+    if power is not None:
+        return power(a, n)
+    if n == 0:
+        return xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype, device=device_of(a)), a.shape)
+    with dask_refusals(np.linalg.matrix_power, a):
+        b = a if n > 0 else xp.linalg.inv(a)
+    squares, picks = _power_chain(b, abs(n))
+    out = squares[picks[0]]
+    for j in picks[1:]:
+        out = out @ squares[j]
+    return out
+
+
+def _matrix_power_call(f: Any, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any], n: int) -> tuple[Any, Any]:
+    xp = namespace_of(a)
+    return (f(a, *args, **kwargs) if xp is np else _matrix_power_in(xp, a, n)), xp
+
+
+@rrule.register(np.linalg.matrix_power, generic=True)
 def _rrule_matrix_power(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     n = _exponent(args, kwargs)
     if n is None:
         return None
-    out = f(a, *args, **kwargs)
+    out, xp = _matrix_power_call(f, a, args, kwargs, n)
     project_a = ProjectTo(a)
-    a_arr = _inexact(as_array(a))
+    a_arr = inexact(as_array(a) if xp is np else a, xp)
     extra = (NoTangent(),) * len(args)
     shape = value_shape(out)
 
@@ -325,27 +391,27 @@ def _rrule_matrix_power(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if n == 0:
             return NoTangent(), project_a(ZeroTangent()), *extra
         if n > 0:
-            return NoTangent(), project_a(_matrix_power_cotangent(a_arr, out_bar, n)), *extra
-        b = np.linalg.inv(a_arr)
-        b_h = adjoint(b)
-        return NoTangent(), project_a(-(b_h @ _matrix_power_cotangent(b, out_bar, -n) @ b_h)), *extra
+            return NoTangent(), project_a(_matrix_power_cotangent(a_arr, out_bar, n, xp)), *extra
+        b = xp.linalg.inv(a_arr)
+        b_h = adjoint(b, xp)
+        return NoTangent(), project_a(-(b_h @ _matrix_power_cotangent(b, out_bar, -n, xp) @ b_h)), *extra
 
     return out, matrix_power_pullback
 
 
-@frule.register(np.linalg.matrix_power)
+@frule.register(np.linalg.matrix_power, generic=True)
 def _frule_matrix_power(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     n = _exponent(args, kwargs)
     if n is None:
         return None
-    out = f(a, *args, **kwargs)
+    out, xp = _matrix_power_call(f, a, args, kwargs, n)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent or n == 0:
         return out, ProjectTo(out)(ZeroTangent())
-    a_arr = _inexact(as_array(a))
+    a_arr = inexact(as_array(a) if xp is np else a, xp)
     if n > 0:
-        return out, ProjectTo(out)(_power_pushforward(a_arr, np.asarray(a_dot), n))
-    b = np.linalg.inv(a_arr)
+        return out, ProjectTo(out)(_power_pushforward(a_arr, np.asarray(a_dot) if xp is np else a_dot, n))
+    b = xp.linalg.inv(a_arr)
     return out, ProjectTo(out)(_power_pushforward(b, -(b @ a_dot @ b), -n))
 
 
@@ -383,7 +449,7 @@ def _chain_tangent(arrays: list[np.ndarray], dots: list[Any]) -> Any:
 
 def _as_chain(arrays: Any) -> list[np.ndarray] | None:
     """The arrays as matrices (a 1-d first array a row, a 1-d last one a column); None if numpy would refuse."""
-    chain = [_inexact(as_array(a)) for a in arrays]
+    chain = [inexact(as_array(a)) for a in arrays]
     if len(chain) < 2:
         return None
     if chain[0].ndim == 1:

@@ -18,6 +18,11 @@ negligible (a large ``rtol``), it is the derivative with them held at zero.
 ``eigh`` path): its tangent is mirrored from that triangle and its
 cotangent lives there. Stacks of matrices are handled.
 
+``pinv`` runs on every Array API library, its formulas computed in its
+namespace (the standard's ``pinv``, ``rcond`` as its ``rtol``); the
+standard has no ``hermitian`` option, which stays numpy's. ``lstsq``, which
+the standard does not name, is numpy's alone.
+
 ``lstsq(a, b)`` returns ``(x, residuals, rank, s)`` with ``x = pinv(a) b``.
 ``x`` and ``residuals = |b - a x|**2`` per column (present when ``a`` has full
 column rank and more rows than columns, else an empty array) are
@@ -45,6 +50,7 @@ from chainrules_core import (
     rrule,
     value_shape,
 )
+from chainrules_core.arrays import namespace_of, refusal
 
 from ..._arrays import NOVALUE
 from ..._makers import checked_entries, checked_tangents
@@ -53,21 +59,22 @@ from ._common import (
     as_array,
     fold_to_triangle,
     hermitian_from_triangle,
+    linalg_call,
     nonzero_singular_values,
 )
 
 
-def _pinv_pushforward(a: np.ndarray, x: np.ndarray, a_dot: np.ndarray) -> np.ndarray:
+def _pinv_pushforward(a: Any, x: Any, a_dot: Any, xp: Any = np) -> Any:
     """``X_dot`` of Golub and Pereyra's eq. (4.12), for ``X = pinv(a)``."""
-    x_h, a_dot_h = adjoint(x), adjoint(a_dot)
+    x_h, a_dot_h = adjoint(x, xp), adjoint(a_dot, xp)
     y2 = x @ (x_h @ a_dot_h)  # X X^H A_dot^H, then times (I - A X)
     y3 = a_dot_h @ (x_h @ x)  # (I - X A) times A_dot^H X^H X
     return -(x @ a_dot @ x) + (y2 - (y2 @ a) @ x) + (y3 - x @ (a @ y3))
 
 
-def _pinv_cotangent(a: np.ndarray, x: np.ndarray, x_bar: np.ndarray) -> np.ndarray:
+def _pinv_cotangent(a: Any, x: Any, x_bar: Any, xp: Any = np) -> Any:
     """The adjoint: ``-X^H G X^H + (I - A X) G^H X X^H + X^H X G^H (I - X A)``."""
-    x_h, g_h = adjoint(x), adjoint(x_bar)
+    x_h, g_h = adjoint(x, xp), adjoint(x_bar, xp)
     y2 = g_h @ (x @ x_h)
     y3 = (x_h @ x) @ g_h
     return -(x_h @ x_bar @ x_h) + (y2 - a @ (x @ y2)) + (y3 - (y3 @ x) @ a)
@@ -83,15 +90,23 @@ def _pinv_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, An
     return options
 
 
-@rrule.register(np.linalg.pinv)
+def _pinv_call(f: Any, a: Any, args: tuple[Any, ...], kwargs: dict[str, Any], hermitian: bool) -> tuple[Any, Any]:
+    """numpy's ``pinv``; another library's, the standard's (which has no ``hermitian``)."""
+    xp = namespace_of(a)
+    if xp is not np and hermitian:
+        raise refusal(f, a, "hermitian= has no counterpart in the Python Array API standard")
+    return linalg_call(xp, f, a, *args, **kwargs), xp
+
+
+@rrule.register(np.linalg.pinv, generic=True)
 def _rrule_pinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _pinv_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
-    project_a = ProjectTo(a)
     hermitian = bool(options["hermitian"])
-    a_arr = as_array(a)
+    out, xp = _pinv_call(f, a, args, kwargs, hermitian)
+    project_a = ProjectTo(a)
+    a_arr = as_array(a) if xp is np else a
     extra = (NoTangent(),) * len(args)
     shape = value_shape(out)
 
@@ -100,21 +115,23 @@ def _rrule_pinv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if hermitian:
             a_bar = fold_to_triangle(_pinv_cotangent(hermitian_from_triangle(a_arr, True), out, out_bar), True)
         else:
-            a_bar = _pinv_cotangent(a_arr, out, out_bar)
+            a_bar = _pinv_cotangent(a_arr, out, out_bar, xp)
         return NoTangent(), project_a(a_bar), *extra
 
     return out, pinv_pullback
 
 
-@frule.register(np.linalg.pinv)
+@frule.register(np.linalg.pinv, generic=True)
 def _frule_pinv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _pinv_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out, xp = _pinv_call(f, a, args, kwargs, bool(options["hermitian"]))
     a_dot, *_ = checked_tangents(f, tangents, (a, *args))  # rcond's too: pinv is constant in it, but it has a shape
     if isinstance(a_dot, AbstractZero) or ProjectTo(a).is_no_tangent:
         return out, ZeroTangent()
+    if xp is not np:  # hermitian=True is refused there
+        return out, ProjectTo(out)(_pinv_pushforward(a, out, a_dot, xp))
     a_arr, a_dot = as_array(a), as_array(a_dot)
     if options["hermitian"]:
         a_arr, a_dot = hermitian_from_triangle(a_arr, True), hermitian_from_triangle(a_dot, True)

@@ -32,6 +32,13 @@ from the norms' gradients above, ties and kinks included
 ``s_min`` above 0), and the cotangent is ``inf``/``nan`` with numpy's
 warnings (or as large). ``cond(x, -2) = s_min / s_max`` is 0 there, a kink
 like the norm's: its gradient is 0.
+
+``vector_norm`` and ``matrix_norm``, which the Python Array API standard
+names, run on every Array API library, the gradient computed in its
+namespace (the same formulas, masks as ``where`` and float weights rather
+than arithmetic on booleans). dask computes no norm from singular values
+of a stack, nor an SVD of a matrix split in chunks both ways: those get
+``TypeError``. ``norm`` and ``cond`` are numpy's alone.
 """
 
 from __future__ import annotations
@@ -52,46 +59,50 @@ from chainrules_core import (
     rrule,
     value_shape,
 )
+from chainrules_core.arrays import as_arrays_like, is_foreign_array, namespace_of, real_part
 
 from ..._makers import rule_in_first
-from ._common import adjoint, as_array, inverse, nonzero_singular_values
+from ._common import adjoint, as_array, conjugate, inexact, inverse, linalg_call, nonzero_singular_values
 
 
-def _sign(x: np.ndarray) -> np.ndarray:
-    """``x / |x|``, 0 at 0 (numpy's ``sign`` for complex numbers too)."""
-    return np.sign(x)
+def _astype(xp: Any, x: Any, dtype: Any) -> Any:
+    return x.astype(dtype) if xp is np else xp.astype(x, dtype)
 
 
-def _signed_extremes(x: np.ndarray, values: np.ndarray, axes: tuple[int, ...], largest: bool) -> np.ndarray:
+def _signed_extremes(xp: Any, x: Any, values: Any, axes: tuple[int, ...], largest: bool) -> Any:
     """``sign(x)`` where ``values`` is largest (smallest) over ``axes``, ties weighted ``1 / count``; 0 elsewhere."""
-    if not values.size:  # numpy's norm of an empty array is 0, and the array has no entries to weigh
-        return np.zeros(x.shape, x.dtype)
-    extreme = (np.max if largest else np.min)(values, axis=axes, keepdims=True)
+    if not math.prod(values.shape):  # numpy's norm of an empty array is 0, and the array has no entries to weigh
+        return xp.zeros(x.shape, dtype=x.dtype) if xp is np else xp.zeros_like(x)
+    extreme = (xp.max if largest else xp.min)(values, axis=axes, keepdims=True)
     mask = values == extreme
-    weights = mask / np.sum(mask, axis=axes, keepdims=True)
-    return np.where(mask, _sign(x) * weights, 0).astype(x.dtype)
+    if xp is np:
+        weights = mask / np.sum(mask, axis=axes, keepdims=True)
+        return np.where(mask, np.sign(x) * weights, 0).astype(x.dtype)
+    ones = xp.astype(mask, values.dtype)  # the standard has no arithmetic on booleans
+    weights = ones / xp.sum(ones, axis=axes, keepdims=True)
+    return xp.astype(xp.where(mask, xp.sign(x) * weights, 0.0), x.dtype)
 
 
-def _vector_gradient(x: np.ndarray, norm: np.ndarray, ord: Any, axes: tuple[int, ...]) -> np.ndarray | None:
+def _vector_gradient(xp: Any, x: Any, norm: Any, ord: Any, axes: tuple[int, ...]) -> Any:
     """``d norm / d x`` for a vector norm over ``axes``; ``norm`` has those axes kept. None for ``ord=0``."""
     if ord in (None, 2):
         nonzero = norm != 0  # no out=: an engine may follow these
-        return np.where(nonzero, x / np.where(nonzero, norm, 1), 0)
+        return xp.where(nonzero, x / xp.where(nonzero, norm, 1.0), 0.0)
     if ord == 0:
         return None
     if ord == 1:
-        return _sign(x)
-    magnitude = np.abs(x)
+        return xp.sign(x)  # x / |x|, 0 at 0 (complex numbers too)
+    magnitude = xp.abs(x)
     if ord in (math.inf, -math.inf):
-        return _signed_extremes(x, magnitude, axes, ord > 0)
+        return _signed_extremes(xp, x, magnitude, axes, ord > 0)
     p = float(ord)
     # d/dx_i (sum |x|^p)^(1/p) = sign(x_i) (|x_i| / norm)^(p - 1)
     nonzero = (magnitude != 0) & (norm != 0)
-    ratio = np.where(nonzero, magnitude / np.where(nonzero, norm, 1), 1)  # no out=: an engine may follow these
-    return np.where(nonzero, _sign(x) * ratio ** (p - 1), 0).astype(x.dtype)
+    ratio = xp.where(nonzero, magnitude / xp.where(nonzero, norm, 1.0), 1.0)  # no out=: an engine may follow these
+    return _astype(xp, xp.where(nonzero, xp.sign(x) * ratio ** (p - 1), 0.0), x.dtype)
 
 
-def _spectral_gradient(x: np.ndarray, ord: Any, svd: Any = None) -> np.ndarray:
+def _spectral_gradient(x: Any, ord: Any, svd: Any = None, xp: Any = np) -> Any:
     """The gradient of the matrix norms ``nuc``, 2 and -2: ``U diag(weights) Vh``.
 
     ``d s_i = Re(u_i^H dA v_i)`` (Townsend 2016, the diagonal term); the
@@ -99,39 +110,45 @@ def _spectral_gradient(x: np.ndarray, ord: Any, svd: Any = None) -> np.ndarray:
     tied with the largest (2) or smallest (-2), and 0 on singular values
     that are zero up to rounding (the central difference at that kink).
     """
-    u, s, vh = np.linalg.svd(x, full_matrices=False) if svd is None else svd
-    weights = nonzero_singular_values(s, x.shape)
+    u, s, vh = xp.linalg.svd(x, full_matrices=False) if svd is None else svd
+    weights = nonzero_singular_values(s, x.shape, xp)
+    if xp is not np:
+        weights = xp.astype(weights, s.dtype)  # the standard has no arithmetic on booleans
     if ord != "nuc":
-        tol = s[..., :1] * max(x.shape[-2:]) * np.finfo(s.dtype).eps
-        tied = np.abs(s - (s[..., :1] if ord == 2 else s[..., -1:])) <= tol
-        weights = weights * tied / np.sum(tied, axis=-1, keepdims=True)
-    return (u * weights[..., None, :].astype(u.dtype)) @ vh
+        tol = s[..., :1] * max(x.shape[-2:]) * xp.finfo(s.dtype).eps
+        tied = xp.abs(s - (s[..., :1] if ord == 2 else s[..., -1:])) <= tol
+        if xp is not np:
+            tied = xp.astype(tied, s.dtype)
+        weights = weights * tied / xp.sum(tied, axis=-1, keepdims=True)
+    if xp is np:
+        return (u * weights[..., None, :].astype(u.dtype)) @ vh
+    return (u * xp.astype(xp.expand_dims(weights, axis=-2), u.dtype)) @ vh
 
 
-def _matrix_gradient(x: np.ndarray, norm: np.ndarray, ord: Any) -> np.ndarray:
+def _matrix_gradient(x: Any, norm: Any, ord: Any, xp: Any = np) -> Any:
     """``d norm / d x`` for a matrix norm over the last two axes; ``norm`` has them kept."""
     if ord in ("fro", None):
-        return _vector_gradient(x, norm, 2, (-2, -1))  # type: ignore[return-value]
+        return _vector_gradient(xp, x, norm, 2, (-2, -1))
     if ord in ("nuc", 2, -2):
-        return _spectral_gradient(x, ord)
+        return _spectral_gradient(x, ord, xp=xp)
     if ord in (1, -1):  # the largest (smallest) column sum
-        return _signed_extremes(x, np.sum(np.abs(x), axis=-2, keepdims=True), (-1,), ord > 0)
+        return _signed_extremes(xp, x, xp.sum(xp.abs(x), axis=-2, keepdims=True), (-1,), ord > 0)
     if ord in (math.inf, -math.inf):  # the largest (smallest) row sum
-        return _signed_extremes(x, np.sum(np.abs(x), axis=-1, keepdims=True), (-2,), ord > 0)
+        return _signed_extremes(xp, x, xp.sum(xp.abs(x), axis=-1, keepdims=True), (-2,), ord > 0)
     raise ValueError(f"np.linalg.norm: no derivative for the matrix norm ord={ord!r}")
 
 
-def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[int]:
-    return [1 if i in axes else n for i, n in enumerate(shape)]
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
-def _norm_gradient(x: np.ndarray, out: Any, ord: Any, axes: tuple[int, ...], matrix: bool) -> np.ndarray | None:
-    kept = np.reshape(out, _kept_shape(x.shape, axes))
+def _norm_gradient(xp: Any, x: Any, out: Any, ord: Any, axes: tuple[int, ...], matrix: bool) -> Any:
+    kept = xp.reshape(out, _kept_shape(x.shape, axes))
     if not matrix:
-        return _vector_gradient(x, kept, ord, axes)
-    moved = np.moveaxis(x, axes, (-2, -1))
-    g = _matrix_gradient(moved, np.moveaxis(kept, axes, (-2, -1)), ord)
-    return np.moveaxis(g, (-2, -1), axes)
+        return _vector_gradient(xp, x, kept, ord, axes)
+    moved = xp.moveaxis(x, axes, (-2, -1))
+    g = _matrix_gradient(moved, xp.moveaxis(kept, axes, (-2, -1)), ord, xp)
+    return xp.moveaxis(g, (-2, -1), axes)
 
 
 class _Norm:
@@ -140,9 +157,9 @@ class _Norm:
     def __init__(
         self, f: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ord: Any, axis: Any, matrix: bool | None
     ) -> None:
-        self.f, self.out = f, f(x, *args, **kwargs)
-        x_arr = as_array(x)
-        self.x = x_arr if x_arr.dtype.kind in "fc" else x_arr.astype(np.float64)
+        self.xp = xp = namespace_of(x)
+        self.f, self.out = f, linalg_call(xp, f, x, *args, **kwargs)
+        self.x = inexact(as_array(x) if xp is np else x, xp)
         self.project_x = ProjectTo(x)
         self.n_extra = len(args)
         self.keepdims = bool(kwargs.get("keepdims", args[2] if len(args) > 2 else False))
@@ -151,8 +168,8 @@ class _Norm:
         self.ord, self.axes = ord, tuple(int(a) % ndim for a in axes)
         self.matrix = len(self.axes) == 2 if matrix is None else matrix
 
-    def gradient(self) -> np.ndarray | None:
-        return _norm_gradient(self.x, self.out, self.ord, self.axes, self.matrix)
+    def gradient(self) -> Any:
+        return _norm_gradient(self.xp, self.x, self.out, self.ord, self.axes, self.matrix)
 
     def rrule(self) -> Any:
         shape = value_shape(self.out)
@@ -163,7 +180,10 @@ class _Norm:
             extra = (NoTangent(),) * self.n_extra
             if g is None:
                 return NoTangent(), self.project_x(ZeroTangent()), *extra
-            kept = np.reshape(np.real(out_bar), _kept_shape(self.x.shape, self.axes))
+            xp = self.xp
+            if is_foreign_array(self.out) and isinstance(out_bar, (int, float, complex)):  # the seed of a 0-d norm
+                (out_bar,) = as_arrays_like(self.out, out_bar)
+            kept = xp.reshape(real_part(xp, out_bar), _kept_shape(self.x.shape, self.axes))
             return NoTangent(), self.project_x(kept * g), *extra
 
         return self.out, norm_pullback
@@ -173,7 +193,8 @@ class _Norm:
         g = None if isinstance(x_dot, AbstractZero) or self.project_x.is_no_tangent else self.gradient()
         if g is None:
             return self.out, ZeroTangent()
-        out_dot = np.sum(np.real(g.conj() * x_dot), axis=self.axes, keepdims=self.keepdims)
+        xp = self.xp
+        out_dot = xp.sum(real_part(xp, conjugate(g, xp) * x_dot), axis=self.axes, keepdims=self.keepdims)
         return self.out, ProjectTo(self.out)(out_dot)
 
 
@@ -202,12 +223,12 @@ def _vector_norm(f: Any, x: Any, kwargs: dict[str, Any]) -> _Norm:
     return _Norm(f, x, (), kwargs, kwargs.get("ord", 2), kwargs.get("axis"), matrix=False)
 
 
-@rrule.register(np.linalg.vector_norm)
+@rrule.register(np.linalg.vector_norm, generic=True)
 def _rrule_vector_norm(f: Any, x: Any, **kwargs: Any) -> Any:
     return _vector_norm(f, x, kwargs).rrule()
 
 
-@frule.register(np.linalg.vector_norm)
+@frule.register(np.linalg.vector_norm, generic=True)
 def _frule_vector_norm(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
     return _vector_norm(f, x, kwargs).frule(tangents)
 
@@ -216,12 +237,12 @@ def _matrix_norm(f: Any, x: Any, kwargs: dict[str, Any]) -> _Norm:
     return _Norm(f, x, (), kwargs, kwargs.get("ord", "fro"), (-2, -1), matrix=True)
 
 
-@rrule.register(np.linalg.matrix_norm)
+@rrule.register(np.linalg.matrix_norm, generic=True)
 def _rrule_matrix_norm(f: Any, x: Any, **kwargs: Any) -> Any:
     return _matrix_norm(f, x, kwargs).rrule()
 
 
-@frule.register(np.linalg.matrix_norm)
+@frule.register(np.linalg.matrix_norm, generic=True)
 def _frule_matrix_norm(tangents: tuple[Any, ...], f: Any, x: Any, **kwargs: Any) -> Any:
     return _matrix_norm(f, x, kwargs).frule(tangents)
 
