@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .followed import is_followed
+from .followed import is_followed, primal_of
 from .naming import function_name
 from .tangent_types import AbstractTangent
 
@@ -40,24 +40,26 @@ def is_numpy_like(x: Any) -> bool:
 
 def is_foreign_array(x: Any) -> bool:
     """Whether ``x`` is an array of another library than numpy (it has a ``shape`` and a ``dtype``, and is no
-    tangent type)."""
-    return (
-        not isinstance(x, _NUMPY_LIKE)
-        and not isinstance(x, (AbstractTangent, type))  # np.float64 itself has shape and dtype attributes
-        and hasattr(x, "shape")
-        and hasattr(x, "dtype")
-        and not is_followed(x)
-    )
+    tangent type), or an engine's followed value that stands for one (a nested pass over torch tensors)."""
+    if isinstance(x, _NUMPY_LIKE) or isinstance(x, (AbstractTangent, type)):  # np.float64 has shape and dtype
+        return False
+    if is_followed(x):
+        return is_foreign_array(primal_of(x))
+    return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
 def namespace_of(*values: Any) -> Any:
     """The namespace to compute with: numpy for numpy arrays, numpy scalars and Python numbers (and for no array
     at all), ``array_api_compat.array_namespace`` of the other arrays among ``values`` (lists, tuples and dicts
-    searched one level down).
+    searched one level down), and an engine's namespace (``__array_namespace__``) for the values an engine
+    follows that stand for another library's arrays.
 
     Raises ``TypeError`` when arrays of two libraries meet, or when array_api_compat is not installed.
     """
     foreign = [v for v in _leaves(values) if is_foreign_array(v)]
+    followed = next((v for v in foreign if is_followed(v)), None)
+    if followed is not None:  # a nested pass: the engine's namespace hands each call to the engine
+        return followed.__array_namespace__()
     if not foreign:
         return np
     compat = array_api_compat()

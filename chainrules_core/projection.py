@@ -183,6 +183,8 @@ class _NumpyScalarProjector(Projector):
         wrapped = _wrapped(self, dx)
         if wrapped is not None:
             return wrapped
+        if is_foreign_array(dx):  # kept in its library, as a Python float's cotangent is
+            return _foreign_number(dx, "complex" if self.dtype.kind == "c" else "float")
         value = np.asarray(_size_one_value(dx, self.dtype))
         return _cast(value, self.dtype)[()]
 

@@ -19,7 +19,7 @@ from .arrays import (
     namespace_of,
     refusal,
 )
-from .followed import follow, is_followed
+from .followed import engine_call, follow, is_followed
 from .naming import function_name
 from .projection import (
     Projector,
@@ -385,7 +385,7 @@ def _rrule_linear_adjoint(a: LinearAdjoint, out_bar: Any) -> Any:
     project = ProjectTo(out_bar)
 
     def linear_adjoint_pullback(x_bar_bar: Any) -> tuple[Any, Any]:
-        return NoTangent(), project(follow(a.f, unthunk(x_bar_bar), *a.args, **a.kwargs))
+        return NoTangent(), project(_pushed(a, unthunk(x_bar_bar)))
 
     return follow(a, out_bar), linear_adjoint_pullback
 
@@ -393,6 +393,16 @@ def _rrule_linear_adjoint(a: LinearAdjoint, out_bar: Any) -> Any:
 @frule.register(LinearAdjoint)
 def _frule_linear_adjoint(tangents: tuple[Any, Any], a: LinearAdjoint, out_bar: Any) -> Any:
     return follow(a, out_bar), follow(a, unthunk(tangents[1]))
+
+
+def _pushed(a: LinearAdjoint, x_dot: Any) -> Any:
+    """``a.f(x_dot, *a.args, **a.kwargs)``, as an engine's operation if one follows ``x_dot``; another library's
+    array goes through ``a.f``'s rule, which computes in that library (numpy's ``f`` would refuse or convert it)."""
+    if engine_call(x_dot) is None and is_foreign_array(x_dot):
+        result = rrule(a.f, x_dot, *a.args, **a.kwargs)
+        if result is not None:
+            return result[0]
+    return follow(a.f, x_dot, *a.args, **a.kwargs)
 
 
 # ----- fast paths: scalar_rule's rules on Python floats and numpy arrays -----

@@ -40,6 +40,13 @@ INSPECTION = frozenset("can_cast finfo iinfo isdtype result_type __array_namespa
 """The standard's functions that read dtypes and shapes: the library's own, given the primals."""
 
 
+def _holds_followed(value: Any) -> bool:
+    """Whether ``value``, or an entry of a list or tuple ``value``, is a followed value."""
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, Boxed) for v in value)
+    return isinstance(value, Boxed)
+
+
 class FollowedNamespace:
     """The Array API namespace of the values a pass follows, for arrays of the library whose namespace is
     ``library`` (numpy's, or ``array_api_compat``'s for torch, JAX, dask, CuPy)."""
@@ -61,7 +68,7 @@ class FollowedNamespace:
         if name.startswith("__") and name != "__array_namespace_info__":
             raise AttributeError(name)
         if name in self._names:
-            return getattr(self._numpy, name)  # the engine follows numpy's function into the rule
+            return self._computing(name)
         if name == "asarray":
             return self._asarray
         if name in CREATION or name in INSPECTION:
@@ -70,6 +77,19 @@ class FollowedNamespace:
         if self._library is None:
             raise AttributeError(f"the namespace of followed values has no {name!r}")
         return getattr(self._library, name)  # dtypes, constants (pi, inf, newaxis)
+
+    def _computing(self, name: str) -> Any:
+        """The function ``name`` that computes from arrays: numpy's, which hands a call with a followed value to the
+        engine and so to the rule; the library's own for a call of constants alone (numpy's would convert them)."""
+        followed, own = getattr(self._numpy, name), getattr(self._library, name, None)
+
+        def computing(*args: Any, **kwargs: Any) -> Any:
+            if own is None or any(_holds_followed(a) for a in (*args, *kwargs.values())):
+                return followed(*args, **kwargs)
+            return own(*args, **kwargs)
+
+        computing.__name__ = name
+        return computing
 
     def _asarray(self, obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
         """``asarray``: a followed value stays followed (cast by ``astype`` if a dtype is given); anything else is

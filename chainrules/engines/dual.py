@@ -30,6 +30,7 @@ from chainrules_core import (
     frule,
     unthunk,
 )
+from chainrules_core.arrays import is_foreign_array, namespace_of
 
 from ._box import ArrayBox, Box, ObjectBox, ScalarBox
 from ._calls import top_level_call
@@ -230,6 +231,8 @@ def _zero_like(x: Any) -> Any:
         return np.zeros_like(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
+    if is_foreign_array(x):
+        return namespace_of(x).zeros_like(x)
     return 0j if isinstance(x, complex) else 0.0
 
 
