@@ -373,7 +373,8 @@ def _jitted(run: Callable[..., Any], converted: tuple[Any, ...]) -> Any:
     """``run`` under ``jax.jit``: its array arguments traced, the others fixed; its result's leaves returned."""
     jax = importlib.import_module("jax")
     is_array = [
-        hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, (np.ndarray, np.generic)) for a in converted
+        hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, (np.ndarray, np.generic, type))
+        for a in converted
     ]
     arrays = [a for a, flag in zip(converted, is_array) if flag]
     kinds: list[Any] = []

@@ -45,8 +45,15 @@ from chainrules_core import (
     sum_to_shape,
     value_shape,
 )
-from chainrules_core.array_api import call_in
-from chainrules_core.arrays import device_of, first_foreign_array, is_foreign_array, namespace_of, refusal
+from chainrules_core.array_api import call_in, dtype_in
+from chainrules_core.arrays import (
+    device_of,
+    first_foreign_array,
+    is_complex_dtype,
+    is_foreign_array,
+    namespace_of,
+    refusal,
+)
 from chainrules_core.projection import shape_of
 from chainrules_core.rule_definition import non_differentiable
 
@@ -346,11 +353,22 @@ def _astype_adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _astype_pushforward(x_dot: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+    if is_foreign_array(x_dot):
+        return _astype_in(namespace_of(x_dot), x_dot, dtype)
     return cast_to(x_dot, np.dtype(dtype))  # a complex-to-real cast keeps the real part, as the primal
 
 
-for _f in [np.ndarray.astype] + ([np.astype] if hasattr(np, "astype") else []):
-    linear_in_first_rule(_f, _astype_adjoint, tangent=_astype_pushforward)
+def _astype_in(xp: Any, x: Any, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.astype`` of another library's array: its ``astype`` to its dtype of numpy's name; a complex array to a
+    real dtype by its real part, as numpy casts (the standard leaves that cast undefined)."""
+    target = dtype_in(xp, dtype)
+    if is_complex_dtype(xp, x.dtype) and not is_complex_dtype(xp, target):
+        x = xp.real(x)
+    return xp.astype(x, target)
+
+
+linear_in_first_rule(np.ndarray.astype, _astype_adjoint, tangent=_astype_pushforward)
+linear_in_first_rule(np.astype, _astype_adjoint, tangent=_astype_pushforward, generic=True, foreign=_astype_in)
 
 
 # ----- flip and roll -----
