@@ -9,7 +9,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from .array_api import call_in
+from .array_api import call_in, is_numpy_function
 from .arrays import (
     as_arrays_like,
     first_foreign_array,
@@ -330,8 +330,9 @@ def non_differentiable(*fs: Callable[..., Any], arg_types: Sequence[Any] | None 
     """
     signature = tuple(arg_types or ())
     for f in fs:
-        rrule.register(f, *signature, kind="non_differentiable", generic=True)(_non_differentiable_rrule)
-        frule.register(f, *signature, kind="non_differentiable", generic=True)(_non_differentiable_frule)
+        generic = is_numpy_function(f)  # its primal computes in the arrays' library (``call_in``)
+        rrule.register(f, *signature, kind="non_differentiable", generic=generic)(_non_differentiable_rrule)
+        frule.register(f, *signature, kind="non_differentiable", generic=generic)(_non_differentiable_frule)
 
 
 def _non_differentiable_rrule(f: Any, *args: Any, **kwargs: Any) -> Any:
