@@ -261,10 +261,9 @@ def _letters(labels: tuple[int, ...]) -> str:
     return "".join(_LETTERS[label] for label in labels)
 
 
-def _operand_cotangent(plan: _OperandPlan, operands: list[Any], g: Any, optimize: Any) -> Any:
-    """The cotangent of one operand from the output cotangent ``g``."""
+def _operand_cotangent(xp: Any, plan: _OperandPlan, operands: list[Any], g: Any, optimize: Any) -> Any:
+    """The cotangent of one operand from the output cotangent ``g``, in the namespace ``xp`` of them all."""
     others = [operands[j] for j in plan.others]
-    xp = namespace_of(g, *others)
     r = _product(plan.product, g, others[0]) if plan.product is not None and not optimize else None
     if r is None:
         if xp is np:
@@ -353,19 +352,20 @@ def _rrule_einsum(f: Any, *args: Any, **kwargs: Any) -> Any:
             out_bar = numeric_seed(f, out_bar, shape)
         g = out_bar if foreign else as_array(out_bar)  # as_array: an engine's values stay as they are, with their dtype
         operands = [args[i] if foreign else as_array(args[i]) for i in plan.positions]
+        xp = namespace_of(g, *operands)
         for i, constant, operand_plan in slots:
             if constant:
                 cotangents[i + 1] = ProjectTo(args[i])(ZeroTangent())
             else:
-                cotangents[i + 1] = Thunk(_thunk_body(args[i], operand_plan, operands, g, optimize))
+                cotangents[i + 1] = Thunk(_thunk_body(xp, args[i], operand_plan, operands, g, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback
 
 
-def _thunk_body(x: Any, plan: _OperandPlan, operands: list[np.ndarray], g: np.ndarray, optimize: Any) -> Any:
+def _thunk_body(xp: Any, x: Any, plan: _OperandPlan, operands: list[Any], g: Any, optimize: Any) -> Any:
     # project_onto builds no projector for a cotangent that fits x already (a float array's)
-    return lambda: project_onto(x, _operand_cotangent(plan, operands, g, optimize))
+    return lambda: project_onto(x, _operand_cotangent(xp, plan, operands, g, optimize))
 
 
 def _operand_positions(args: tuple[Any, ...]) -> range:
@@ -417,7 +417,7 @@ def _rrule_einsum_of_arrays(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any
             return rule(f, *args, **kwargs)[1](out_bar)  # type: ignore[no-any-return]
         cotangents: list[Any] = [_NO_TANGENT] * (len(args) + 1)
         for i, operand_plan in pairs:
-            cotangents[i + 1] = Thunk(_thunk_body(args[i], operand_plan, operands, out_bar, optimize))
+            cotangents[i + 1] = Thunk(_thunk_body(np, args[i], operand_plan, operands, out_bar, optimize))
         return tuple(cotangents)
 
     return out, einsum_pullback
