@@ -160,6 +160,17 @@ def real_part(xp: Any, x: Any) -> Any:
     return xp.real(x) if is_complex_dtype(xp, x.dtype) else x
 
 
+def broadcast_like(xp: Any, value: Any, like: Any) -> Any:
+    """``xp.broadcast_to(value, like.shape)``. On dask, zeros in ``like``'s chunks plus ``value``: its
+    ``broadcast_to`` would make one chunk (and every array it then meets would be gathered into one chunk to line
+    up with it), or, given the chunks, a layer of its own that dask does not fuse with the elementwise steps
+    around it (a reduction's seed broadcast back over a million rows costs a task per chunk more)."""
+    single = all(n == 1 for n in getattr(value, "shape", ()))
+    if single and hasattr(like, "dask") and not has_unknown_shape(like):
+        return xp.zeros_like(like, dtype=getattr(value, "dtype", None)) + value
+    return xp.broadcast_to(value, tuple(like.shape))
+
+
 def has_unknown_shape(x: Any) -> bool:
     """Whether ``x``'s shape holds an unknown length (dask's ``nan`` for chunks it has not computed)."""
     shape = getattr(x, "shape", ())

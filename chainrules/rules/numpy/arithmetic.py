@@ -36,6 +36,7 @@ from chainrules_core import (
     checked_seed,
     cotangent_from_partial,
     frule,
+    is_followed,
     named_after,
     rrule,
     scalar_rule,
@@ -82,27 +83,32 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
     """The weights of x and y in logaddexp: the logistic function of ``t``, x - y in units of the log's base.
 
     Not ``exp(x - out)``, which is 1 for both where ``out = x + log 2`` rounds
-    to ``x`` (``|x| >= 1e16``). Each side of ``t = 0`` takes ``exp`` of a
-    non-positive number, so nothing overflows where it is used, and both
-    sides are smooth through ``t = 0`` (an engine differentiating the weights
+    to ``x`` (``|x| >= 1e16``). One ``exp`` of ``-|t|``, written as a
+    ``where`` of ``-t`` and ``t`` so that each side is smooth, never
+    overflows, and both sides are smooth through ``t = 0`` (an engine differentiating the weights
     gets their slope 1/4 there). Where x and y are the same infinity the
     weights are the limit along x == y, 1/2 each; a NaN gives NaN.
     """
     t = m.where(m.isnan(t) & m.equal(x, y), 0.0, t)
+    if m is not np and not is_followed(t):
+        # another library's arrays that no engine follows: each weight in one exp, which may overflow to inf
+        # (the weight's limit, 0), in a third of the two-sided form's time; that form is numpy's and the nested
+        # passes', whose derivatives of the weights it keeps finite
+        return 1 / (1 + m.exp(-t)), 1 / (1 + m.exp(t))
     ahead = t >= 0
-    e_ahead, e_behind = m.exp(-t), m.exp(t)  # the one of them not used may overflow
-    px = m.where(ahead, 1 / (1 + e_ahead), e_behind / (1 + e_behind))
-    py = m.where(ahead, e_ahead / (1 + e_ahead), 1 / (1 + e_behind))
-    return px, py
+    e = m.exp(m.where(ahead, -t, t))  # exp(-|t|) in one exp, never overflowing, its slope -sign(t) on each side
+    s = 1 / (1 + e)
+    es = e * s
+    return m.where(ahead, s, es), m.where(ahead, es, s)
 
 
 def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and the unused side's exp, in _shares
+    with np.errstate(invalid="ignore"):  # inf - inf, in _shares
         return _shares(m, x - y, x, y)
 
 
 def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore"):
         return _shares(m, (x - y) * math.log(2.0), x, y)
 
 

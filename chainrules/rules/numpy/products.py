@@ -110,12 +110,18 @@ def _tensordot_cotangents(a: Any, b: Any, ax_a: list[int], ax_b: list[int], g: A
     free_b = [j for j in range(b.ndim) if j not in ax_b]
     n_free_a = len(free_a)
 
+    # a 0-d g (a full contraction, dot of two vectors): each cotangent is the other operand scaled, which dask
+    # computes chunk by chunk, where its tensordot of no axes would add a reduction per chunk
+    scaled = xp is not np and g.ndim == 0
+
     def a_bar() -> Any:
-        r = xp.tensordot(g, conjugate(b, xp), axes=(list(range(n_free_a, g.ndim)), free_b))
+        c = conjugate(b, xp)
+        r = c * g if scaled else xp.tensordot(g, c, axes=(list(range(n_free_a, g.ndim)), free_b))
         return _ordered(xp, r, free_a + [ax_a[ax_b.index(j)] for j in sorted(ax_b)])
 
     def b_bar() -> Any:
-        r = xp.tensordot(conjugate(a, xp), g, axes=(free_a, list(range(n_free_a))))
+        c = conjugate(a, xp)
+        r = c * g if scaled else xp.tensordot(c, g, axes=(free_a, list(range(n_free_a))))
         return _ordered(xp, r, [ax_b[ax_a.index(i)] for i in sorted(ax_a)] + free_b)
 
     return a_bar, b_bar

@@ -36,6 +36,7 @@ import numpy as np
 from chainrules_core import NoTangent, follow, is_followed, named_after, non_differentiable, rrule, shape_of
 from chainrules_core.array_api import call_in, dtype_in
 from chainrules_core.arrays import (
+    broadcast_like,
     device_of,
     has_unknown_shape,
     is_complex_dtype,
@@ -115,7 +116,7 @@ class _Reduction:
 
     def broadcast(self, seed: Any) -> Any:
         """``seed`` of the kept shape broadcast to the input's, as a read-only view."""
-        return broadcast_view(seed, self.shape) if self.xp is np else self.xp.broadcast_to(seed, self.shape)
+        return broadcast_view(seed, self.shape) if self.xp is np else broadcast_like(self.xp, seed, self.x)
 
     def count(self) -> Any:
         """How many entries each output reduces: a number, or an array when entries are masked."""

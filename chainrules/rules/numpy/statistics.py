@@ -44,6 +44,7 @@ from chainrules_core import (
 )
 from chainrules_core.array_api import call_in, dtype_in
 from chainrules_core.arrays import (
+    broadcast_like,
     device_of,
     has_unknown_shape,
     is_complex_dtype,
@@ -259,7 +260,7 @@ class _Average:
             share: Any = 1 / self.w_total if self.w_total else 0.0
         else:
             share = _conj(xp, self.w_laid / self.w_total)
-        return xp.broadcast_to(share * g, self.shape)
+        return broadcast_like(xp, share * g, self.a)
 
     def w_cotangent(self, avg_bar: Any, total_bar: Any) -> Any:
         xp = self.xp
