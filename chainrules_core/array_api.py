@@ -128,9 +128,11 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
             return f(*args, **kwargs)
         except TypeError as err:  # an option numpy has and the library's function lacks (dask's nansum: where=)
             raise refusal(f, array, str(err)) from None
-    name = standard_name(f)
+    standard = standard_name(f)
     why = (
-        f"{getattr(xp, '__name__', xp)} has no {name}" if name else "the Python Array API standard has no such function"
+        f"{getattr(xp, '__name__', xp)} has no {standard}"
+        if standard
+        else "the Python Array API standard has no such function"
     )
     raise refusal(f, array, why)
 
