@@ -113,6 +113,19 @@ def _is_dask(x: Any) -> bool:
     return type(x).__module__.startswith("dask.") and hasattr(x, "dask")
 
 
+def _jax_library(name: str, jit: bool) -> Library:
+    """JAX, its arrays computed eagerly or, with ``jit``, the rule traced inside ``jax.jit``."""
+    return Library(
+        name,
+        "jax.numpy",
+        lambda a: _jnp().asarray(a),
+        lambda x: np.asarray(x),
+        lambda x: type(x).__module__.startswith("jax"),
+        jit=jit,
+        setup=_jax_setup,
+    )
+
+
 LIBRARIES: dict[str, Library] = {
     "array_api_strict": Library(
         "array_api_strict",
@@ -128,23 +141,8 @@ LIBRARIES: dict[str, Library] = {
         lambda x: x.detach().cpu().resolve_conj().numpy(),  # a lazy conjugate (torch.conj, ihfft) read as one
         lambda x: isinstance(x, _torch().Tensor),
     ),
-    "jax": Library(
-        "jax",
-        "jax.numpy",
-        lambda a: _jnp().asarray(a),
-        lambda x: np.asarray(x),
-        lambda x: type(x).__module__.startswith("jax"),
-        setup=_jax_setup,
-    ),
-    "jax.jit": Library(
-        "jax.jit",
-        "jax.numpy",
-        lambda a: _jnp().asarray(a),
-        lambda x: np.asarray(x),
-        lambda x: type(x).__module__.startswith("jax"),
-        jit=True,
-        setup=_jax_setup,
-    ),
+    "jax": _jax_library("jax", jit=False),
+    "jax.jit": _jax_library("jax.jit", jit=True),
     "dask": Library("dask", "dask.array", _dask_convert, lambda x: np.asarray(x.compute()), _is_dask),
     "cupy": Library(
         "cupy",
