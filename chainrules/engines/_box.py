@@ -321,9 +321,10 @@ class Box(Boxed):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "value":
             raise AttributeError(name)
-        method = getattr(type(self.value), name, None)
-        if method is None and isinstance(self.value, (float, complex)):  # a Python number answers as np.float64
-            method = getattr(np.result_type(self.value).type, name, None)
+        value = primal(self)  # in a nested pass, the plain value under every engine's box
+        method = getattr(type(value), name, None)
+        if method is None and isinstance(value, (float, complex)):  # a Python number answers as np.float64
+            method = getattr(np.result_type(value).type, name, None)
         if method is not None and callable(method):
             return functools.partial(_call_method, self, name, method)
         ufunc = getattr(np, name, None)
