@@ -512,6 +512,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     if args.command == "rules":
         return list_rules(args.pattern, out)
     if args.command == "check":
+        if imported is not None and not imported:  # a CI job that checks nothing must not pass
+            names = ", ".join(args.imports)
+            print(
+                f"python -m chainrules check: --import {names} declared no case, so there is nothing to check: "
+                "declare them with chainrules_core.testing.register_cases (docs/rule-authors.md)",
+                file=err,
+            )
+            return 1
         modes = _split_list(args.mode)
         if modes and not set(modes) <= {"frule", "rrule"}:
             p.error(f"--mode takes frule or rrule, not {', '.join(sorted(set(modes) - {'frule', 'rrule'}))}")

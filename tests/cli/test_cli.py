@@ -203,6 +203,15 @@ def test_import_a_library_and_check_its_declared_cases(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == "2 primals"
 
 
+def test_an_import_that_declares_no_case_fails(tmp_path: Path) -> None:
+    """A CI job whose --import declares nothing checks nothing: it fails, naming the module, in both sweeps."""
+    (tmp_path / "empty_rules.py").write_text("import numpy as np\n")
+    for extra in ((), ("--edges",)):
+        result = run_in(tmp_path, "check", "--import", "empty_rules", "--no-progress", *extra)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "--import empty_rules declared no case" in result.stderr
+
+
 def test_an_import_that_fails_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("import numpy as np\nraise ValueError('not today')\n")
     status, out, err = run("check", "--import", "no_such_module_anywhere")
