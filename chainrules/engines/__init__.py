@@ -5,6 +5,9 @@
   ``param(x)`` a parameter whose gradient accumulates in ``.grad``.
 * Forward mode (``dual``): dual numbers. ``jvp(f, primals, tangents)``
   and ``jacobian(f, *args)``.
+* Derived rules (``derived``): ``derived_rrule(f)`` and ``derived_frule(f)``,
+  the rules of a function without any, made by running the engines on its
+  body (ChainRules' ``rrule_via_ad``).
 * Second order (``second_order``): ``hvp(f, primals, tangents)`` and
   ``hessian(f, *args)``, forward over reverse or reverse over reverse. The
   engines nest in any order: each pass follows its own values, so
@@ -33,6 +36,7 @@ from . import _rules  # noqa: F401 - registers the rules of the engines' own ope
 from ._box import is_tracked, lift, lifted, value
 from ._passes import NoRuleError
 from ._tape import Param, ParamArray, ParamScalar, Tape, Tracked, TrackedArray, TrackedObject, TrackedScalar
+from .derived import derived_frule, derived_rrule
 from .dual import Dual, DualArray, DualNumbers, DualObject, DualScalar, jacobian, jvp
 from .second_order import hessian, hvp
 from .tracker import Tracker, forward, gradient, param, value_and_gradient
@@ -65,6 +69,8 @@ __all__ = [
     "TrackedObject",
     "TrackedScalar",
     "Tracker",
+    "derived_frule",
+    "derived_rrule",
     "forward",
     "gradient",
     "hessian",

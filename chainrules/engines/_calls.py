@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import types
 from typing import Any
 
@@ -14,14 +15,33 @@ from ._box import ObjectBox, lift
 from ._passes import has_object_array
 from ._structure import primal
 
+_ASKED: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("chainrules_asked", default=())
+"""The functions whose own rules the engines are asking at the top level, innermost last."""
+
 
 def top_level_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any], registry: Any) -> Any:
-    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule (from ``registry``) when it has one."""
+    """``f(*args, **kwargs)`` on followed arguments, using ``f``'s own rule (from ``registry``) when it has one.
+
+    A rule of ``f`` that runs an engine on ``f`` itself would be asked again, endlessly: ``RecursionError`` at
+    once, naming ``f`` and the derived rules that trace its body.
+    """
     if isinstance(f, ObjectBox):
         return f(*args, **kwargs)
     if type(f) is types.FunctionType and not kwargs and not registry.has_rules(f) and not has_object_array(args):
         return f(*args)  # what lift(f) does, without looking for the rule
-    return lift(f)(*args, **kwargs)
+    asked = _ASKED.get()
+    if any(g is f for g in asked):
+        name = getattr(f, "__name__", None) or function_name(f)
+        raise RecursionError(
+            f"{name}'s rule runs the engines on {name} itself ({function_name(f)}), and they would ask its rule "
+            f"again, endlessly; register chainrules.engines.derived_rrule({name}) (and derived_frule), which "
+            "trace its body, or run the engines on the body's own code"
+        )
+    token = _ASKED.set((*asked, f))
+    try:
+        return lift(f)(*args, **kwargs)
+    finally:
+        _ASKED.reset(token)
 
 
 def unit_seed(y: Any, f: Any) -> Any:

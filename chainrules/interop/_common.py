@@ -169,6 +169,22 @@ Slot = tuple[int, int | None]  # (position, entry of a list or tuple argument, o
 # ----- a call of a wrapped function -----
 
 
+PATHS = ("host", "derived")
+"""How a wrapped function is differentiated, as its ``path`` attribute says: ``"host"``, by its registered rules
+run in numpy; ``"derived"``, by rules the reference engines derive from its body (it has none of its own)."""
+
+
+def path_of(f: Any) -> str:
+    """``"host"`` for a function (or callable object) with registered rules, ``"derived"`` for one without."""
+    return "host" if rrule.has_rules(f) or frule.has_rules(f) else "derived"
+
+
+def with_path(wrapped: Any, f: Any) -> Any:
+    """``wrapped`` with its ``path`` attribute: how the adapter differentiates ``f`` (``PATHS``)."""
+    wrapped.path = path_of(f)
+    return wrapped
+
+
 class Call:
     """A wrapped function applied to one set of arguments, split into operands and the fixed rest.
 
@@ -289,13 +305,19 @@ class Call:
         return self.record(f(*args, **kwargs))
 
     def rrule(self, values: Sequence[Any]) -> tuple[Any, Callable[[Any], Any] | None]:
-        """The output and the pullback; ``None`` for the pullback when ``f`` has no rrule here.
+        """The output and the pullback: ``f``'s rrule, or, for a function without any rule, the one the reverse
+        engine derives from its body (``derived_rrule``); ``None`` for the pullback when ``f`` has an frule but
+        no rrule here.
 
         Without an rrule the primal still runs, so forward mode works for a
         function with only an frule; asking for its pullback raises.
         """
         f, args, kwargs = self.bind(values)
         result = rrule(f, *args, **kwargs)
+        if result is None and path_of(self.f) == "derived":
+            from chainrules.engines import derived_rrule
+
+            return derived_rrule(f)(f, *args, **kwargs)  # type: ignore[no-any-return]
         return (f(*args, **kwargs), None) if result is None else result
 
     def no_rule(self, which: str, values: Sequence[Any]) -> LookupError:
@@ -377,6 +399,10 @@ class Call:
                 arg_dots[i][j] = tangent
         arg_dots = [sequence_tangent(s.kind, t) if isinstance(s, _Sequence) else t for t, s in zip(arg_dots, self.args)]
         result = frule((f_dot, *arg_dots), f, *args, **kwargs)
+        if result is None and path_of(self.f) == "derived":
+            from chainrules.engines import derived_frule
+
+            result = derived_frule(f)((f_dot, *arg_dots), f, *args, **kwargs)
         if result is None:
             raise self.no_rule("frule", values)
         _, out_dot = result

@@ -31,7 +31,7 @@ from chainrules_core import (
     unthunk,
 )
 
-from ._common import Call, conjugated, has_tangent_space
+from ._common import Call, conjugated, has_tangent_space, path_of
 
 ArrayFunction = Callable[..., Sequence[Any]]
 """A numpy function of arrays (``None`` for a zero) returning a list of arrays (``None`` for a zero)."""
@@ -52,13 +52,15 @@ def pullback_function(call: Call, wanted: Sequence[bool], conjugate: bool = Fals
 def _rrule(call: Call, values: list[Any]) -> tuple[Any, Any]:
     """``rrule`` of the call on values an engine follows; a rule registered for the primals' types (``operator.matmul``
     on arrays) is found by those types and run on the followed values."""
-    from chainrules.engines import value
+    from chainrules.engines import derived_rrule, value
 
     f, args, kwargs = call.bind(values)
     result = rrule(f, *args, **kwargs)
     if result is None:
         rule = rrule.find(f, *value(args))
         result = None if rule is None else rule(f, *args, **kwargs)
+    if result is None and path_of(call.f) == "derived":
+        result = derived_rrule(f)(f, *args, **kwargs)
     if result is None:
         raise call.no_rule("rrule", values)
     return result  # type: ignore[no-any-return]

@@ -27,7 +27,7 @@ from autograd.builtins import SequenceBox
 from autograd.extend import defjvp_argnums, defvjp_argnums, primitive, vspace
 from autograd.tracer import isbox
 
-from ._common import Call, unflatten_output, with_name_of
+from ._common import Call, unflatten_output, with_name_of, with_path
 from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
 
 __all__ = ["wrap"]
@@ -112,7 +112,7 @@ def wrap(f: Any) -> Callable[..., Any]:
             return wrapped_primitive(call, *operands)
         return f(*args, **kwargs)
 
-    return with_name_of(wrapped, f)
+    return with_path(with_name_of(wrapped, f), f)
 
 
 def _is_operand(x: Any) -> bool:

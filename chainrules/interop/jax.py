@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero, linear_call
 
-from ._common import Call, has_tangent_space, unflatten_output, with_name_of
+from ._common import Call, has_tangent_space, unflatten_output, with_name_of, with_path
 from ._second_order import pullback_function, vjp_of
 
 __all__ = ["wrap"]
@@ -72,7 +72,7 @@ def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..
         call, operands = Call.split(f, args, kwargs, _is_array)
         return unflatten_output(build(call, out_shape)(*operands), call.kind)
 
-    return with_name_of(wrapped, f)
+    return with_path(with_name_of(wrapped, f), f)
 
 
 # ----- arrays and shapes -----

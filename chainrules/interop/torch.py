@@ -23,7 +23,7 @@ import torch
 
 from chainrules_core import construct, field_names
 
-from ._common import Call, has_tangent_space, unflatten_output, with_name_of
+from ._common import Call, has_tangent_space, path_of, unflatten_output, with_name_of, with_path
 from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
 
 __all__ = ["RuleModule", "module", "wrap"]
@@ -55,7 +55,7 @@ def wrap(f: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         return _apply(f, args, kwargs)
 
-    return with_name_of(wrapped, f)
+    return with_path(with_name_of(wrapped, f), f)
 
 
 def module(obj: Any, fields: Sequence[str] | None = None) -> RuleModule:
@@ -97,6 +97,8 @@ class RuleModule(torch.nn.Module):
         super().__init__()
         self._obj = obj
         self._fields = tuple(fields)
+        self.path = path_of(obj)
+        """How the module is differentiated: ``"host"`` by the object's rules, ``"derived"`` by the engines."""
         if not self._fields:
             raise ValueError(f"module: {type(obj).__name__} has no fields to learn")
         for name in self._fields:
