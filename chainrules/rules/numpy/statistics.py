@@ -38,6 +38,7 @@ from chainrules_core import (
     checked_seed,
     checked_tangent,
     frule,
+    is_followed,
     rrule,
     sum_to_shape,
     value_shape,
@@ -56,7 +57,16 @@ from chainrules_core.arrays import (
     zeros_like,
 )
 
-from .._arrays import bind_options, dtype_of_value, instantiate_zeros, is_given, kept_shape, reduced_axes, tuple_entries
+from .._arrays import (
+    bind_options,
+    cast_to,
+    dtype_of_value,
+    instantiate_zeros,
+    is_given,
+    kept_shape,
+    reduced_axes,
+    tuple_entries,
+)
 from .._makers import rule_in_first
 from ._reducing import nan_mask, seed_as
 
@@ -122,9 +132,11 @@ class _Spread:
 
     def deviation(self) -> Any:
         xp = self.xp
-        values = np.asarray(self.x) if xp is np else self.x
-        if self.precision is not None and values.dtype != self.precision:
-            values = values.astype(self.precision) if xp is np else xp.astype(values, self.precision)
+        values = np.asarray(self.x) if xp is np and not is_followed(self.x) else self.x
+        dtype = dtype_of_value(values) if xp is np else values.dtype
+        if self.precision is not None and dtype != self.precision:
+            # cast_to: an engine's value (a nested pass) answers numpy's cast itself
+            values = cast_to(values, self.precision) if xp is np else xp.astype(values, self.precision)
         if self.valid is None:
             return values - xp.mean(values, axis=self.axes, keepdims=True)
         zero = np.zeros((), dtype=values.dtype) if xp is np else 0.0
