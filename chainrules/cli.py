@@ -252,10 +252,12 @@ class CheckRun:
     seconds: float = 0.0
     message: str = ""
     order: int = 1
+    refusal: Any = None
+    """The ``Order2Refusal`` declared for this run (second order), if any: a failure is then ``refused``."""
 
     @property
     def failed(self) -> bool:
-        return self.status != "pass"
+        return self.status not in ("pass", "refused")
 
 
 def planned_runs(
@@ -285,7 +287,12 @@ def planned_runs(
         for dtype, mode in case.expand():
             if (dtypes and dtype not in dtypes) or (modes and mode not in modes):
                 continue
-            runs.append(CheckRun(family, case, dtype, mode, order=order))
+            refusal = None
+            if order == 2:
+                from chainrules.testing.second_order import order2_refusal
+
+                refusal = order2_refusal(family, case, dtype, mode)
+            runs.append(CheckRun(family, case, dtype, mode, order=order, refusal=refusal))
     return runs
 
 
@@ -308,6 +315,8 @@ def run_one(run: CheckRun, seed: int) -> CheckRun:
         run.status = "pass"
         run.evaluations = report.evaluations
         run.max_relative_error = report.max_relative_error
+    if run.refusal is not None and run.status != "pass":
+        run.status = "refused"
     run.seconds = time.perf_counter() - start
     return run
 
@@ -379,13 +388,15 @@ def runs_table(runs: Iterable[CheckRun]) -> str:
 
 
 def families_table(runs: Sequence[CheckRun]) -> str:
-    """One row per family: its primals, runs, passes, failures, worst relative error among passes, time."""
+    """One row per family: primals, runs, passes, failures (refusals, if any), worst error among passes, time."""
     by_family: dict[str, list[CheckRun]] = {}
     for r in runs:
         by_family.setdefault(r.family, []).append(r)
+    any_refused = any(r.status == "refused" for r in runs)
     rows = []
     for family, group in by_family.items():
-        passed = [r for r in group if not r.failed]
+        passed = [r for r in group if r.status == "pass"]
+        refused = sum(r.status == "refused" for r in group)
         worst = max((r.max_relative_error for r in passed), default=None)
         rows.append(
             (
@@ -393,12 +404,74 @@ def families_table(runs: Sequence[CheckRun]) -> str:
                 len({id(r.case.f) for r in group}),
                 len(group),
                 len(passed),
-                len(group) - len(passed),
+                sum(r.failed for r in group),
+                *((refused,) if any_refused else ()),
                 "" if worst is None else f"{worst:.1e}",
                 f"{sum(r.seconds for r in group):.1f}s",
             )
         )
-    return table_text(("family", "primals", "runs", "passed", "failed", "worst error", "time"), rows)
+    headers = ("family", "primals", "runs", "passed", "failed", *(("refused",) if any_refused else ()))
+    return table_text((*headers, "worst error", "time"), rows)
+
+
+def stale_order2_refusals(runs: Sequence[CheckRun]) -> list[Any]:
+    """Declared second-order refusals that matched runs here, none of which failed: no longer true.
+
+    Judged only for a refusal every declared case of whose function ran in
+    every dtype and mode it names, so that a filter cannot make one look stale.
+    """
+    from chainrules_core.testing import registered_cases
+
+    ran = {(id(r.case), r.dtype, r.mode) for r in runs}
+    by_refusal: dict[int, tuple[Any, list[CheckRun]]] = {}
+    for r in runs:
+        if r.refusal is not None:
+            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
+    stale = []
+    for refusal, matched in by_refusal.values():
+        if any(r.status == "refused" for r in matched):
+            continue
+        complete = all(
+            (id(case), dtype, mode) in ran
+            for family, case in registered_cases()
+            for dtype, mode in case.expand()
+            if case.smooth and refusal.matches(family, case, dtype, mode)
+        )
+        if complete:
+            stale.append(refusal)
+    return stale
+
+
+def _order2_summary(done: Sequence[CheckRun], left_out: int, out: TextIO) -> int:
+    """What a second-order check left out and refused; the number of stale refusals (each a failure)."""
+    if left_out:
+        print(
+            f"\nleft out {plural(left_out, 'run')} at declared non-smooth points (kinks, ties, zeros of norms: "
+            "Case(..., smooth=False)), where no second derivative exists",
+            file=out,
+        )
+    refused = [r for r in done if r.status == "refused"]
+    if refused:
+        share = 100 * len(refused) / len(done)
+        print(
+            f"\nrefused {len(refused):,} of {plural(len(done), 'smooth run')} ({share:.1f}%), "
+            "declared with refuse_order2 beside the cases:",
+            file=out,
+        )
+        by_refusal: dict[int, tuple[Any, list[CheckRun]]] = {}
+        for r in refused:
+            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
+        for refusal, group in by_refusal.values():
+            modes = ", ".join(sorted({r.mode for r in group}))
+            print(f"  {refusal.label} [{modes}], {plural(len(group), 'run')}: {refusal.reason}", file=out)
+    stale = stale_order2_refusals(done)
+    for refusal in stale:
+        print(
+            f"\nFAIL refuse_order2 of {refusal.label} ({refusal.family}): every run it refuses passes; "
+            "remove the refusal",
+            file=out,
+        )
+    return len(stale)
 
 
 def check(
@@ -416,9 +489,13 @@ def check(
     order: int = 1,
 ) -> int:
     runs = planned_runs(pattern, dtypes, modes, only, order)
+    left_out = 0
+    if order == 2:  # no second derivative to check at a declared non-smooth point
+        smooth = [r for r in runs if r.case.smooth]
+        left_out, runs = len(runs) - len(smooth), smooth
     if not runs:
-        if pattern or dtypes or modes:
-            print("no declared case matches these filters", file=out)
+        if pattern or dtypes or modes or left_out:
+            print("no declared case matches these filters" + (" at a smooth point" if left_out else ""), file=out)
             return 1
         print("no cases are declared\n0 passed, 0 failed", file=out)
         return 0
@@ -439,10 +516,13 @@ def check(
         lines = r.message.splitlines() or [""]
         detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []))
         print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
+    stale = _order2_summary(done, left_out, out) if order == 2 and not exitfirst else 0
     count = len({r.family for r in done})
     print(f"\n{plural(len(done), 'run')} of {plural(count, 'family')} in {elapsed:.1f}s", file=out)
-    print(f"{len(done) - len(failed):,} passed, {len(failed):,} failed", file=out)
-    return 1 if failed else 0
+    refused = sum(r.status == "refused" for r in done)
+    tail = f", {refused:,} refused" if refused else ""
+    print(f"{len(done) - len(failed) - refused:,} passed, {len(failed):,} failed{tail}", file=out)
+    return 1 if failed or stale else 0
 
 
 # ----- entry point -----

@@ -110,11 +110,25 @@ def table_cases(
     for point in entry.points:
         if not python_floats_only:
             cases.append(
-                Case(f, tuple(At(np.asarray(v)) for v in point), name="non-smooth point", dtypes=dtypes, **extra)
+                Case(
+                    f,
+                    tuple(At(np.asarray(v)) for v in point),
+                    name="non-smooth point",
+                    dtypes=dtypes,
+                    smooth=False,
+                    **extra,
+                )
             )
         python_dtypes = tuple(d for d in dtypes if d != "float32")
         cases.append(
-            Case(f, tuple(At(float(v)) for v in point), name="non-smooth point", dtypes=python_dtypes, **extra)
+            Case(
+                f,
+                tuple(At(float(v)) for v in point),
+                name="non-smooth point",
+                dtypes=python_dtypes,
+                smooth=False,
+                **extra,
+            )
         )
     return cases
 

@@ -527,11 +527,19 @@ def _tracked(value: Any, tape: Tape, slot: int) -> Tracked:
     return TrackedScalar(value, tape, slot)
 
 
-def _leaf_cotangent(value: Any, c: Any) -> Any:
+def _leaf_cotangent(value: Any, c: Any, not_implemented: bool = False) -> Any:
+    """The cotangent ``c`` that reached a tracked input, projected onto its value.
+
+    A ``NotImplementedTangent`` raises, naming the derivative that is missing;
+    with ``not_implemented=True`` (a pullback of ``rrule_via_ad``, which
+    answers for every argument as a rule does) it is returned as it is.
+    """
     if c is None:
         return _NO_TANGENT if no_tangent_space(value) else _ZERO
     if type(c) is not np.ndarray and type(c) is not float:
         c = unthunk(c)
         if isinstance(c, NotImplementedTangent):
+            if not_implemented:
+                return c
             raise NotImplementedTangentError(f"reverse mode: a derivative needed here is not implemented: {c.info}")
     return project_onto(value, c)

@@ -105,23 +105,27 @@ def param(x: Any) -> Param:
 # ----- the API -----
 
 
-def _collect(boxed: Any, bars: list[Any]) -> Any:
-    """The cotangent of an argument, assembled from the slots of the values tracked in it."""
+def _collect(boxed: Any, bars: list[Any], not_implemented: bool = False) -> Any:
+    """The cotangent of an argument, assembled from the slots of the values tracked in it.
+
+    ``not_implemented``: a ``NotImplementedTangent`` reaching a value is its
+    cotangent (``rrule_via_ad``) rather than an error (``forward``, ``gradient``).
+    """
 
     def leaf(x: Any) -> Any:
         if type(x) is TrackedArray or type(x) is TrackedScalar:
             c, v = bars[x.slot], x.value
             if type(c) is np.ndarray and type(v) is np.ndarray and c.shape == v.shape and c.dtype == v.dtype:
                 return c  # what project_onto returns
-            return _leaf_cotangent(v, c)
+            return _leaf_cotangent(v, c, not_implemented)
         if isinstance(x, TrackedObject):
             own = bars[x.slot]
-            fields = {name: _collect(v, bars) for name, v in x.fields.items()}
+            fields = {name: _collect(v, bars, not_implemented) for name, v in x.fields.items()}
             fields = {name: c for name, c in fields.items() if not isinstance(c, AbstractZero)}
             total = Tangent(type(x.value), **fields) if fields else ZeroTangent()
             return total if own is None else unthunk(own) + total
         if isinstance(x, Tracked):
-            return _leaf_cotangent(x.value, bars[x.slot])
+            return _leaf_cotangent(x.value, bars[x.slot], not_implemented)
         return NoTangent() if ProjectTo(x).is_no_tangent else ZeroTangent()
 
     if type(boxed) is list and boxed:
@@ -194,8 +198,8 @@ def _run(
         bars = tape.backward([(slot, c) for slot, c in seeds if not isinstance(c, AbstractZero)])
         for p, slot in tape.param_slots.values():
             p._accumulate_grad(bars[slot])
-        arg_bars = tuple(_collect(b, bars) for b in boxed)
-        return (_collect(boxed_f, bars), *arg_bars) if with_f else arg_bars
+        arg_bars = tuple(_collect(b, bars, with_f) for b in boxed)
+        return (_collect(boxed_f, bars, with_f), *arg_bars) if with_f else arg_bars
 
     return y, back
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,11 +43,21 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.naming import function_name
 from chainrules_core.testing.checks import CheckOptions, CheckReport, Setup, along, check_close, check_inner, setup
 from chainrules_core.testing.layout import Vector
 from chainrules_core.testing.tangents import PrimalAndTangent, rand_tangent
 
-__all__ = ["OVER", "test_frule_order2", "test_rrule_order2"]
+__all__ = [
+    "OVER",
+    "Order2Refusal",
+    "order2_refusal",
+    "refuse_order2",
+    "registered_order2_refusals",
+    "run_case_order2",
+    "test_frule_order2",
+    "test_rrule_order2",
+]
 
 OVER = ("forward", "reverse")
 """The outer modes a second-order check differentiates a rule with: forward over it, reverse over it."""
@@ -322,3 +333,78 @@ def run_case_order2(case: Any, dtype: str, mode: str, seed: int = 0) -> CheckRep
     return test_rrule_order2(
         case.f, *args, output_tangent=output_tangent, fkwargs=dict(case.kwargs), seed=seed, **options
     )
+
+
+# ----- refusals: second derivatives out of reach at smooth points, declared beside the cases -----
+
+
+@dataclass(frozen=True)
+class Order2Refusal:
+    """Runs of ``f``'s declared cases whose second-order check its rules do not pass, and why.
+
+    ``where``: substrings that the case's label must all contain; ``modes``
+    and ``dtypes`` (every dtype when empty): the runs refused. A refused run
+    still runs: one that fails is reported as ``refused`` with the reason, and
+    a refusal none of whose runs fails is itself a failure, so the list
+    stays true. Points where ``f`` is not twice differentiable are not
+    refused but declared with ``Case(..., smooth=False)``, and left out.
+    """
+
+    family: str
+    f: Any
+    reason: str
+    where: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ("frule", "rrule")
+    dtypes: tuple[str, ...] = ()
+
+    def matches(self, family: str, case: Any, dtype: str, mode: str) -> bool:
+        return (
+            self.f is case.f
+            and family == self.family
+            and mode in self.modes
+            and (not self.dtypes or dtype in self.dtypes)
+            and all(part in case.label for part in self.where)
+        )
+
+    @property
+    def label(self) -> str:
+        where = f" ({', '.join(self.where)})" if self.where else ""
+        return f"{function_name(self.f)}{where}"
+
+
+_ORDER2_REFUSALS: list[Order2Refusal] = []
+
+
+def refuse_order2(
+    family: str,
+    f: Any,
+    reason: str,
+    *,
+    where: str | Sequence[str] = (),
+    modes: Sequence[str] = ("frule", "rrule"),
+    dtypes: Sequence[str] = (),
+) -> None:
+    """Declare, beside ``f``'s cases, the runs of ``check --order 2`` its rules refuse, and why.
+
+    >>> refuse_order2("numpy.x", np.cbrt, "an example", where="never matches")
+    >>> [r.label for r in registered_order2_refusals("numpy.x")]
+    ['np.cbrt (never matches)']
+    >>> _ORDER2_REFUSALS.pop().reason
+    'an example'
+    """
+    unknown = set(modes) - {"frule", "rrule"}
+    if unknown or not reason:
+        problem = f"unknown modes {sorted(unknown)}" if unknown else "a reason is required"
+        raise ValueError(f"refuse_order2({function_name(f)}): {problem}")
+    parts = (where,) if isinstance(where, str) else tuple(where)
+    _ORDER2_REFUSALS.append(Order2Refusal(family, f, reason, parts, tuple(modes), tuple(dtypes)))
+
+
+def registered_order2_refusals(family: str | None = None) -> list[Order2Refusal]:
+    """The declared refusals of ``check --order 2`` (of one family)."""
+    return [r for r in _ORDER2_REFUSALS if family in (None, r.family)]
+
+
+def order2_refusal(family: str, case: Any, dtype: str, mode: str) -> Order2Refusal | None:
+    """The refusal declared for this run of a declared case at second order, if any."""
+    return next((r for r in _ORDER2_REFUSALS if r.matches(family, case, dtype, mode)), None)

@@ -145,6 +145,11 @@ class Case:
     rules to check, ``options`` extra keywords for the harness (``rtol``,
     ``fdm``, ``output_tangent`` ...). ``python_scalars`` cases with
     ``shape=None`` arguments run as Python floats and complex numbers.
+    ``smooth=False`` declares a point where ``f`` is not twice
+    differentiable (a kink, a tie, the zero of a norm): the first-order
+    checks hold the rule to its convention there, and the second-order
+    checks (``check --order 2``) leave the case out, since no second
+    derivative exists to check.
     """
 
     f: Callable[..., Any]
@@ -154,6 +159,7 @@ class Case:
     dtypes: tuple[str, ...] = DTYPES
     modes: tuple[str, ...] = MODES
     options: Mapping[str, Any] = field(default_factory=dict)
+    smooth: bool = True
 
     @property
     def label(self) -> str:

@@ -34,15 +34,15 @@ register_cases(
     Case(builtins.min, (_floats(4),), dtypes=real),
     Case(builtins.max, (At(0.5), At(-1.5), At(2.0)), name="arguments", dtypes=real),
     Case(builtins.min, (At(0.5), 3, At(2.0)), name="an int argument", dtypes=real),
-    Case(builtins.max, ([1.0, 2.0, 2.0, -3.0],), name="ties", dtypes=real),
-    Case(builtins.min, ((0.5, -1.5, -1.5),), name="ties", dtypes=real),
+    Case(builtins.max, ([1.0, 2.0, 2.0, -3.0],), name="ties", dtypes=real, smooth=False),
+    Case(builtins.min, ((0.5, -1.5, -1.5),), name="ties", dtypes=real, smooth=False),
     Case(builtins.max, ([1.0, -2.5, 2.0],), kwargs={"key": abs}, name="key", dtypes=real),
     Case(builtins.max, (At([0.5, 2.0, -1.0]),), name="array", dtypes=("float64", "float32")),
     Case(math.dist, (_floats(3), _floats(3)), dtypes=real),
     Case(math.dist, ((1.5, 2, -0.5), [0.5, -1.0, 3]), name="a tuple and a list with ints", dtypes=real),
     Case(math.dist, (At([0.5, 2.0, -1.0]), At([1.5, -0.5, 0.25])), name="arrays", dtypes=("float64", "float32")),
     # coincident points: 0, the central difference, at the origin where finite differences move the points exactly
-    Case(math.dist, ([0.0, 0.0], [0.0, 0.0]), name="coincident points", dtypes=real),
+    Case(math.dist, ([0.0, 0.0], [0.0, 0.0]), name="coincident points", dtypes=real, smooth=False),
     Case(math.dist, ((2.5,), (-1.0,)), name="one coordinate", dtypes=real),
     Case(math.dist, ([1e200, -3e200], [-2e200, 1e200]), name="beyond squares", dtypes=real),
 )

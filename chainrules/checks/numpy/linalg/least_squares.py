@@ -71,6 +71,7 @@ register_cases(
         # precision, so the finite differences, which run in double precision, see a small smooth one
         dtypes=("float64", "complex128"),
         name="rank deficient",
+        smooth=False,
     ),
     Case(np.linalg.lstsq, (_of_rank((4, 3), [3.0, 2.0, 1.0]), Arg(REALS, (4,)), None), name="rcond positional"),
 )

@@ -49,12 +49,15 @@ register_cases(
     _norm_case(np.linalg.norm, (2, 3, 4), axis=(2, 0), ord="nuc", name="matrix over axes (2, 0)"),
     _norm_case(np.linalg.norm, (2, 3, 4), axis=(1, 2), ord=2, keepdims=True),
     Case(np.linalg.norm, (Arg(REALS, (3, 4)), 1, 0), name="ord and axis positional"),
-    Case(np.linalg.norm, (At(_ZERO_VECTOR),), name="zero vector"),
-    *[Case(np.linalg.norm, (At(_ZERO_VECTOR),), kwargs={"ord": p}, name="zero vector") for p in (1, math.inf, 3)],
-    Case(np.linalg.norm, (At(_TIED),), kwargs={"ord": math.inf}, name="tie: split evenly"),
-    Case(np.linalg.norm, (At(_TIED),), kwargs={"ord": -math.inf}),
-    Case(np.linalg.norm, (At(_TIED_ROWS),), kwargs={"ord": math.inf}, name="tied rows: split evenly"),
-    Case(np.linalg.norm, (At(_TIED_ROWS),), kwargs={"ord": 1}, name="tied columns: split evenly"),
+    Case(np.linalg.norm, (At(_ZERO_VECTOR),), name="zero vector", smooth=False),
+    *[
+        Case(np.linalg.norm, (At(_ZERO_VECTOR),), kwargs={"ord": p}, name="zero vector", smooth=False)
+        for p in (1, math.inf, 3)
+    ],
+    Case(np.linalg.norm, (At(_TIED),), kwargs={"ord": math.inf}, name="tie: split evenly", smooth=False),
+    Case(np.linalg.norm, (At(_TIED),), kwargs={"ord": -math.inf}, name="tie", smooth=False),
+    Case(np.linalg.norm, (At(_TIED_ROWS),), kwargs={"ord": math.inf}, name="tied rows: split evenly", smooth=False),
+    Case(np.linalg.norm, (At(_TIED_ROWS),), kwargs={"ord": 1}, name="tied columns: split evenly", smooth=False),
     _norm_case(np.linalg.vector_norm, (3, 4)),
     _norm_case(np.linalg.vector_norm, (2, 3, 4), axis=(0, 2), ord=3),
     _norm_case(np.linalg.vector_norm, (2, 3, 4), axis=(-1,), keepdims=True, ord=math.inf),
@@ -62,34 +65,56 @@ register_cases(
     _norm_case(np.linalg.matrix_norm, (2, 3, 4)),
     *[_norm_case(np.linalg.matrix_norm, (2, 4, 3), ord=p) for p in ("nuc", 2, -2, 1, math.inf)],
     _norm_case(np.linalg.matrix_norm, (2, 3, 3), ord=-1, keepdims=True),
-    Case(np.linalg.vector_norm, (At(_ZERO_VECTOR),), name="zero vector"),
-    Case(np.linalg.vector_norm, (At(_TIED),), kwargs={"ord": math.inf}, name="tie: split evenly"),
-    Case(np.linalg.matrix_norm, (At(_TIED_ROWS),), kwargs={"ord": math.inf}, name="tied rows: split evenly"),
-    Case(np.linalg.matrix_norm, (At(_TIED_LARGEST),), kwargs={"ord": 2}, name="tied largest singular values"),
-    *[Case(np.linalg.norm, (At(_ZERO_MATRIX),), kwargs={"ord": p}, name="zero matrix") for p in _MATRIX_ORDS],
-    *[Case(np.linalg.norm, (At(_ZERO_VECTOR),), kwargs={"ord": p}, name="zero vector") for p in (-math.inf, 0.5, -1.5)],
-    Case(np.linalg.norm, (At(_TIED_LARGEST),), kwargs={"ord": 2}, name="tied largest singular values"),
-    Case(np.linalg.norm, (At(_TIED_SMALLEST),), kwargs={"ord": -2}, name="tied smallest singular values"),
-    Case(np.linalg.norm, (At(_RANK_ONE),), kwargs={"ord": "nuc"}, name="a zero singular value"),
+    Case(np.linalg.vector_norm, (At(_ZERO_VECTOR),), name="zero vector", smooth=False),
+    Case(np.linalg.vector_norm, (At(_TIED),), kwargs={"ord": math.inf}, name="tie: split evenly", smooth=False),
+    Case(
+        np.linalg.matrix_norm, (At(_TIED_ROWS),), kwargs={"ord": math.inf}, name="tied rows: split evenly", smooth=False
+    ),
+    Case(
+        np.linalg.matrix_norm,
+        (At(_TIED_LARGEST),),
+        kwargs={"ord": 2},
+        name="tied largest singular values",
+        smooth=False,
+    ),
+    *[
+        Case(np.linalg.norm, (At(_ZERO_MATRIX),), kwargs={"ord": p}, name="zero matrix", smooth=False)
+        for p in _MATRIX_ORDS
+    ],
+    *[
+        Case(np.linalg.norm, (At(_ZERO_VECTOR),), kwargs={"ord": p}, name="zero vector", smooth=False)
+        for p in (-math.inf, 0.5, -1.5)
+    ],
+    Case(np.linalg.norm, (At(_TIED_LARGEST),), kwargs={"ord": 2}, name="tied largest singular values", smooth=False),
+    Case(np.linalg.norm, (At(_TIED_SMALLEST),), kwargs={"ord": -2}, name="tied smallest singular values", smooth=False),
+    Case(np.linalg.norm, (At(_RANK_ONE),), kwargs={"ord": "nuc"}, name="a zero singular value", smooth=False),
     Case(
         np.linalg.norm,
         (with_tangent(At(_RANK_ONE), np.array(_ALONG_BOTH)),),
         kwargs={"ord": -2},
         options=_LARGE_STEPS,
         name="s_min = 0",
+        smooth=False,
     ),
-    Case(np.linalg.matrix_norm, (At([_RANK_ONE, _RANK_ONE]),), kwargs={"ord": "nuc"}, name="a stack, rank one"),
+    Case(
+        np.linalg.matrix_norm,
+        (At([_RANK_ONE, _RANK_ONE]),),
+        kwargs={"ord": "nuc"},
+        name="a stack, rank one",
+        smooth=False,
+    ),
     *[Case(np.linalg.cond, (well_conditioned((3, 3)),), kwargs={"p": p}) for p in _CONDS],
     Case(np.linalg.cond, (well_conditioned((2, 3, 3)),)),
     Case(np.linalg.cond, (well_conditioned((2, 4, 4)), 1), name="p positional"),
     Case(np.linalg.cond, (Arg(REALS, (3, 5)),), name="rectangular"),
-    Case(np.linalg.cond, (At(_TIED_LARGEST),), name="tied largest singular values"),
+    Case(np.linalg.cond, (At(_TIED_LARGEST),), name="tied largest singular values", smooth=False),
     Case(
         np.linalg.cond,
         (with_tangent(At(_RANK_ONE[:2]), np.array(_NULL_BLOCK[:2])),),
         kwargs={"p": -2},
         options=_LARGE_STEPS,
         name="singular: s_min / s_max at its kink",
+        smooth=False,
     ),
 )
 
