@@ -20,7 +20,8 @@ avoids or routes through the helpers here:
   (``out=``, ``a[i] = v``, ``np.add.at``), a scipy or ``math`` function
   that converts its argument with ``np.asarray`` or ``float``. Call it as
   ``follow(fn, *args)``: one operation of the engine, differentiated with
-  ``fn``'s own rules;
+  ``fn``'s own rules (a list or tuple argument is followed when one of its
+  items is: ``math.fsum``);
 * a decision read off a value (an order, a mask, a rank, a branch): read it
   off ``primal_of(x)``, and compute what depends on ``x`` from ``x`` itself;
 * a fast path (an exact-type test): a followed value is not an ndarray, so
@@ -75,6 +76,9 @@ def follow(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """
     for a in args:
         call = engine_call(a)
+        if call is None and type(a) in (list, tuple):  # math.fsum([followed, ...]): the items are followed
+            a = next((v for v in a if engine_call(v) is not None), None)
+            call = None if a is None else engine_call(a)
         if call is not None:
             return call(a, fn, *args, **kwargs)
     return fn(*args, **kwargs)

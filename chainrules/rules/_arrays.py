@@ -15,6 +15,7 @@ from chainrules_core import (
     backing,
     follow,
     is_followed,
+    primal_of,
     unthunk,
 )
 
@@ -31,6 +32,16 @@ def bind_options(
     options.update(zip(names, args))
     options.update(kwargs)
     return options
+
+
+def is_ndarray_value(x: Any) -> bool:
+    """An ndarray, or an engine's followed value standing for one (second-order passes run rules on those)."""
+    return isinstance(x, np.ndarray) or (is_followed(x) and isinstance(primal_of(x), np.ndarray))
+
+
+def items_of(xs: Any) -> list[Any]:
+    """The items of a list, tuple or array along its first axis; a followed array's by indexing, as it iterates."""
+    return [xs[i] for i in range(len(xs))] if is_followed(xs) else list(xs)
 
 
 def is_given(value: Any) -> bool:

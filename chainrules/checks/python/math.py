@@ -9,8 +9,9 @@ import numpy as np
 from chainrules.checks._tables import away_from_multiples, binary, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import FLOATS_ARE_INTEGERS, UNARY_CHECKS
-from chainrules.rules.python.math import MATH_BINARY, MATH_TWO_OUTPUTS, MATH_UNARY, digamma
+from chainrules.rules.python.math import MATH_BINARY, MATH_TWO_OUTPUTS, MATH_UNARY, digamma, trigamma
 from chainrules.testing.edges import refuse_edges
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core.testing import with_tangent
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
@@ -80,8 +81,18 @@ def _cases() -> list[Case]:
     # digamma, whose rules (trigamma) make gamma's and lgamma's pullbacks differentiable
     cases += [Case(digamma, (Arg(domain, None),), dtypes=real) for domain in GAMMA_DOMAINS]
     cases += [Case(digamma, (At(x),), dtypes=real) for x in (1e-3, 1e5, -3.999, -100.3)]
+    # and trigamma, whose rules (tetragamma) make digamma's pullback differentiable (second order of gamma)
+    cases += [Case(trigamma, (Arg(domain, None),), dtypes=real) for domain in GAMMA_DOMAINS]
+    cases += [Case(trigamma, (At(x),), dtypes=real) for x in (1e-3, 1e5, -3.999, -100.3)]
     return cases
 
 
 register_cases("python.math", *_cases())
 refuse_edges("python.math", math.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)")
+
+refuse_order2(
+    "python.math",
+    trigamma,
+    "trigamma's rules give ψ'' (tetragamma), which has no rules of its own: the chain stops at the order that "
+    "gamma's, lgamma's and digamma's second derivatives need",
+)

@@ -38,6 +38,7 @@ from chainrules_core import (
     frule,
     is_followed,
     named_after,
+    primal_of,
     rrule,
     scalar_rule,
     shape_of,
@@ -264,7 +265,8 @@ def _power_args(xp: Any, x: Any, p: Any, out: Any) -> tuple[Any, Any]:
     another library's arrays a Python number as an array of the output's dtype, which its functions take."""
     if xp is np:
         if np.iscomplexobj(out) and not np.iscomplexobj(x):
-            x = np.asarray(x, dtype=np.result_type(out))
+            dtype = np.result_type(primal_of(out))
+            x = x + 0j if is_followed(x) else np.asarray(x, dtype=dtype)  # an engine follows the sum
         return x, p
     x, p = as_arrays_like(out, x, p)
     if is_complex_dtype(xp, out.dtype) and not is_complex_dtype(xp, x.dtype):

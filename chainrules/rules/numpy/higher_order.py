@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.rules._arrays import is_ndarray_value, items_of
 from chainrules_core import (
     AbstractZero,
     HasForwardMode,
@@ -29,12 +30,17 @@ from chainrules_core import (
     checked_seed,
     checked_tangent,
     frule,
+    is_followed,
+    primal_of,
     rrule,
     unthunk,
     value_shape,
 )
 
-_SEQUENCES = (list, tuple, np.ndarray)
+
+def _is_sequence(x: Any) -> bool:
+    """A list, a tuple or an array (an engine's followed array included)."""
+    return isinstance(x, (list, tuple)) or is_ndarray_value(x)
 
 
 def _item_tangent(f: Any, t: Any, sequence: Any, k: int) -> Any:
@@ -47,7 +53,7 @@ def _stack_like(items: list[Any], bars: list[Any], sequence: Any) -> Any:
     """The cotangents of the items of ``sequence`` as one cotangent of it."""
     if all(isinstance(b, AbstractZero) for b in bars):
         return ZeroTangent()
-    if isinstance(sequence, np.ndarray):
+    if is_ndarray_value(sequence):
         return np.stack([np.zeros_like(x) if isinstance(b, AbstractZero) else b for x, b in zip(items, bars)])
     if isinstance(sequence, list):
         return bars
@@ -59,9 +65,9 @@ def _stack_like(items: list[Any], bars: list[Any], sequence: Any) -> Any:
 
 @rrule.register(functools.reduce, config=True, requires=(HasReverseMode,))
 def _rrule_reduce(config: Any, f: Any, function: Any, sequence: Any, *initial: Any) -> Any:
-    if not isinstance(sequence, _SEQUENCES) or len(initial) > 1 or (len(sequence) == 0 and not initial):
+    if not _is_sequence(sequence) or len(initial) > 1 or (len(sequence) == 0 and not initial):
         return None
-    items = list(sequence)
+    items = items_of(sequence)
     acc, start = (initial[0], 0) if initial else (items[0], 1)
     project_sequence = ProjectTo(sequence)
     project_initial = [ProjectTo(x) for x in initial]
@@ -95,11 +101,11 @@ def _rrule_reduce(config: Any, f: Any, function: Any, sequence: Any, *initial: A
 
 @frule.register(functools.reduce, config=True, requires=(HasForwardMode,))
 def _frule_reduce(config: Any, tangents: tuple[Any, ...], f: Any, function: Any, sequence: Any, *initial: Any) -> Any:
-    if not isinstance(sequence, _SEQUENCES) or len(initial) > 1 or (len(sequence) == 0 and not initial):
+    if not _is_sequence(sequence) or len(initial) > 1 or (len(sequence) == 0 and not initial):
         return None
     _, function_dot, sequence_dot, *initial_dot = tangents
     sequence_dot = checked_tangent(f, sequence_dot, sequence, 2)
-    items = list(sequence)
+    items = items_of(sequence)
     if initial:
         acc, acc_dot, start = initial[0], checked_tangent(f, initial_dot[0], initial[0], 3), 0
     else:
@@ -127,7 +133,7 @@ def _normalized_axis(axis: Any, ndim: int) -> int | None:
 
 @rrule.register(np.apply_along_axis, config=True, requires=(HasReverseMode,))
 def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> Any:
-    if not isinstance(arr, np.ndarray) or arr.size == 0:
+    if not is_ndarray_value(arr) or arr.size == 0:
         return None
     axis = _normalized_axis(axis, arr.ndim)
     if axis is None:
@@ -137,7 +143,7 @@ def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: An
     results, pullbacks = [], []
     for index in np.ndindex(outer):
         y, slice_pullback = config.rrule_via_ad(func1d, moved[index], *args, **kwargs)
-        results.append(np.asarray(y))
+        results.append(y if is_followed(y) else np.asarray(y))
         pullbacks.append(slice_pullback)
     result_ndim = results[0].ndim
     buff = np.stack(results).reshape(outer + results[0].shape)
@@ -153,16 +159,18 @@ def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: An
         if isinstance(out_bar, AbstractZero):
             return (*zeros, *[p(ZeroTangent()) for p in project_args])
         buff_bar = np.transpose(np.broadcast_to(out_bar, out_shape), np.argsort(permutation))  # a 0-d seed: a number
-        moved_bar = np.zeros(moved.shape, dtype=np.result_type(arr, buff_bar))
+        dtype = np.result_type(primal_of(arr), primal_of(buff_bar))
+        slice_bars = []
         func_bar: Any = ZeroTangent()
         arg_bars: list[Any] = [ZeroTangent()] * len(args)
         for index, slice_pullback in zip(np.ndindex(outer), pullbacks):
             step_func_bar, slice_bar, *step_arg_bars = slice_pullback(buff_bar[index])
             slice_bar = unthunk(slice_bar)
-            if not isinstance(slice_bar, AbstractZero):
-                moved_bar[index] = slice_bar
+            zero = isinstance(slice_bar, AbstractZero)
+            slice_bars.append(np.zeros(moved.shape[-1:], dtype) if zero else slice_bar)
             func_bar = func_bar + step_func_bar
             arg_bars = [a + unthunk(b) for a, b in zip(arg_bars, step_arg_bars)]
+        moved_bar = np.stack(slice_bars).reshape(moved.shape)  # stacked, not written in place: an engine follows it
         arr_bar = project_arr(np.moveaxis(moved_bar, -1, axis))
         extra_bars = [project(b) for project, b in zip(project_args, arg_bars)]
         return (NoTangent(), project_func(func_bar), NoTangent(), arr_bar, *extra_bars)
@@ -174,7 +182,7 @@ def _rrule_apply_along_axis(config: Any, f: Any, func1d: Any, axis: Any, arr: An
 def _frule_apply_along_axis(
     config: Any, tangents: tuple[Any, ...], f: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any
 ) -> Any:
-    if not isinstance(arr, np.ndarray) or arr.size == 0:
+    if not is_ndarray_value(arr) or arr.size == 0:
         return None
     axis = _normalized_axis(axis, arr.ndim)
     if axis is None:
@@ -189,10 +197,11 @@ def _frule_apply_along_axis(
     for index in np.ndindex(outer):
         slice_dot = moved_dot if isinstance(moved_dot, AbstractZero) else moved_dot[index]
         y, y_dot = config.frule_via_ad((func_dot, slice_dot, *arg_dots), func1d, moved[index], *args, **kwargs)
-        y = np.asarray(y)
+        y = y if is_followed(y) else np.asarray(y)
         y_dot = unthunk(y_dot)
         results.append(y)
-        result_dots.append(np.zeros_like(y) if isinstance(y_dot, AbstractZero) else np.asarray(y_dot))
+        zero = isinstance(y_dot, AbstractZero)
+        result_dots.append(np.zeros_like(y) if zero else y_dot if is_followed(y_dot) else np.asarray(y_dot))
     shape = outer + results[0].shape
     permutation = _result_permutation(axis, len(shape), results[0].ndim)
     out = np.stack(results).reshape(shape).transpose(permutation)

@@ -142,6 +142,10 @@ _TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 """``B_2k`` for k = 1..7, the coefficients of ``x**(-2k - 1)`` in the asymptotic series of ψ' (DLMF 5.15.8)."""
 
 
+_TETRAGAMMA_SERIES = tuple((2 * k + 1) * b for k, b in enumerate(_TRIGAMMA_SERIES, start=1))
+"""``(2k + 1) B_2k``, the coefficients of ``-x**(-2k - 2)`` in the asymptotic series of ψ''."""
+
+
 def _reduced(x: float) -> float:
     """``x`` less its nearest integer, exactly: sin(πx)² and tan(πx) from it keep their precision far from 0."""
     return x - round(x)
@@ -195,7 +199,28 @@ def trigamma(x: float) -> float:
     return shift + (1.0 + 0.5 / x + _even_series(x, _TRIGAMMA_SERIES)) / x
 
 
-python_rule(digamma, lambda m, out, x: trigamma(x))
+def tetragamma(x: float) -> float:
+    """ψ''(x) of a real ``x``, not a pole: the derivative of ``trigamma``, for its rules (second derivatives).
+
+    >>> round(tetragamma(1.0), 12)  # -2 ζ(3) (DLMF 5.15.2, 25.11.12)
+    -2.404113806319
+    """
+    if not math.isfinite(x):
+        return 0.0 if x > 0 else math.nan
+    if x < 0.5:  # the reflection of trigamma differentiated: ψ''(x) - ψ''(1 - x) = -2π³ cos(πx) / sin³(πx)
+        r = math.pi * _reduced(x)
+        cosecant = 1.0 / math.sin(r)  # inf near a pole, where a cube of the sine would underflow to 0 first
+        return tetragamma(1.0 - x) - 2 * math.pi**3 * math.cos(r) * cosecant * cosecant * cosecant
+    shift = 0.0
+    while x < _ASYMPTOTIC:  # ψ''(x) = ψ''(x + 1) - 2/x³ (DLMF 5.15.5)
+        shift -= 2.0 / (x * x * x)
+        x += 1.0
+    # ψ''(x) ~ -1/x² - 1/x³ - Σ (2k + 1) B_2k / x^(2k+2): DLMF 5.15.8 differentiated
+    return shift - (1.0 + 1.0 / x + _even_series(x, _TETRAGAMMA_SERIES)) / (x * x)
+
+
+python_rule(digamma, lambda m, out, x: follow(trigamma, x))
+python_rule(trigamma, lambda m, out, x: tetragamma(x))
 
 
 MATH_SPECIAL: dict[Any, Any] = {
@@ -224,7 +249,7 @@ python_rule(math.log, log_base, object, object)
 
 @rrule.register(math.hypot)
 def _rrule_hypot(f: Any, *coordinates: Any) -> Any:
-    out = f(*coordinates)
+    out = follow(f, *coordinates)
     projects = [ProjectTo(x) for x in coordinates]
 
     def hypot_pullback(out_bar: Any) -> tuple[Any, ...]:
@@ -237,7 +262,7 @@ def _rrule_hypot(f: Any, *coordinates: Any) -> Any:
 
 @frule.register(math.hypot)
 def _frule_hypot(tangents: tuple[Any, ...], f: Any, *coordinates: Any) -> Any:
-    out = f(*coordinates)
+    out = follow(f, *coordinates)
     terms = [
         python_partials(hypot_partial, out, (x,)) * x_dot
         for x, x_dot in zip(coordinates, checked_tangents(f, tangents, coordinates))

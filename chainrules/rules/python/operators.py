@@ -29,6 +29,7 @@ from chainrules_core import (
     backing,
     checked_seed,
     checked_tangent,
+    follow,
     frule,
     is_namedtuple,
     non_differentiable,
@@ -116,7 +117,7 @@ def _rrule_float(f: Any, *args: Any) -> Any:
     if not args:  # float() is the constant 0.0
         return f(), lambda out_bar: (NoTangent(),)
     (x,) = args
-    out = f(x)
+    out = follow(f, x)  # float() of an engine's value: one operation it follows
     project_x = ProjectTo(x)
     project_out = ProjectTo(out)
 
@@ -128,7 +129,7 @@ def _rrule_float(f: Any, *args: Any) -> Any:
 
 @frule.register(type[float])
 def _frule_float(tangents: tuple[Any, ...], f: Any, *args: Any) -> Any:
-    out = f(*args)
+    out = follow(f, *args)
     x_dot = checked_tangent(f, tangents[1], args[0]) if args else ZeroTangent()
     if isinstance(x_dot, AbstractZero) or ProjectTo(args[0]).is_no_tangent:
         return out, ZeroTangent()

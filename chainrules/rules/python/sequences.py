@@ -25,22 +25,25 @@ from chainrules_core import (
     backing,
     checked_seed,
     checked_tangent,
+    follow,
     frule,
     is_namedtuple,
+    primal_of,
     rrule,
     unthunk,
     value_shape,
 )
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
+from .._arrays import is_ndarray_value, items_of
 from .._makers import checked_tangents, python_partials, readonly_if_given, tangent_from_terms
 from ..numpy.arithmetic import hypot_partial
 
 
 def sequence_items(xs: Any) -> list[Any] | None:
-    """The items of a list, tuple or array (along its first axis); None for anything else."""
-    if (isinstance(xs, (list, tuple)) and not is_namedtuple(type(xs))) or (isinstance(xs, np.ndarray) and xs.ndim >= 1):
-        return list(xs)
+    """The items of a list, tuple or array (along its first axis, an engine's followed array too); None otherwise."""
+    if (isinstance(xs, (list, tuple)) and not is_namedtuple(type(xs))) or (is_ndarray_value(xs) and xs.ndim >= 1):
+        return items_of(xs)
     return None
 
 
@@ -57,7 +60,7 @@ def _sequence_bar(xs: Any, project: Any, bars: list[Any]) -> Any:
     """The cotangent of the sequence from its items' cotangents."""
     if project.is_no_tangent:
         return NoTangent()
-    if isinstance(xs, np.ndarray):
+    if is_ndarray_value(xs):
         if not bars:  # no rows
             return project(np.zeros(xs.shape))
         return project(np.stack([np.zeros(xs.shape[1:]) if isinstance(b, AbstractZero) else b for b in bars]))
@@ -81,13 +84,13 @@ def _rrule_sum(f: Any, xs: Any, *rest: Any, **kwargs: Any) -> Any:
     items = sequence_items(xs)
     if items is None:
         return None
-    out = f(xs, *rest, **kwargs)
+    out = follow(f, xs, *rest, **kwargs)
     project_xs = ProjectTo(xs)
     shape = value_shape(out)
 
     def sum_pullback(out_bar: Any) -> tuple[Any, ...]:
         out_bar = checked_seed(f, out_bar, shape)
-        if isinstance(xs, np.ndarray):
+        if is_ndarray_value(xs):
             xs_bar = project_xs(np.broadcast_to(sum_to_shape(out_bar, xs.shape[1:]), xs.shape))
         else:
             bars = [readonly_if_given(unbroadcast(x, out_bar), out_bar) for x in items]
@@ -103,7 +106,7 @@ def _frule_sum(tangents: tuple[Any, ...], f: Any, xs: Any, *rest: Any, **kwargs:
     items = sequence_items(xs)
     if items is None:
         return None
-    out = f(xs, *rest, **kwargs)
+    out = follow(f, xs, *rest, **kwargs)
     xs_dot, *rest_dots = checked_tangents(f, tangents, (xs, *rest))
     item_dots = _item_tangents(xs, xs_dot)
     terms = [unthunk(item_dots[i]) for i in _active(item_dots, items)]
@@ -133,7 +136,7 @@ def _rrule_prod(f: Any, xs: Any, **kwargs: Any) -> Any:
     items = sequence_items(xs)
     if items is None:
         return None
-    out = f(xs, **kwargs)
+    out = follow(f, xs, **kwargs)
     project_xs = ProjectTo(xs)
     shape = value_shape(out)
 
@@ -153,7 +156,7 @@ def _frule_prod(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> An
     items = sequence_items(xs)
     if items is None:
         return None
-    out = f(xs, **kwargs)
+    out = follow(f, xs, **kwargs)
     item_dots = _item_tangents(xs, checked_tangent(f, tangents[1], xs))
     active = _active(item_dots, items)
     others = _products_but_one(items, kwargs.get("start", 1)) if active else []
@@ -165,6 +168,7 @@ def _frule_prod(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> An
 
 def _is_real_number(x: Any) -> bool:
     """A real number: Python's, numpy's, or a 0-d array of a real dtype (Python compares it as a number)."""
+    x = primal_of(x)
     if isinstance(x, numbers.Real):
         return True
     return isinstance(x, (np.generic, np.ndarray)) and x.ndim == 0 and x.dtype.kind in "biuf"
@@ -178,6 +182,7 @@ def _weights(items: list[Any], key: Any, pick: Callable[..., Any]) -> list[float
     them; ChainRules.jl gives all to one). With ``key``, the item Python
     returns takes it all: items with equal keys need not be equal.
     """
+    items = [primal_of(x) for x in items]  # an order: read off the plain values
     if key is not None:
         keys = [key(x) for x in items]
         best = pick(keys)
@@ -203,7 +208,7 @@ def _rrule_extreme(f: Any, *args: Any, **kwargs: Any) -> Any:
     items = _extreme_items(args)
     if items is None:
         return None
-    out = f(*args, **kwargs)
+    out = follow(f, *args, **kwargs)
     projects = [ProjectTo(a) for a in args]
     weights = _weights(items, kwargs.get("key"), f) if items else []  # no items: the default of an empty sequence
     shape = value_shape(out)
@@ -226,7 +231,7 @@ def _frule_extreme(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any)
     items = _extreme_items(args)
     if items is None:
         return None
-    out = f(*args, **kwargs)
+    out = follow(f, *args, **kwargs)
     dots = checked_tangents(f, tangents, args)
     if not items:
         return out, ProjectTo(out)(ZeroTangent())
@@ -250,7 +255,7 @@ def _rrule_dist(f: Any, p: Any, q: Any) -> Any:
     p_items, q_items = sequence_items(p), sequence_items(q)
     if p_items is None or q_items is None:
         return None
-    out = f(p, q)
+    out = follow(f, p, q)
     project_p, project_q = ProjectTo(p), ProjectTo(q)
     shape = value_shape(out)
 
@@ -267,7 +272,7 @@ def _frule_dist(tangents: tuple[Any, ...], f: Any, p: Any, q: Any) -> Any:
     p_items, q_items = sequence_items(p), sequence_items(q)
     if p_items is None or q_items is None:
         return None
-    out = f(p, q)
+    out = follow(f, p, q)
     units = _dist_units(p_items, q_items, out)
     p_dot, q_dot = checked_tangents(f, tangents, (p, q))
     terms = []
