@@ -24,6 +24,7 @@ import numpy as np
 from scipy import special
 
 from chainrules_core import NoTangent, NotImplementedTangent, not_implemented, scalar_rule
+from chainrules_core.followed import follow, is_followed, primal_of
 
 from ..._makers import bound_rule
 
@@ -41,10 +42,15 @@ def hurwitz_zeta(s: Any, q: Any) -> tuple[Any, Any]:
     directly, the integral of the tail and eight Bernoulli corrections,
     differentiated term by term in ``s``. Relative error ~1e-15 for
     ``|Im(s)| < 30``.
+
+    Every step is one an engine follows: an engine's ``s`` or ``q`` gets the
+    derivatives of the sum (a second derivative in ``s`` for ``zeta``'s rule).
     """
-    s = np.asarray(s, dtype=np.result_type(s, np.float64))
-    q = np.asarray(q, dtype=np.result_type(q, np.float64))
-    n = np.arange(_DIRECT_TERMS).reshape((_DIRECT_TERMS,) + (1,) * np.ndim(s + q))
+    if not is_followed(s):
+        s = np.asarray(s, dtype=np.result_type(s, np.float64))
+    if not is_followed(q):
+        q = np.asarray(q, dtype=np.result_type(q, np.float64))
+    n = np.arange(_DIRECT_TERMS).reshape((_DIRECT_TERMS,) + (1,) * np.ndim(primal_of(s) + primal_of(q)))
     a = n + q
     power = a**-s
     value, derivative = np.sum(power, axis=0), -np.sum(np.log(a) * power, axis=0)
@@ -53,7 +59,7 @@ def hurwitz_zeta(s: Any, q: Any) -> tuple[Any, Any]:
     tail = a * power / (s - 1)
     value = value + tail + power / 2
     derivative = derivative - log_a * tail - tail / (s - 1) - log_a * power / 2
-    p, p_dot = s, np.ones_like(s)  # s (s + 1) ... (s + 2k - 2) and its derivative in s
+    p, p_dot = s, np.ones_like(primal_of(s))  # s (s + 1) ... (s + 2k - 2) and its derivative in s
     for k, b in enumerate(_BERNOULLI, start=1):
         c = b / math.factorial(2 * k) * a ** (1 - s - 2 * k)
         value = value + c * p
@@ -65,7 +71,7 @@ def hurwitz_zeta(s: Any, q: Any) -> tuple[Any, Any]:
 
 def _riemann_zeta_derivative(s: Any) -> Any:
     """zeta'(s) for every s but 1: Euler–Maclaurin for Re(s) >= 0; below, the functional equation differentiated."""
-    left = np.real(s) < 0
+    left = np.real(primal_of(s)) < 0
     t = np.where(left, 1 - s, s)  # Euler–Maclaurin cancels for Re(s) < 0: evaluate it at 1 - s there
     d = hurwitz_zeta(t, 1.0)[1]
     if not np.any(left):
@@ -76,27 +82,30 @@ def _riemann_zeta_derivative(s: Any) -> Any:
     c = 2**s * np.pi ** (s - 1) * special.gamma(1 - s)
     sin, cos = np.sin(np.pi * s / 2), np.cos(np.pi * s / 2)
     log_factor = sin * (math.log(2 * np.pi) - special.psi(1 - s)) + np.pi / 2 * cos
-    reflected = c * (log_factor * special.zeta(1 - s) - sin * d)
+    reflected = c * (log_factor * follow(special.zeta, 1 - s) - sin * d)
     return np.where(left, reflected, d)
 
 
 def _zeta_partials(out: Any, x: Any, *q: Any) -> tuple[Any, ...]:
     # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); d/dx by summation. nan where zeta is (q given, x < 1).
+    # an engine's x and q: the masks read off their plain values, the partials computed from them (zeta through
+    # follow, with this rule: scipy's zeta converts its arguments)
+    undefined = np.isnan(primal_of(out))
     if not q or q[0] is None:  # Riemann's
-        return np.where(np.isnan(out), np.nan, _riemann_zeta_derivative(x)), *(NoTangent(),) * len(q)
+        return np.where(undefined, np.nan, _riemann_zeta_derivative(x)), *(NoTangent(),) * len(q)
     # at q = inf, zeta(x, q) ~ q^(1-x) / (x - 1) (DLMF 25.11.43) is 0 for every x > 1, and so is d/dx
-    far = q[0] == np.inf
-    dx = hurwitz_zeta(np.where(np.real(x) > 1, x, 2.0), np.where(far, 1.0, q[0]))[1]
-    dx = np.where(np.isnan(out), np.nan, np.where(far, 0.0, dx))
-    return dx, -x * special.zeta(x + 1, q[0])
+    far = primal_of(q[0]) == np.inf
+    dx = hurwitz_zeta(np.where(np.real(primal_of(x)) > 1, x, 2.0), np.where(far, 1.0, q[0]))[1]
+    dx = np.where(undefined, np.nan, np.where(far, 0.0, dx))
+    return dx, -x * follow(special.zeta, x + 1, q[0])
 
 
 def _trigamma(x: Any) -> Any:
     """psi'(x) = polygamma(1, x); for complex x (which scipy's polygamma refuses) zeta(2, x) (DLMF 25.11.12) by
     summation, reflected for Re(x) < 1/2: psi'(x) = pi² / sin²(pi x) - psi'(1 - x) (DLMF 5.15.6)."""
-    if not np.iscomplexobj(x):
-        return special.polygamma(1, x)
-    left = np.real(x) < 0.5
+    if not np.iscomplexobj(primal_of(x)):
+        return follow(special.polygamma, 1, x)  # scipy's polygamma converts x: one call an engine follows
+    left = np.real(primal_of(x)) < 0.5
     value = hurwitz_zeta(2.0, np.where(left, 1 - x, x))[0]
     return np.where(left, (np.pi / np.sin(np.pi * x)) ** 2 - value, value)
 
@@ -174,7 +183,8 @@ for _f, _partials in GAMMA.items():
 
 
 def _polygamma_partials(out: Any, n: Any, x: Any) -> tuple[Any, Any]:
-    return NoTangent(), special.polygamma(n + 1, x)  # DLMF 5.15.1; the order n is an integer
+    # DLMF 5.15.1; the order n is an integer. scipy's polygamma converts x: one call an engine follows
+    return NoTangent(), follow(special.polygamma, primal_of(n) + 1, x)
 
 
 def _multigammaln_partials(out: Any, a: Any, d: Any) -> tuple[Any, Any]:

@@ -35,6 +35,7 @@ from chainrules_core import (
     shape_of,
     value_shape,
 )
+from chainrules_core.followed import follow, is_followed, primal_of
 
 from ..._makers import Prepared, positional_options, rule_in_first
 
@@ -99,12 +100,21 @@ def _logsumexp_parts(a: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> t
     The weights are a softmax, ``exp(a - max) / sum(b exp(a - max))``: not
     ``exp(a - out)``, which is 1 for both entries of ``[x, x]`` where
     ``out = x + log 2`` rounds to ``x`` (``|x| >= 1e16``).
+
+    An engine's ``a`` and ``b`` (a second derivative) are followed through
+    every step; the shift by the maximum is read off the plain values (the
+    softmax does not depend on it).
     """
     axis, b = _option(rest, kwargs, 0, "axis", None), _option(rest, kwargs, 1, "b", None)
     keepdims = bool(_option(rest, kwargs, 2, "keepdims", False))
-    values = np.asarray(a) if b is None else np.broadcast_arrays(a, b)[0]
-    axes = _axes(axis, values.ndim)
-    top = np.max(np.real(values), axis=axes, keepdims=True, initial=-np.inf)
+    if is_followed(a) or is_followed(b):
+        shape = np.shape(primal_of(a)) if b is None else np.broadcast_shapes(shape_of(a), shape_of(b))
+        values = a if shape_of(a) == shape else np.broadcast_to(a, shape)
+    else:
+        values = np.asarray(a) if b is None else np.broadcast_arrays(a, b)[0]
+    plain = primal_of(values)
+    axes = _axes(axis, np.ndim(plain))
+    top = np.max(np.real(plain), axis=axes, keepdims=True, initial=-np.inf)
     e = np.exp(values - np.where(np.isfinite(top), top, 0.0))
     weights = e / np.sum(e if b is None else b * e, axis=axes, keepdims=True)
     return b, keepdims, axes, weights
@@ -113,7 +123,7 @@ def _logsumexp_parts(a: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> t
 def _rrule_logsumexp(f: Any, a: Any, *rest: Any, **kwargs: Any) -> Any:
     if _option(rest, kwargs, 3, "return_sign", False):
         return None
-    out = f(a, *rest, **kwargs)
+    out = follow(f, a, *rest, **kwargs)  # scipy's logsumexp converts a: one call an engine follows
     project_a = ProjectTo(a)
     project_b = ProjectTo(rest[1]) if len(rest) > 1 else None  # only a positional b gets a cotangent
     shape = value_shape(out)
@@ -134,7 +144,7 @@ def _rrule_logsumexp(f: Any, a: Any, *rest: Any, **kwargs: Any) -> Any:
 def _frule_logsumexp(tangents: tuple[Any, ...], f: Any, a: Any, *rest: Any, **kwargs: Any) -> Any:
     if _option(rest, kwargs, 3, "return_sign", False):
         return None
-    out = f(a, *rest, **kwargs)
+    out = follow(f, a, *rest, **kwargs)  # scipy's logsumexp converts a: one call an engine follows
     a_dot = checked_tangent(f, tangents[1], a, 1)
     b_dot = checked_tangent(f, tangents[3], rest[1], 3) if len(rest) > 1 else ZeroTangent()
     b, keepdims, axes, weights = _logsumexp_parts(a, rest, kwargs)
