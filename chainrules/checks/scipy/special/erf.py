@@ -5,6 +5,7 @@ from __future__ import annotations
 from chainrules.checks._tables import INF, TableCheck, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
 from chainrules.testing.edges import refuse_edges
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core.testing.cases import REALS, Case, Domain
 
 try:
@@ -64,4 +65,14 @@ if special is not None:
         special.erfinv,
         ("subnormal",),
         "erfinv near 0 at 1e-310: the argument's subnormal spacing leaves finite differences a few digits",
+    )
+
+    refuse_order2(
+        "scipy.special.erf",
+        special.ndtri,
+        "ndtri's second derivative at 1e-30 is ndtri'² · ndtri ≈ -8.6e58, beyond float32's largest value "
+        "(3.4e38): reverse over reverse gives inf in float32 whatever the rule does",
+        where="far out",
+        modes=("rrule",),
+        dtypes=("float32",),
     )
