@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, Thunk, ZeroTangent, frule, non_differentiable, rrule, scalar_rule
+from chainrules_core import NoTangent, Thunk, ZeroTangent, follow, frule, non_differentiable, rrule, scalar_rule
 
 
 def cube(x: object) -> object:
@@ -242,3 +242,16 @@ def test_registration_refuses_a_rule_that_cannot_take_the_call() -> None:
         rrule.fast_path(g)(lambda f, x: None)
     rrule.register(g, float)(lambda f, *args: None)  # *args takes any number
     assert rrule(g, 1.0) is None
+
+
+def test_follow_finds_an_engine_through_the_items_of_a_list() -> None:
+    import math
+
+    from chainrules.engines import gradient
+
+    # math.fsum converts its items with float(): follow hands the call to the engine that follows one of them
+    def total(x: float, y: float) -> object:
+        return follow(math.fsum, [x, 2.0, y * y])
+
+    assert total(1.0, 3.0) == 12.0
+    assert gradient(total, 1.0, 3.0) == (1.0, 6.0)

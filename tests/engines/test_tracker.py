@@ -14,6 +14,8 @@ from chainrules.engines import NoRuleError, _tape, lift, tracker
 from chainrules_core import (
     InplaceableThunk,
     NoTangent,
+    NotImplementedTangent,
+    NotImplementedTangentError,
     RuleConfig,
     Tangent,
     Thunk,
@@ -506,3 +508,27 @@ def test_an_object_array_of_numbers_is_refused_rather_than_losing_the_derivative
     with pytest.raises(TypeError, match=r"reverse mode: np\.multiply returned an array of Python objects"):
         ad.gradient(lambda x: np.sum(x * weights), np.array([2.0, 3.0]))
     assert np.array_equal(ad.gradient(lambda x: np.sum(x * weights.astype(float)), np.array([2.0, 3.0]))[0], [1, 2])
+
+
+def _half_known(v: Any, x: Any) -> Any:
+    return v * np.sin(x)
+
+
+@rrule.register(_half_known)
+def _rrule_half_known(f: Any, v: Any, x: Any) -> Any:
+    def half_known_pullback(out_bar: Any) -> tuple[Any, ...]:
+        return NoTangent(), NotImplementedTangent("the derivative in v"), out_bar * v * np.cos(x)
+
+    return _half_known(v, x), half_known_pullback
+
+
+def test_rrule_via_ad_answers_a_not_implemented_cotangent_as_a_rule_does() -> None:
+    # a rule of a higher-order function (or a second-order pass) asks for every argument's cotangent: the one not
+    # implemented comes back as it is, the others as numbers
+    y, pullback = ad.Tracker().rrule_via_ad(_half_known, 2.0, 0.5)
+    _, v_bar, x_bar = pullback(1.0)
+    assert isinstance(v_bar, NotImplementedTangent)
+    assert x_bar == pytest.approx(2.0 * np.cos(0.5))
+    # a gradient asked in v itself raises, naming the derivative
+    with pytest.raises(NotImplementedTangentError, match="the derivative in v"):
+        ad.gradient(_half_known, 2.0, 0.5)

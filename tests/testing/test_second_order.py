@@ -124,8 +124,8 @@ REPRESENTATIVE = [
 ]  # fmt: skip
 """Rules of every family that the suite checks at second order; the command line checks them all."""
 
-NOT_SMOOTH = ("non-smooth", "tie", "at a bound", "zero", "= 0", "singular", "degenerate")
-"""Case names at points where a function is not smooth: its pullback is not differentiable there."""
+NOT_SMOOTH = ("at a bound", "zero", "= 0", "singular", "degenerate")
+"""Case names at points near which a representative test is not wanted (beside ``Case.smooth``)."""
 
 
 KNOWN_FAILURES = {
@@ -144,7 +144,7 @@ KNOWN_FAILURES = {
 def _representative() -> list[Any]:
     params = []
     for _, case in registered_cases():
-        if not any(case.f is f for f in REPRESENTATIVE) or any(word in case.name for word in NOT_SMOOTH):
+        if not any(case.f is f for f in REPRESENTATIVE) or not case.smooth or any(w in case.name for w in NOT_SMOOTH):
             continue
         if case.label in KNOWN_FAILURES:
             continue
@@ -170,8 +170,8 @@ def _every_dtype_and_mode() -> list[Any]:
         pytest.param(case, dtype, mode, id=f"{case.label}-{dtype}-{mode}")
         for _, case in registered_cases()
         if any(case.f is f for f in EVERY_DTYPE_AND_MODE)
+        and case.smooth
         and not any(word in case.name for word in NOT_SMOOTH)
-        and "at a sample" not in case.name
         for dtype, mode in case.expand()
     ]
 
@@ -190,3 +190,73 @@ def test_the_command_line_runs_the_second_order_checks() -> None:
     status = cli.main(["check", "np.einsum", "--order", "2", "--failures-only", "--no-progress"], out=out, err=err)
     assert status == 1
     assert "the engine pushing forward through the pullback raised" in out.getvalue()
+
+
+# ----- non-smooth points left out, refusals declared beside the cases -----
+
+
+def _kinked(x: Any) -> Any:
+    return np.abs(x) * x
+
+
+scalar_rule(_kinked, lambda out, x: 2 * np.abs(x))
+
+
+def _checked(argv: list[str]) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return cli.main([*argv, "--no-progress"], out=out, err=err), out.getvalue()
+
+
+@pytest.fixture
+def second_order_registry() -> Any:
+    """Two families of this test's own cases, and the registries as they were afterwards."""
+    from chainrules.testing import second_order
+    from chainrules_core.testing import cases as cases_module
+    from chainrules_core.testing import register_cases
+    from chainrules_core.testing.cases import REAL_ONLY, Arg, At, Case
+
+    before_refusals = list(second_order._ORDER2_REFUSALS)
+    register_cases(
+        "test.kinked",
+        Case(_kinked, (Arg(REAL_ONLY, (3,)),), dtypes=("float64",)),
+        Case(_kinked, (At([0.0, 1.0]),), name="at the kink", dtypes=("float64",), smooth=False),
+    )
+    register_cases("test.picky", Case(_picky, (Arg(REAL_ONLY, None),), dtypes=("float64",)))
+    yield second_order
+    second_order._ORDER2_REFUSALS[:] = before_refusals
+    for family in ("test.kinked", "test.picky"):
+        cases_module._REGISTRY.pop(family, None)
+
+
+def test_declared_non_smooth_points_are_left_out_and_counted(second_order_registry: Any) -> None:
+    status, out = _checked(["check", "test.kinked", "--order", "2"])
+    assert status == 0, out
+    assert "left out 2 runs at declared non-smooth points" in out
+    assert "2 passed, 0 failed" in out
+    status, out = _checked(["check", "test.kinked"])  # the first-order check still runs them
+    assert status == 0 and "4 passed, 0 failed" in out, out
+
+
+def test_a_refused_run_is_reported_with_its_reason_and_a_stale_refusal_fails(second_order_registry: Any) -> None:
+    status, out = _checked(["check", "test.picky", "--order", "2"])
+    assert status == 1 and "1 passed, 1 failed" in out, out  # the rrule answers None for followed values
+    # declared: refused, with the reason and the share of the smooth runs
+    second_order_registry.refuse_order2("test.picky", _picky, "answers None for followed values", modes=("rrule",))
+    status, out = _checked(["check", "test.picky", "--order", "2"])
+    assert status == 0, out
+    assert "refused 1 of 2 smooth runs (50.0%)" in out and "answers None for followed values" in out
+    assert "1 passed, 0 failed, 1 refused" in out
+    # a refusal whose runs all pass is itself a failure
+    second_order_registry.refuse_order2("test.kinked", _kinked, "not true")
+    status, out = _checked(["check", "test.kinked", "--order", "2"])
+    assert status == 1
+    assert "FAIL refuse_order2 of" in out and "every run it refuses passes; remove the refusal" in out
+
+
+def test_a_refusal_needs_a_reason_and_known_modes() -> None:
+    from chainrules.testing import refuse_order2
+
+    with pytest.raises(ValueError, match="a reason is required"):
+        refuse_order2("test", np.sin, "")
+    with pytest.raises(ValueError, match="unknown modes"):
+        refuse_order2("test", np.sin, "why", modes=("sideways",))
