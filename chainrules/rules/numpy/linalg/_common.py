@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, Tangent, follow, is_followed, sum_to_shape
+from chainrules_core import AbstractZero, Tangent, follow, is_followed, primal_of, sum_to_shape
 from chainrules_core.array_api import call_in
 from chainrules_core.arrays import (
     array_type_name,
@@ -158,6 +158,12 @@ def solve_vectors(a: Any, b: Any, xp: Any = np) -> Any:
 def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
     """``x_bar`` in the leading corner of zeros of ``shape`` (a zero stays a zero)."""
     if isinstance(x_bar, AbstractZero) or x_bar.shape == shape:
+        return x_bar
+    if is_followed(x_bar):  # not written into zeros: zeros joined after it along each axis, which an engine follows
+        for axis, (n, total) in enumerate(zip(x_bar.shape, shape)):
+            if total > n:
+                zeros = np.zeros((*x_bar.shape[:axis], total - n, *x_bar.shape[axis + 1 :]), np.result_type(x_bar))
+                x_bar = np.concatenate([x_bar, zeros], axis=axis)
         return x_bar
     padded = np.zeros(shape, x_bar.dtype)
     padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
@@ -310,6 +316,25 @@ def nonzero_singular_values(s: Any, shape: tuple[int, ...], xp: Any = np) -> Any
     return s > s[..., :1] * max(shape[-2:]) * xp.finfo(s.dtype).eps
 
 
+def block_matrix(rows: list[list[Any]], shape: tuple[int, ...], dtype: Any) -> Any:
+    """The matrices joined from blocks of ``shape`` (``(..., r, c)``, each block broadcast to it; ``None`` for zeros).
+
+    Written into zeros for plain arrays; joined by concatenation (which an engine follows) when an engine follows
+    a block.
+    """
+    *batch, r, c = shape
+    if not any(is_followed(b) for row in rows for b in row):
+        out = np.zeros((*batch, len(rows) * r, len(rows[0]) * c), dtype=dtype)
+        for i, row in enumerate(rows):
+            for j, b in enumerate(row):
+                if b is not None:
+                    out[..., i * r : (i + 1) * r, j * c : (j + 1) * c] = b
+        return out
+    zeros = np.zeros(shape, dtype=dtype)
+    joined = [np.concatenate([zeros if b is None else np.broadcast_to(b, shape) for b in row], axis=-1) for row in rows]
+    return np.concatenate(joined, axis=-2)
+
+
 def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
     """The Fréchet derivative ``L_f(a, e)`` of a primary matrix function ``f``, for stacks of matrices.
 
@@ -318,20 +343,23 @@ def block_frechet(f: Any, a: np.ndarray, e: np.ndarray) -> np.ndarray:
     linear, so ``e`` is first scaled to the 1-norm of ``a`` and the result
     scaled back: the block then has the norm of ``a``, which keeps the
     algorithm for ``f`` (its scaling, its Padé degree) that of ``a``.
+
+    An engine may follow ``a`` and ``e``: the block is joined from them
+    (``block_matrix``), ``f`` is called through ``follow`` (its own rules
+    differentiate it), and the scale, a constant of the exact result, is
+    read off the plain values.
     """
-    a, e = np.asarray(a), np.asarray(e)
-    a, e = np.broadcast_arrays(a, e)
+    a, e = as_array(a), as_array(e)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(e))
     dtype = np.result_type(a, e, 1.0)
-    n = a.shape[-1]
-    a_norm = np.linalg.norm(a, 1, axis=(-2, -1))
-    e_norm = np.linalg.norm(e, 1, axis=(-2, -1))
+    n = shape[-1]
+    a_norm = np.linalg.norm(primal_of(a), 1, axis=(-2, -1))
+    e_norm = np.linalg.norm(primal_of(e), 1, axis=(-2, -1))
     target = np.where(a_norm > 0, a_norm, 1.0)
     scale = np.where(e_norm > 0, target / np.where(e_norm > 0, e_norm, 1.0), 1.0).astype(dtype.char.lower())
-    block = np.zeros((*a.shape[:-2], 2 * n, 2 * n), dtype=dtype)
-    block[..., :n, :n] = a
-    block[..., n:, n:] = a
-    block[..., :n, n:] = e * scale[..., None, None]
-    return np.asarray(f(block))[..., :n, n:] / scale[..., None, None]
+    scale = np.broadcast_to(scale, shape[:-2])[..., None, None]
+    block = block_matrix([[a, e * scale], [None, a]], shape, dtype)
+    return as_array(follow(f, block))[..., :n, n:] / scale
 
 
 def inexact(a: Any, xp: Any = np) -> Any:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from chainrules_core.followed import engine_call
+
 from ...numpy.linalg._common import adjoint, mT
 
 
@@ -33,6 +35,19 @@ def call_options(
         return None
     options = {**defaults, **dict(zip(names, args)), **kwargs}
     return None if any(options.get(name) for name in refused) else options
+
+
+def follow_pair(fn: Callable[..., Any], pair: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(pair, *args, **kwargs)`` for a function whose first argument is a pair (``lu_solve``'s ``(lu, piv)``,
+    ``cho_solve``'s ``(c, lower)``): ``follow``'s call, when an engine follows an entry of the pair or an argument.
+
+    scipy converts them with ``np.asarray``; the engine follows the call as one, with ``fn``'s rules.
+    """
+    for v in (*pair, *args) if isinstance(pair, tuple | list) else (pair, *args):
+        call = engine_call(v)
+        if call is not None:
+            return call(v, fn, pair, *args, **kwargs)
+    return fn(pair, *args, **kwargs)
 
 
 def as_matrix(x: Any) -> Any:

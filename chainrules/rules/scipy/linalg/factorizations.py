@@ -51,7 +51,9 @@ from chainrules_core import (
     ZeroTangent,
     checked_seed,
     checked_tangent,
+    follow,
     frule,
+    primal_of,
     rrule,
     sum_to_shape,
     value_shape,
@@ -61,7 +63,7 @@ from ..._arrays import tuple_entries
 from ..._makers import checked_entries
 from ...numpy.linalg import factorizations
 from ...numpy.linalg._common import adjoint, as_array, pad_to, unique_part
-from ._common import as_matrix, call_options, op, returning, solve_adjoint
+from ._common import as_matrix, call_options, follow_pair, op, returning, solve_adjoint
 
 # ----- LU: shared pieces -----
 
@@ -69,7 +71,7 @@ from ._common import as_matrix, call_options, op, returning, solve_adjoint
 def _solve_triangular(a: np.ndarray, b: np.ndarray, **options: Any) -> np.ndarray:
     """scipy's ``solve_triangular``, zero-size stacks included (scipy refuses them): an empty solution."""
     if a.size and b.size:
-        return linalg.solve_triangular(a, b, check_finite=False, **options)
+        return follow(linalg.solve_triangular, a, b, check_finite=False, **options)  # scipy converts its arguments
     return np.zeros((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), *b.shape[-2:]), np.result_type(a, b, 1.0))
 
 
@@ -139,11 +141,12 @@ def _lu_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]
 def _lu_parts(f: Any, a: Any, out: tuple[np.ndarray, ...], options: dict[str, Any]) -> tuple[np.ndarray, ...]:
     """``(perm, L, U)`` with ``A[perm] = L U`` for the output of ``lu`` (scipy's ``p`` has ``A = L[p] U``)."""
     if options["permute_l"]:  # P L leaves no trace of P: one more factorization, with row indices
-        p, low, up = f(a, p_indices=True, check_finite=False)
+        p, low, up = follow(f, a, p_indices=True, check_finite=False)
     else:
         p, low, up = out
-        if not options["p_indices"]:  # P[i, p[i]] = 1: p = P @ (0, 1, ...), which an empty P has too
-            p = (p @ np.arange(p.shape[-1])).astype(np.intp)
+    p = primal_of(p)  # the permutation is locally constant: read off the plain value
+    if not options["p_indices"] and not options["permute_l"]:  # P[i, p[i]] = 1: p = P @ (0, 1, ...)
+        p = (p @ np.arange(p.shape[-1])).astype(np.intp)  # which an empty P has too
     return np.argsort(p, axis=-1), low, up
 
 
@@ -152,7 +155,7 @@ def _rrule_lu(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _lu_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     perm, low, up = _lu_parts(f, a, out, options)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
@@ -178,7 +181,7 @@ def _frule_lu(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     options = _lu_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
@@ -186,7 +189,7 @@ def _frule_lu(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
         zeros = [ProjectTo(x)(np.zeros(x.shape)) for x in out]
         return out, Tangent(tuple, *zeros) if options["permute_l"] else Tangent(tuple, NoTangent(), *zeros[1:])
     perm, low, up = _lu_parts(f, a, out, options)
-    low_dot, up_dot = _lu_pushforward(perm, low, up, np.asarray(a_dot))
+    low_dot, up_dot = _lu_pushforward(perm, low, up, as_array(a_dot))
     if options["permute_l"]:
         return out, Tangent(tuple, ProjectTo(out[0])(_unrows(low_dot, perm)), ProjectTo(up)(up_dot))
     return out, Tangent(tuple, NoTangent(), ProjectTo(low)(low_dot), ProjectTo(up)(up_dot))
@@ -225,8 +228,8 @@ _LU_FACTOR = ("overwrite_a", "check_finite")
 def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_LU_FACTOR, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
-    out = f(a, *args, **kwargs)
-    lu, piv = as_matrix(out[0]), out[1]  # the factors of a 0-d a are 0-d
+    out = follow(f, a, *args, **kwargs)
+    lu, piv = as_matrix(out[0]), primal_of(out[1])  # the factors of a 0-d a are 0-d
     low, up = _unpacked(lu)
     perm = _permutation(piv, lu.shape[-2])
     project_a = ProjectTo(a)
@@ -249,13 +252,13 @@ def _rrule_lu_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
 def _frule_lu_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_LU_FACTOR, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
-    lu, piv = as_matrix(out[0]), out[1]
+    lu, piv = as_matrix(out[0]), primal_of(out[1])
     low, up = _unpacked(lu)
-    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, as_matrix(np.asarray(a_dot)))
+    low_dot, up_dot = _lu_pushforward(_permutation(piv, lu.shape[-2]), low, up, as_matrix(as_array(a_dot)))
     lu_dot = np.reshape(_packed(low_dot, up_dot, lu.shape), np.shape(out[0]))
     return out, Tangent(tuple, ProjectTo(out[0])(lu_dot), NoTangent())
 
@@ -280,7 +283,7 @@ def _lu_solve_parts(lu_and_piv: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
         return None
     lu = as_array(lu)
     low, up = _unpacked(lu)
-    return lu, _permutation(np.asarray(piv), lu.shape[-2]), low, up
+    return lu, _permutation(np.asarray(primal_of(piv)), lu.shape[-2]), low, up
 
 
 def _check_pivots(lu_and_piv: Any) -> None:
@@ -289,13 +292,13 @@ def _check_pivots(lu_and_piv: Any) -> None:
         lu, piv = lu_and_piv
     except (TypeError, ValueError):
         return
-    shape, piv = np.shape(lu), np.asarray(piv)
+    shape, piv = np.shape(lu), np.asarray(primal_of(piv))
     if len(shape) >= 2 and piv.size and piv.dtype.kind in "iu" and (piv.min() < 0 or piv.max() >= shape[-2]):
         raise ValueError(f"lu_solve: lu_and_piv holds pivots outside the {shape[-2]} rows of its factors")
 
 
 def _matrices(x: Any, vector: bool) -> np.ndarray:
-    x = np.asarray(x)
+    x = as_array(x)
     return x[..., None] if vector else x
 
 
@@ -305,7 +308,7 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
     if options is None:
         return None
     _check_pivots(lu_and_piv)
-    x = f(lu_and_piv, b, *args, **kwargs)  # then scipy's checks of the arguments, and its exceptions
+    x = follow_pair(f, lu_and_piv, b, *args, **kwargs)  # then scipy's checks of the arguments, and its exceptions
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
         return None
@@ -317,7 +320,7 @@ def _rrule_lu_solve(f: Any, lu_and_piv: Any, b: Any, *args: Any, **kwargs: Any) 
 
     def lu_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
         x_bar = _matrices(checked_seed(f, x_bar, shape), vector)
-        b_bar = solve_adjoint(lambda rhs, t: f(lu_and_piv, rhs, trans=t, check_finite=False), x_bar, trans)
+        b_bar = solve_adjoint(lambda rhs, t: follow_pair(f, lu_and_piv, rhs, trans=t, check_finite=False), x_bar, trans)
         x2 = _matrices(x, vector)
         p, q = {0: (b_bar, x2), 1: (x2.conj(), b_bar.conj()), 2: (x2, b_bar)}[trans]  # A_bar = -p q^H
         p_rows = _rows(p, perm)
@@ -336,7 +339,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
     if options is None:
         return None
     _check_pivots(lu_and_piv)
-    x = f(lu_and_piv, b, *args, **kwargs)
+    x = follow_pair(f, lu_and_piv, b, *args, **kwargs)
     parts = _lu_solve_parts(lu_and_piv)
     if parts is None:
         return None
@@ -357,7 +360,7 @@ def _frule_lu_solve(tangents: tuple[Any, ...], f: Any, lu_and_piv: Any, b: Any, 
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(lu_and_piv, rhs, trans=trans, check_finite=False)
+    x_dot = follow_pair(f, lu_and_piv, rhs, trans=trans, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 
@@ -385,7 +388,7 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _cho_factor_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     lower = bool(options["lower"])
     matrix = as_matrix(as_array(a))
     _, pullback = factorizations._rrule_cholesky(returning(_factor(out[0], lower)), matrix, upper=not lower)
@@ -397,7 +400,7 @@ def _rrule_cho_factor(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         c_bar, _ = checked_entries(f, out_bar, 2, shapes)
         if isinstance(c_bar, AbstractZero) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent()), *extra
-        c_bar = np.asarray(c_bar)
+        c_bar = as_array(c_bar)
         a_bar = pullback(_factor(c_bar, lower))[1] + _left_alone(c_bar, lower)
         return NoTangent(), project_a(np.reshape(a_bar, np.shape(a))), *extra
 
@@ -409,12 +412,12 @@ def _frule_cho_factor(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **k
     options = _cho_factor_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     lower = bool(options["lower"])
-    a_dot = as_matrix(np.asarray(a_dot))
+    a_dot = as_matrix(as_array(a_dot))
     factor_tangent = (NoTangent(), a_dot)
     _, factor_dot = factorizations._frule_cholesky(
         factor_tangent, returning(_factor(out[0], lower)), as_matrix(as_array(a)), upper=not lower
@@ -436,7 +439,7 @@ def _cho_solve_parts(c_and_lower: Any) -> tuple[np.ndarray, bool] | None:
         c, lower = c_and_lower
     except (TypeError, ValueError):
         return None
-    flags = np.asarray(lower)  # a stack factored by cho_factor has one flag per matrix, all equal
+    flags = np.asarray(primal_of(lower))  # a stack factored by cho_factor has one flag per matrix, all equal
     if bool(np.any(flags)) != bool(np.all(flags)):
         return None
     return as_array(c), bool(np.all(flags))
@@ -448,7 +451,7 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     if parts is None or call_options(_CHO_SOLVE, args, kwargs, {}, refused=("overwrite_b",)) is None:
         return None
     c, lower = parts
-    x = f(c_and_lower, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
+    x = follow_pair(f, c_and_lower, b, *args, **kwargs)  # first: scipy's checks of the arguments, and its exceptions
     factor = _factor(c, lower)
     vector = np.ndim(b) == 1
     project_c = ProjectTo(c_and_lower)
@@ -456,7 +459,7 @@ def _rrule_cho_solve(f: Any, c_and_lower: Any, b: Any, *args: Any, **kwargs: Any
     shape = value_shape(x)
 
     def cho_solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = f(c_and_lower, _matrices(checked_seed(f, x_bar, shape), vector), check_finite=False)
+        b_bar = follow_pair(f, c_and_lower, _matrices(checked_seed(f, x_bar, shape), vector), check_finite=False)
         x2 = _matrices(x, vector)
         if lower:
             factor_bar = np.tril(-(b_bar @ (adjoint(x2) @ factor) + x2 @ (adjoint(b_bar) @ factor)))
@@ -475,14 +478,14 @@ def _frule_cho_solve(tangents: tuple[Any, ...], f: Any, c_and_lower: Any, b: Any
     if parts is None or call_options(_CHO_SOLVE, args, kwargs, {}, refused=("overwrite_b",)) is None:
         return None
     c, lower = parts
-    x = f(c_and_lower, b, *args, **kwargs)
+    x = follow_pair(f, c_and_lower, b, *args, **kwargs)
     vector = np.ndim(b) == 1
     c_dot, _ = tuple_entries(tangents[1], 2)
     c_dot = checked_tangent(f, c_dot, c, 1)
     b_dot = checked_tangent(f, tangents[2], b, 2)
     rhs = None if isinstance(b_dot, AbstractZero) or ProjectTo(b).is_no_tangent else _matrices(b_dot, vector)
     if not isinstance(c_dot, AbstractZero):
-        factor, factor_dot, x2 = _factor(c, lower), _factor(np.asarray(c_dot), lower), _matrices(x, vector)
+        factor, factor_dot, x2 = _factor(c, lower), _factor(as_array(c_dot), lower), _matrices(x, vector)
         if lower:  # dA x = dL (L^H x) + L (dL^H x)
             moved = factor_dot @ (adjoint(factor) @ x2) + factor @ (adjoint(factor_dot) @ x2)
         else:  # dA x = dU^H (U x) + U^H (dU x)
@@ -490,7 +493,7 @@ def _frule_cho_solve(tangents: tuple[Any, ...], f: Any, c_and_lower: Any, b: Any
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(c_and_lower, rhs, check_finite=False)
+    x_dot = follow_pair(f, c_and_lower, rhs, check_finite=False)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 
@@ -519,9 +522,9 @@ def _columns(x: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
 def _qr_parts(a: Any, out: Any, options: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The reduced ``(Q, R)`` of ``a[:, cols]`` and the column permutation ``cols`` (``None`` without pivoting)."""
     parts = list(out)
-    cols = np.asarray(parts.pop()) if options["pivoting"] else None
+    cols = np.asarray(primal_of(parts.pop())) if options["pivoting"] else None
     if options["mode"] == "r":  # the derivative of R needs Q
-        q, r = linalg.qr(_columns(as_array(a), cols), mode="economic", check_finite=False)
+        q, r = follow(linalg.qr, _columns(as_array(a), cols), mode="economic", check_finite=False)
     else:
         q, r = parts
     k = min(q.shape[-2], r.shape[-1])
@@ -533,7 +536,7 @@ def _rrule_qr(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _qr_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     q, r, cols = _qr_parts(a, out, options)
     a_cols = _columns(as_array(a), cols)
     extra_q = out[0].shape[-1] - q.shape[-1] if options["mode"] == "full" else 0
@@ -561,14 +564,14 @@ def _frule_qr(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: A
     options = _qr_options(args, kwargs)
     if options is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     q, r, cols = _qr_parts(a, out, options)
     if options["mode"] == "full" and out[0].shape[-1] > q.shape[-1]:
         return None  # the last columns of Q are not determined by A
-    q_dot, r_dot = factorizations._qr_pushforward(q, r, _columns(np.asarray(a_dot), cols))
+    q_dot, r_dot = factorizations._qr_pushforward(q, r, _columns(as_array(a_dot), cols))
     r_out = out[0] if options["mode"] == "r" else out[1]
     dots = [ProjectTo(r_out)(pad_to(r_dot, r_out.shape))]
     if options["mode"] != "r":

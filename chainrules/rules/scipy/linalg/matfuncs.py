@@ -41,15 +41,17 @@ from chainrules_core import (
     ZeroTangent,
     checked_seed,
     checked_tangent,
+    follow,
     frule,
     named_after,
+    primal_of,
     rrule,
     unbroadcast,
     value_shape,
 )
 
 from ..._makers import checked_entries, checked_tangents
-from ...numpy.linalg._common import adjoint, as_array, block_frechet, matmul_summed
+from ...numpy.linalg._common import adjoint, as_array, block_frechet, block_matrix, matmul_summed
 from ._common import as_matrix, call_options
 
 # ----- expm, logm, sqrtm: X = f(A), dX = L(A, dA), A_bar = L(A^H, X_bar) -----
@@ -65,11 +67,11 @@ def _block_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndar
 def _sqrtm_derivative(f: Any, a: np.ndarray, out: np.ndarray, e: Any) -> np.ndarray:
     if np.size(out) == 0:  # scipy's solve_sylvester refuses zero-size stacks
         return np.zeros(np.broadcast_shapes(np.shape(out), np.shape(e)), np.result_type(out, e))
-    lost = ~np.isfinite(out).all(axis=(-2, -1), keepdims=True)
+    lost = ~np.isfinite(primal_of(out)).all(axis=(-2, -1), keepdims=True)
     if np.any(lost):  # an infinite entry: scipy's square root is NaN (or partly so), the derivative NaN throughout
         out = np.where(lost, np.eye(out.shape[-1]), out)
-        return np.where(lost, np.nan, linalg.solve_sylvester(out, out, np.where(lost, 0, e)))
-    return linalg.solve_sylvester(out, out, e)
+        return np.where(lost, np.nan, follow(linalg.solve_sylvester, out, out, np.where(lost, 0, e)))
+    return follow(linalg.solve_sylvester, out, out, e)  # scipy converts its arguments: one call an engine follows
 
 
 def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False) -> None:
@@ -84,7 +86,7 @@ def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False)
     def _rrule_function(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
-        out = f(a)
+        out = follow(f, a)
         project_a = ProjectTo(a)
         a_h, out_h = adjoint(as_matrix(as_array(a))), adjoint(out)
         shape = value_shape(out)
@@ -100,7 +102,7 @@ def _matrix_function_rules(f: Any, derivative: Any, matrices_only: bool = False)
     def _frule_function(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or (matrices_only and np.ndim(a) < 2):
             return None
-        out = f(a)
+        out = follow(f, a)
         a_dot = checked_tangent(f, tangents[1], a, 1)
         if isinstance(a_dot, AbstractZero):
             return out, ZeroTangent()
@@ -132,27 +134,22 @@ def _second_order(a: np.ndarray, e: np.ndarray, f: np.ndarray, g: np.ndarray) ->
     ``(F, G)`` enter linearly, so they are scaled together to the 1-norm of
     ``A`` first (as ``block_frechet`` scales its direction).
     """
-    a, e, f, g = np.broadcast_arrays(a, e, f, g)
-    n = a.shape[-1]
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (a, e, f, g)))
+    n = shape[-1]
     dtype = np.result_type(a, e, f, g, 1.0)
-    size = np.maximum(np.linalg.norm(f, 1, axis=(-2, -1)), np.linalg.norm(g, 1, axis=(-2, -1)))
-    target = np.maximum(np.linalg.norm(a, 1, axis=(-2, -1)), 1.0)
-    scale = (target / np.where(size > 0, size, 1.0)).astype(dtype.char.lower())[..., None, None]
-    m = np.zeros((*a.shape[:-2], 4 * n, 4 * n), dtype=dtype)
-    for i in range(4):
-        m[..., i * n : (i + 1) * n, i * n : (i + 1) * n] = a
-    m[..., :n, n : 2 * n] = e
-    m[..., 2 * n : 3 * n, 3 * n :] = e
-    m[..., :n, 2 * n : 3 * n] = f * scale
-    m[..., n : 2 * n, 3 * n :] = f * scale
-    m[..., :n, 3 * n :] = g * scale
-    blocks = linalg.expm(m)[..., :n, :]
+    size = np.maximum(np.linalg.norm(primal_of(f), 1, axis=(-2, -1)), np.linalg.norm(primal_of(g), 1, axis=(-2, -1)))
+    target = np.maximum(np.linalg.norm(primal_of(a), 1, axis=(-2, -1)), 1.0)  # a constant of the exact result
+    scale = np.broadcast_to((target / np.where(size > 0, size, 1.0)).astype(dtype.char.lower()), shape[:-2])
+    f, g = f * scale[..., None, None], g * scale[..., None, None]
+    m = block_matrix([[a, e, f, g], [None, a, None, f], [None, None, a, e], [None, None, None, a]], shape, dtype)
+    blocks = follow(linalg.expm, m)[..., :n, :]
+    scale = scale[..., None, None]
     return blocks[..., 2 * n : 3 * n] / scale, blocks[..., 3 * n :] / scale
 
 
 def _zeros_like(x: Any, t: Any) -> np.ndarray:
     """The tangent ``t`` as an array, zeros for a zero tangent."""
-    return np.zeros(np.shape(x)) if isinstance(t, AbstractZero) else np.asarray(t)
+    return np.zeros(np.shape(x)) if isinstance(t, AbstractZero) else as_array(t)
 
 
 @rrule.register(linalg.expm_frechet)
@@ -160,7 +157,7 @@ def _rrule_expm_frechet(f: Any, a: Any, e: Any, *args: Any, **kwargs: Any) -> An
     options = call_options(_EXPM_FRECHET, args, kwargs, {"compute_expm": True})
     if options is None:
         return None
-    out = f(a, e, *args, **kwargs)
+    out = follow(f, a, e, *args, **kwargs)
     project_a, project_e = ProjectTo(a), ProjectTo(e)
     a_h, e_h = adjoint(as_array(a)), adjoint(as_array(e))
     extra = (NoTangent(),) * len(args)
@@ -182,7 +179,7 @@ def _frule_expm_frechet(tangents: tuple[Any, ...], f: Any, a: Any, e: Any, *args
     options = call_options(_EXPM_FRECHET, args, kwargs, {"compute_expm": True})
     if options is None:
         return None
-    out = f(a, e, *args, **kwargs)
+    out = follow(f, a, e, *args, **kwargs)
     a_dot, e_dot = checked_tangents(f, tangents[:3], (a, e))
     a_arr = as_array(a)
     expm_dot, frechet_dot = _second_order(a_arr, as_array(e), _zeros_like(a, a_dot), _zeros_like(e, e_dot))
@@ -226,13 +223,13 @@ def _check_sylvester(a: Any, b: Any, q: Any) -> None:
 @rrule.register(linalg.solve_sylvester)
 def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
     _check_sylvester(a, b, q)
-    x = f(a, b, q)
+    x = follow(f, a, b, q)
     project_a, project_b, project_q = ProjectTo(a), ProjectTo(b), ProjectTo(q)
     a_arr, b_arr = as_array(a), as_array(b)
     shape = value_shape(x)
 
     def solve_sylvester_pullback(x_bar: Any) -> tuple[Any, Any, Any, Any]:
-        q_bar = f(adjoint(a_arr), adjoint(b_arr), checked_seed(f, x_bar, shape))
+        q_bar = follow(f, adjoint(a_arr), adjoint(b_arr), checked_seed(f, x_bar, shape))
         a_bar = matmul_summed(-q_bar, adjoint(x), a_arr.shape)
         b_bar = matmul_summed(-adjoint(x), q_bar, b_arr.shape)
         return NoTangent(), project_a(a_bar), project_b(b_bar), project_q(unbroadcast(q, q_bar))
@@ -243,7 +240,7 @@ def _rrule_solve_sylvester(f: Any, a: Any, b: Any, q: Any) -> Any:
 @frule.register(linalg.solve_sylvester)
 def _frule_solve_sylvester(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, q: Any) -> Any:
     _check_sylvester(a, b, q)
-    x = f(a, b, q)
+    x = follow(f, a, b, q)
     a_dot, b_dot, q_dot = checked_tangents(f, tangents, (a, b, q))
     rhs = _terms(
         q_dot if _given(q_dot, q) else None,
@@ -252,18 +249,18 @@ def _frule_solve_sylvester(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, q:
     )
     if rhs is None:
         return x, ZeroTangent()
-    return x, ProjectTo(x)(f(a, b, rhs))
+    return x, ProjectTo(x)(follow(f, a, b, rhs))
 
 
 @rrule.register(linalg.solve_continuous_lyapunov)
 def _rrule_solve_continuous_lyapunov(f: Any, a: Any, q: Any) -> Any:
-    x = f(a, q)
+    x = follow(f, a, q)
     project_a, project_q = ProjectTo(a), ProjectTo(q)
     a_arr = as_array(a)
     shape = value_shape(x)
 
     def solve_continuous_lyapunov_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
-        q_bar = f(adjoint(a_arr), checked_seed(f, x_bar, shape))  # A^H Q_bar + Q_bar A = X_bar
+        q_bar = follow(f, adjoint(a_arr), checked_seed(f, x_bar, shape))  # A^H Q_bar + Q_bar A = X_bar
         a_bar = matmul_summed(-q_bar, adjoint(x), a_arr.shape) + matmul_summed(-adjoint(q_bar), x, a_arr.shape)
         return NoTangent(), project_a(a_bar), project_q(unbroadcast(q, q_bar))
 
@@ -272,10 +269,10 @@ def _rrule_solve_continuous_lyapunov(f: Any, a: Any, q: Any) -> Any:
 
 @frule.register(linalg.solve_continuous_lyapunov)
 def _frule_solve_continuous_lyapunov(tangents: tuple[Any, ...], f: Any, a: Any, q: Any) -> Any:
-    x = f(a, q)
+    x = follow(f, a, q)
     a_dot, q_dot = checked_tangents(f, tangents, (a, q))
     moved = -(a_dot @ x) - x @ adjoint(a_dot) if _given(a_dot, a) else None
     rhs = _terms(q_dot if _given(q_dot, q) else None, moved)
     if rhs is None:
         return x, ZeroTangent()
-    return x, ProjectTo(x)(f(a, rhs))
+    return x, ProjectTo(x)(follow(f, a, rhs))

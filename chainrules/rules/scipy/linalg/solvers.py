@@ -119,7 +119,7 @@ def _rrule_solve_triangular(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -
     shape = value_shape(x)
 
     def solve_triangular_pullback(x_bar: Any) -> tuple[Any, ...]:
-        x_bar = np.asarray(checked_seed(f, x_bar, shape))
+        x_bar = as_array(checked_seed(f, x_bar, shape))
         b_bar = solve_adjoint(lambda rhs, t: _solve(f, a, rhs, vector, t, options), x_bar, options["trans"])
         op_bar = -(b_bar[..., :, None] * x.conj()[..., None, :] if vector else b_bar @ adjoint(x))
         t_bar = op(op_bar, options["trans"])
@@ -139,9 +139,9 @@ def _frule_solve_triangular(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero):
-        rhs = np.asarray(b_dot)
+        rhs = as_array(b_dot)
     if not isinstance(a_dot, AbstractZero) and not ProjectTo(a).is_no_tangent:
-        op_dot = op(_triangle(np.asarray(a_dot), options["lower"], options["unit_diagonal"]), options["trans"])
+        op_dot = op(_triangle(as_array(a_dot), options["lower"], options["unit_diagonal"]), options["trans"])
         op_dot_x = (op_dot @ x[..., None])[..., 0] if vector else op_dot @ x
         rhs = -op_dot_x if rhs is None else rhs - op_dot_x
     if rhs is None:
@@ -224,11 +224,11 @@ def _inv_matrix(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Linear, 
 
 
 def _matrix_tangent(t: Any, seen: Linear) -> Any:
-    return t if isinstance(t, AbstractZero) else seen(np.asarray(t))
+    return t if isinstance(t, AbstractZero) else seen(as_array(t))
 
 
 def _matrix_cotangent(project: Any, t: Any, seen_adjoint: Linear) -> Any:
-    return project(t if isinstance(t, AbstractZero) else seen_adjoint(np.asarray(t)))
+    return project(t if isinstance(t, AbstractZero) else seen_adjoint(as_array(t)))
 
 
 # A matrix of one entry (a 0-d array too) is a number s to scipy's solve, whatever assume_a
@@ -242,7 +242,7 @@ def _divided_cotangent(f: Any, a: Any, b: Any, x: np.ndarray, n_extra: int) -> C
     shape = value_shape(x)
 
     def solve_pullback(x_bar: Any) -> tuple[Any, ...]:
-        b_bar = np.asarray(checked_seed(f, x_bar, shape)) / np.conj(s)
+        b_bar = as_array(checked_seed(f, x_bar, shape)) / np.conj(s)
         a_bar = -np.sum(np.conj(x) * b_bar)
         bars = project_a(np.reshape(a_bar, np.shape(a))), project_b(np.reshape(b_bar, np.shape(b)))
         return NoTangent(), *bars, *(NoTangent(),) * n_extra
@@ -265,7 +265,7 @@ def _rrule_solve(f: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     if structure is None:
         return None
     seen, seen_adjoint = structure
-    x = f(a, b, *args, **kwargs)
+    x = follow(f, a, b, *args, **kwargs)
     if np.size(a) == 1:
         return x, _divided_cotangent(f, a, b, x, len(args))
     project_a = ProjectTo(a)
@@ -286,7 +286,7 @@ def _frule_solve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args: Any, 
     if structure is None:
         return None
     seen = structure[0]
-    x = f(a, b, *args, **kwargs)
+    x = follow(f, a, b, *args, **kwargs)
     a_dot, b_dot = checked_tangents(f, tangents[:3], (a, b))
     if np.size(a) == 1:
         return x, _divided_tangent(a, b, x, a_dot, b_dot)
@@ -299,7 +299,7 @@ def _rrule_inv(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     structure = _inv_matrix(args, kwargs)
     if structure is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     project_a = ProjectTo(a)
     _, pullback = numpy_linalg._rrule_inv(returning(out), structure[0](as_array(a)))
     extra = (NoTangent(),) * len(args)
@@ -317,7 +317,7 @@ def _frule_inv(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
     structure = _inv_matrix(args, kwargs)
     if structure is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = _matrix_tangent(checked_tangent(f, tangents[1], a, 1), structure[0])
     return numpy_linalg._frule_inv((NoTangent(), a_dot), returning(out), a)
 
@@ -329,7 +329,7 @@ _DET = ("overwrite_a", "check_finite")
 def _rrule_det(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     if call_options(_DET, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
-    out, pullback = numpy_linalg._rrule_det(returning(f(a, *args, **kwargs)), a)
+    out, pullback = numpy_linalg._rrule_det(returning(follow(f, a, *args, **kwargs)), a)
     extra = (NoTangent(),) * len(args)
     shape = value_shape(out)
 
@@ -344,7 +344,7 @@ def _frule_det(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs: 
     if call_options(_DET, args, kwargs, {}, refused=("overwrite_a",)) is None:
         return None
     a_dot = checked_tangent(f, tangents[1], a, 1)
-    return numpy_linalg._frule_det((NoTangent(), a_dot), returning(f(a, *args, **kwargs)), a)
+    return numpy_linalg._frule_det((NoTangent(), a_dot), returning(follow(f, a, *args, **kwargs)), a)
 
 
 # ----- solve_banded -----
@@ -359,35 +359,51 @@ def _diagonal_slices(d: int, m: int) -> tuple[slice, slice]:
     return slice(max(0, -d), min(m, m - d)), slice(max(0, d), min(m, m + d))
 
 
+def _placed(v: np.ndarray, where: slice, m: int, axis: int) -> np.ndarray:
+    """``v`` at the places ``where`` of an axis of length ``m`` (``axis`` -1 or -2), zeros around it.
+
+    Built by concatenation rather than written into zeros: an engine may follow ``v``.
+    """
+    before = min(where.start, m)  # a diagonal past the matrix (a bandwidth of m or more) is empty
+    after = m - before - v.shape[axis]
+    if before == 0 and after == 0:
+        return v
+    pad = list(v.shape)
+    parts = []
+    for n in (before, after):
+        pad[axis] = n
+        parts.append(np.zeros(pad, dtype=np.result_type(v)))
+    return np.concatenate([parts[0], v, parts[1]], axis=axis)
+
+
 def _band_matmul(ab: np.ndarray, lower: int, upper: int, x: np.ndarray) -> np.ndarray:
     """``A @ x`` for the banded ``A`` that ``ab`` stores and ``x`` of shape ``(..., m, k)``."""
     m = ab.shape[-1]
-    shape = (*np.broadcast_shapes(ab.shape[:-2], x.shape[:-2]), *x.shape[-2:])
-    out = np.zeros(shape, dtype=np.result_type(ab, x))
+    terms = []
     for d in range(-lower, upper + 1):
         rows, cols = _diagonal_slices(d, m)
-        out[..., rows, :] += ab[..., upper - d, cols, None] * x[..., cols, :]
-    return out
+        terms.append(_placed(ab[..., upper - d, cols, None] * x[..., cols, :], rows, m, -2))
+    return sum(terms[1:], terms[0])
 
 
 def _band_adjoint(ab: np.ndarray, lower: int, upper: int) -> np.ndarray:
     """The band storage of ``A^H`` (widths swapped): ``A^H[i, i + d] = conj(A[i + d, i])``."""
     m = ab.shape[-1]
-    out = np.zeros_like(ab)
-    for d in range(-upper, lower + 1):
+    rows_out = []
+    for d in range(lower, -upper - 1, -1):  # the rows lower - d = 0, 1, ... of the storage of A^H
         rows, cols = _diagonal_slices(d, m)
-        out[..., lower - d, cols] = ab[..., upper + d, rows].conj()
-    return out
+        rows_out.append(_placed(ab[..., upper + d, rows].conj(), cols, m, -1))
+    return np.stack(rows_out, axis=-2)
 
 
 def _band_of_outer(p: np.ndarray, q: np.ndarray, lower: int, upper: int) -> np.ndarray:
     """The band storage of ``p @ q^H`` on the band (zero on the corners that store nothing)."""
     m = p.shape[-2]
-    out = np.zeros((*np.broadcast_shapes(p.shape[:-2], q.shape[:-2]), lower + upper + 1, m), np.result_type(p, q))
-    for d in range(-lower, upper + 1):
+    rows_out = []
+    for d in range(upper, -lower - 1, -1):  # the rows upper - d = 0, 1, ... of the storage
         rows, cols = _diagonal_slices(d, m)
-        out[..., upper - d, cols] = np.sum(p[..., rows, :] * q[..., cols, :].conj(), axis=-1)
-    return out
+        rows_out.append(_placed(np.sum(p[..., rows, :] * q[..., cols, :].conj(), axis=-1), cols, m, -1))
+    return np.stack(rows_out, axis=-2)
 
 
 def _bandwidths(l_and_u: Any) -> tuple[int, int] | None:
@@ -410,7 +426,7 @@ def _rrule_solve_banded(f: Any, l_and_u: Any, ab: Any, b: Any, *args: Any, **kwa
     if band is None or call_options(_BANDED, args, kwargs, {}, refused=("overwrite_ab", "overwrite_b")) is None:
         return None
     lower, upper = band
-    x = f(l_and_u, ab, b, *args, **kwargs)
+    x = follow(f, l_and_u, ab, b, *args, **kwargs)
     project_ab = ProjectTo(ab)
     ab_arr = as_array(ab)
     vector = np.ndim(b) == 1
@@ -418,8 +434,8 @@ def _rrule_solve_banded(f: Any, l_and_u: Any, ab: Any, b: Any, *args: Any, **kwa
     shape = value_shape(x)
 
     def solve_banded_pullback(x_bar: Any) -> tuple[Any, ...]:
-        x_bar = _as_matrices(np.asarray(checked_seed(f, x_bar, shape)), vector)
-        b_bar = f((upper, lower), _band_adjoint(ab_arr, lower, upper), x_bar)
+        x_bar = _as_matrices(as_array(checked_seed(f, x_bar, shape)), vector)
+        b_bar = follow(f, (upper, lower), _band_adjoint(ab_arr, lower, upper), x_bar)
         ab_bar = _band_of_outer(-b_bar, _as_matrices(x, vector), lower, upper)
         b_bar = b_bar[..., 0] if vector else b_bar
         return NoTangent(), NoTangent(), project_ab(sum_to_shape(ab_bar, ab_arr.shape)), unbroadcast(b, b_bar), *extra
@@ -435,18 +451,18 @@ def _frule_solve_banded(
     if band is None or call_options(_BANDED, args, kwargs, {}, refused=("overwrite_ab", "overwrite_b")) is None:
         return None
     lower, upper = band
-    x = f(l_and_u, ab, b, *args, **kwargs)
+    x = follow(f, l_and_u, ab, b, *args, **kwargs)
     _, ab_dot, b_dot = checked_tangents(f, tangents[:4], (l_and_u, ab, b))
     vector = np.ndim(b) == 1
     rhs: Any = None
     if not isinstance(b_dot, AbstractZero) and not ProjectTo(b).is_no_tangent:
-        rhs = _as_matrices(np.asarray(b_dot), vector)
+        rhs = _as_matrices(as_array(b_dot), vector)
     if not isinstance(ab_dot, AbstractZero) and not ProjectTo(ab).is_no_tangent:
-        moved = _band_matmul(np.asarray(ab_dot), lower, upper, _as_matrices(x, vector))
+        moved = _band_matmul(as_array(ab_dot), lower, upper, _as_matrices(x, vector))
         rhs = -moved if rhs is None else rhs - moved
     if rhs is None:
         return x, ZeroTangent()
-    x_dot = f(l_and_u, ab, rhs)
+    x_dot = follow(f, l_and_u, ab, rhs)
     return x, ProjectTo(x)(x_dot[..., 0] if vector else x_dot)
 
 

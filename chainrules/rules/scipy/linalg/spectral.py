@@ -42,14 +42,17 @@ from chainrules_core import (
     ZeroTangent,
     checked_seed,
     checked_tangent,
+    follow,
     frule,
+    is_followed,
+    primal_of,
     rrule,
     unbroadcast,
     value_shape,
 )
 
 from ..._makers import checked_entries
-from ...numpy.linalg._common import adjoint, fold_to_triangle, hermitian_from_triangle
+from ...numpy.linalg._common import adjoint, as_array, fold_to_triangle, hermitian_from_triangle, solve_right
 from ._common import call_options
 
 # ----- eigh -----
@@ -79,8 +82,8 @@ def _eigh_options(b: Any, kwargs: dict[str, Any]) -> dict[str, Any] | None:
 def _gaps(w_all: np.ndarray, w: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``G[..., j, i] = 1 / (w_i - w_all_j)``, zero where ``j`` is the ``i``-th pair itself."""
     gaps = w[..., None, :] - w_all[..., :, None]
-    own = np.arange(w_all.shape[-1])[:, None] == index[..., None, :]
-    return np.divide(1.0, gaps, out=np.zeros_like(gaps), where=~np.broadcast_to(own, gaps.shape))
+    own = np.broadcast_to(np.arange(w_all.shape[-1])[:, None] == index[..., None, :], np.shape(gaps))
+    return np.where(own, 0.0, 1.0 / np.where(own, 1.0, gaps))  # no out=: an engine may follow the eigenvalues
 
 
 def _eigenpairs(f: Any, a: Any, b: Any, out: Any, options: dict[str, Any]) -> tuple[np.ndarray, ...]:
@@ -89,13 +92,14 @@ def _eigenpairs(f: Any, a: Any, b: Any, out: Any, options: dict[str, Any]) -> tu
     if by_index is None and by_value is None and not options["eigvals_only"]:
         w, v = out
         return w, v, np.arange(w.shape[-1]), w, v
-    w_all, v_all = f(a, b, lower=options["lower"], check_finite=False)
+    matrices = (a,) if b is None else (a, b)
+    w_all, v_all = follow(f, *matrices, lower=options["lower"], check_finite=False)  # scipy converts its arguments
     w = out if options["eigvals_only"] else out[0]
     start: Any = 0  # the pairs returned are consecutive in the ascending order
     if by_index is not None:
         start = int(by_index[0])
     elif by_value is not None and w.shape[-1]:  # (no eigenvalue in the interval: no pairs to place)
-        start = np.argmin(np.abs(w_all - w[..., :1]), axis=-1)[..., None]
+        start = np.argmin(np.abs(primal_of(w_all) - primal_of(w)[..., :1]), axis=-1)[..., None]
     index = start + np.arange(w.shape[-1])
     if not options["eigvals_only"]:
         return w_all, v_all, index, w, out[1]
@@ -149,7 +153,7 @@ def _hermitian_tangent(t: Any, x: Any, lower: bool) -> Any:
     """The tangent of the Hermitian matrix read from ``x``; ``None`` for a zero one."""
     if isinstance(t, AbstractZero) or x is None or ProjectTo(x).is_no_tangent:
         return None
-    return hermitian_from_triangle(np.asarray(t), lower)
+    return hermitian_from_triangle(as_array(t), lower)
 
 
 @rrule.register(linalg.eigh)
@@ -158,7 +162,7 @@ def _rrule_eigh(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     options = _eigh_options(b, kwargs)
     if options is None or len(args) > 1:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     pairs = _eigenpairs(f, a, b, out, options)
     lower = options["lower"]
     project_a, project_b = ProjectTo(a), ProjectTo(b)
@@ -186,7 +190,7 @@ def _frule_eigh(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     options = _eigh_options(b, kwargs)
     if options is None or len(args) > 1:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     lower = options["lower"]
     h_a = _hermitian_tangent(checked_tangent(f, tangents[1], a, 1), a, lower)
     h_b = _hermitian_tangent(checked_tangent(f, tangents[2], b, 2), b, lower) if args else None
@@ -206,16 +210,26 @@ class _Polar:
 
     def __init__(self, u: np.ndarray, h: np.ndarray) -> None:
         self.u, self.h = u, h
-        self.w, self.v = np.linalg.eigh(h)
+        self.followed = is_followed(u) or is_followed(h)
+        if not self.followed:
+            self.w, self.v = np.linalg.eigh(h)
         self.tall = u.shape[-2] > u.shape[-1]
 
     def sylvester(self, m: np.ndarray) -> np.ndarray:
-        """The solution ``X`` of ``H X + X H = M``: self-adjoint in ``M``."""
+        """The solution ``X`` of ``H X + X H = M``: self-adjoint in ``M``.
+
+        Followed values take scipy's ``solve_sylvester`` instead of the eigenbasis of ``H``: its rules differentiate
+        it where ``H`` has repeated eigenvalues too, which eigenvectors could not.
+        """
+        if self.followed or is_followed(m):
+            return follow(linalg.solve_sylvester, self.h, self.h, m)
         w, v = self.w, self.v
         return v @ ((adjoint(v) @ m @ v) / (w[..., :, None] + w[..., None, :])) @ adjoint(v)
 
     def right_divided(self, x: np.ndarray) -> np.ndarray:
-        """``x H^-1``."""
+        """``x H^-1`` (a solve for followed values, as in ``sylvester``)."""
+        if self.followed or is_followed(x):
+            return solve_right(x, self.h)
         return ((x @ self.v) / self.w[..., None, :]) @ adjoint(self.v)
 
     def pushforward(self, a_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +276,7 @@ def _rrule_polar(f: Any, a: Any, *args: Any, **kwargs: Any) -> Any:
     side = _polar_side(a, args, kwargs)
     if side is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     polar = _right_factors(out, side)
     project_a = ProjectTo(a)
     extra = (NoTangent(),) * len(args)
@@ -285,14 +299,14 @@ def _frule_polar(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs
     side = _polar_side(a, args, kwargs)
     if side is None:
         return None
-    out = f(a, *args, **kwargs)
+    out = follow(f, a, *args, **kwargs)
     a_dot = checked_tangent(f, tangents[1], a, 1)
     if isinstance(a_dot, AbstractZero):
         return out, ZeroTangent()
     polar = _right_factors(out, side)
     if side == "right":
-        u_dot, p_dot = polar.pushforward(np.asarray(a_dot))
+        u_dot, p_dot = polar.pushforward(as_array(a_dot))
     else:
-        u_h_dot, p_dot = polar.pushforward(adjoint(np.asarray(a_dot)))
+        u_h_dot, p_dot = polar.pushforward(adjoint(as_array(a_dot)))
         u_dot = adjoint(u_h_dot)
     return out, Tangent(tuple, ProjectTo(out[0])(u_dot), ProjectTo(out[1])(p_dot))
