@@ -10,6 +10,7 @@ from chainrules.checks._matrices import random_matrix, well_conditioned
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core import Tangent
 from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
 
@@ -150,4 +151,13 @@ if linalg is not None:
         ("empty", "size 1"),
         "mode 'full' of a matrix with more rows than columns: Q's last columns are any basis of a complement, so "
         "the frule declines (None) and the pullback raises ValueError for a cotangent that is not zero on them",
+    )
+    refuse_order2(
+        "scipy.linalg.factorizations",
+        linalg.qr,
+        "mode 'full' of a matrix with more rows than columns: forward over reverse pushes forward through the "
+        "primal Q, whose last columns are any basis of a complement, so qr's frule declines (None) and the engine "
+        "has no pushforward to follow (reverse over reverse passes)",
+        where="full, tall",
+        modes=("rrule",),
     )
