@@ -224,24 +224,29 @@ class _Scan:
     entry (a cumulative sum) says which case it is in.
 
     Past a zero those cases are constants (0), though the derivatives there
-    move with the zero itself: an engine differentiating the pullback or
-    pushforward of an input holding a zero gets an error, not a number.
+    move with the zero itself (``d/dx_z`` of a product past ``z`` is the
+    product without ``x_z``). So when an engine follows an input holding a
+    zero (nested differentiation), the pullback and pushforward take the
+    products themselves, without a quotient: row ``k`` of a square array is
+    ``x`` with ``x_k`` replaced (by 1 for the pullback, by ``x_dot_k`` for the
+    pushforward) and its cumulative product is ``prod_{j <= i, j != k} x_j``
+    (times ``x_dot_k``) for ``i >= k``: O(n^2), polynomials in ``x`` that the
+    engine differentiates exactly.
     """
 
     def __init__(self, xp: Any, x: Any) -> None:
         self.xp = xp
         zeros = x == 0
-        if is_followed(x) and np.any(zeros):
-            raise NotImplementedError(
-                "cumprod: the derivative of its pullback or pushforward at an input holding a zero is not implemented"
-            )
+        self.dense = is_followed(x) and bool(np.any(zeros))
+        self.x = x
+        if self.dense:
+            return
         if xp is np:
             seen = np.cumsum(zeros, axis=-1)  # how many zeros up to each entry
         else:  # the standard sums no booleans
             seen = xp.cumulative_sum(xp.astype(zeros, xp.int64), axis=-1)
         self.before = seen == 0
         self.at = zeros & (seen == 1)
-        self.x = x
         one = np.ones((), dtype=x.dtype) if xp is np else 1
         self.safe = xp.where(self.before, x, one)
         self.out = _cumprod(xp, self.safe)  # cumprod(x) before the first zero
@@ -252,6 +257,10 @@ class _Scan:
     def cotangent(self, g: Any) -> Any:
         """``sum_{i >= k} g_i prod_{j <= i, j != k} x_j`` (no conjugation)."""
         xp = self.xp
+        if self.dense:
+            eye, later = _square_masks(self.x)
+            products = np.cumprod(np.where(eye, 1, self.x[..., None, :]), axis=-1)  # [k, i]: x_k left out
+            return np.sum(np.where(later, products * g[..., None, :], 0), axis=-1)
         ahead = _reverse_cumsum(xp, xp.where(self.before, g * self.out, 0))
         x_bar = xp.where(self.before, ahead / self.safe, 0)
         at_zero = self.lead * xp.sum(xp.where(self.before, 0, g * self.after), axis=-1, keepdims=True)
@@ -260,9 +269,19 @@ class _Scan:
     def pushforward(self, x_dot: Any) -> Any:
         """``sum_{k <= i} x_dot_k prod_{j <= i, j != k} x_j``."""
         xp = self.xp
+        if self.dense:
+            eye, later = _square_masks(self.x)
+            products = np.cumprod(np.where(eye, x_dot[..., None, :], self.x[..., None, :]), axis=-1)  # x_k -> x_dot_k
+            return np.sum(np.where(later, products, 0), axis=-2)
         early = self.out * _cumsum(xp, xp.where(self.before, x_dot / self.safe, 0))
         x_dot_at = xp.sum(xp.where(self.at, x_dot, 0), axis=-1, keepdims=True)
         return xp.where(self.before, early, self.lead * x_dot_at * self.after)
+
+
+def _square_masks(x: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """For rows ``k`` and columns ``i`` of the scanned axis: ``i == k``, and ``i >= k``."""
+    n = np.shape(x)[-1]
+    return np.eye(n, dtype=bool), np.triu(np.ones((n, n), dtype=bool))
 
 
 def _cumprod_cotangent(c: _Cumulative, out_bar: Any) -> Any:
