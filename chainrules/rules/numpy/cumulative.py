@@ -433,12 +433,13 @@ def _frule_diff(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     if ProjectTo(out).is_no_tangent:
         return out, NoTangent()
     options = bind_options(_DIFF_ARGS, args, kwargs, n=1, axis=-1, prepend=NOVALUE, append=NOVALUE)
-    extra = {}
+    ends = [NOVALUE, NOVALUE]
     for i, name in ((2, "prepend"), (3, "append")):
         if is_given(options[name]):
-            extra[name] = _explicit(NoTangent() if dots[i] is None else dots[i], options[name])
+            ends[i - 2] = _explicit(NoTangent() if dots[i] is None else dots[i], options[name])
     a_dot = _explicit(a_dot, a)
-    return out, ProjectTo(out)(_diff(a_dot, (), {"n": options["n"], "axis": options["axis"], **extra}))
+    # the ends' tangents positionally: an engine following them (nested differentiation) takes no keyword values
+    return out, ProjectTo(out)(_diff(a_dot, (options["n"], options["axis"], *ends), {}))
 
 
 rrule.register(np.diff, generic=True)(_rrule_diff)
@@ -507,13 +508,13 @@ def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kw
     if project_out.is_no_tangent:
         return out, NoTangent()
     options = bind_options(_EDIFF_ARGS, args, kwargs, to_end=None, to_begin=None)
-    ends = {}
+    ends: list[Any] = [None, None]  # to_end, to_begin: positionally, as an engine following them takes them
     for i, name in enumerate(_EDIFF_ARGS):
         if options[name] is not None:  # a keyword end is a constant: its tangent is zero
             dot = dots[1 + i] if i < len(args) else NoTangent()
-            ends[name] = _explicit(dot, options[name])
+            ends[i] = _explicit(dot, options[name])
     ary_dot = _explicit(dots[0], ary)
-    return out, project_out(_ediff1d(ary_dot, (), ends))
+    return out, project_out(_ediff1d(ary_dot, tuple(ends), {}))
 
 
 # ----- fast paths -----
