@@ -321,8 +321,8 @@ def linear_in_first_rule(
     def _frule_linear(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(x, *args, **kwargs):
             return None
-        if first_foreign_array((x,)) is None:
-            out = f(x, *args, **kwargs)
+        if first_foreign_array((x,)) is None:  # np.array of a followed value: one call an engine follows
+            out = follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
         elif foreign is not None and generic:
             out = foreign(namespace_of(x), x, *args, **kwargs)
         else:

@@ -34,7 +34,9 @@ from chainrules_core import (
     backing,
     checked_tangent,
     frule,
+    is_followed,
     named_after,
+    primal_of,
     rrule,
     unthunk,
 )
@@ -115,6 +117,31 @@ def dense_seed(out_bar: Any, out: Any) -> Any:
     return out_bar
 
 
+def _holds_followed(x: Any) -> bool:
+    """Whether ``x`` is a list or tuple holding a value an engine follows (nested differentiation)."""
+    return _is_container(x) and any(is_followed(v) or _holds_followed(v) for v in x)
+
+
+def _plain(x: Any) -> Any:
+    """``x`` with each followed leaf replaced by its plain value."""
+    return type(x)(_plain(v) for v in x) if _is_container(x) else primal_of(x)
+
+
+def _leaves_in_order(x: Any) -> list[Any]:
+    """The differentiable leaves of ``x``, in ``_Leaves.label``'s order."""
+    if _is_container(x):
+        return [leaf for v in x for leaf in _leaves_in_order(v)]
+    return [] if ProjectTo(x).is_no_tangent else [x]
+
+
+def _gathered(args: tuple[Any, ...], positions: list[int], labels: Any, size: int, out: Any) -> Any:
+    """The output gathered from the arguments' leaves through its labels, as an engine follows them; the entries
+    of constants from ``out`` (numpy converts a list of followed values itself, losing them)."""
+    leaves = [np.reshape(leaf, -1) for p in positions for leaf in _leaves_in_order(args[p])]
+    flat = np.concatenate([*leaves, np.zeros(1, dtype=out.dtype)])
+    return np.where(labels == size, out, flat[labels].astype(out.dtype))
+
+
 def _default_source(
     f: Any, label_args: tuple[Any, ...], label_kwargs: dict[str, Any], args: Any, kwargs: Any, out: Any
 ) -> Any:
@@ -159,17 +186,27 @@ def entries_rule(
         labels = np.asarray(source(f, tuple(label_args), label_kwargs, args, kwargs, out), dtype=np.intp)
         return leaves, positions, np.where(labels < 0, leaves.size, labels)  # constants read one extra zero
 
+    def output(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, tuple[Any, ...] | None]:
+        """``f``'s output; the plain arguments if a value list holds followed values (numpy would convert them:
+        the output and the labels come from the plain values, and the output is then gathered from the leaves)."""
+        if not any(_holds_followed(args[p]) for p, _ in values if p < len(args)):
+            return f(*args, **kwargs), None
+        plain = tuple(_plain(a) for a in args)
+        return f(*plain, **kwargs), plain
+
     def _rrule_entries(f: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(*args, **kwargs):
             return None
-        out = f(*args, **kwargs)
+        out, plain = output(f, args, kwargs)
         if ProjectTo(out).is_no_tangent:
 
             def constant_pullback(out_bar: Any) -> tuple[Any, ...]:
                 return (NoTangent(),) * (len(args) + 1)
 
             return out, constant_pullback
-        leaves, positions, labels = labelled(args, kwargs, out)
+        leaves, positions, labels = labelled(args if plain is None else plain, kwargs, out)
+        if plain is not None:
+            out = _gathered(args, positions, labels, leaves.size, out)
         projects = {p: ProjectTo(args[p]) for p in positions}
         dtype = dtype_of_value(out)
 
@@ -190,11 +227,13 @@ def entries_rule(
     def _frule_entries(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         if applies is not None and not applies(*args, **kwargs):
             return None
-        out = f(*args, **kwargs)
+        out, plain = output(f, args, kwargs)
         project_out = ProjectTo(out)
         if project_out.is_no_tangent:
             return out, NoTangent()
-        _, positions, labels = labelled(args, kwargs, out)
+        leaves, positions, labels = labelled(args if plain is None else plain, kwargs, out)
+        if plain is not None:
+            out = _gathered(args, positions, labels, leaves.size, out)
         dtype = dtype_of_value(out)
         parts = [leaf for p in positions for leaf in _tangent_leaves(f, tangents[p + 1], args[p], p + 1, dtype)]
         flat_dot = np.concatenate([*parts, np.zeros(1, dtype=dtype)])

@@ -29,8 +29,10 @@ from chainrules_core import (
     checked_seed,
     follow,
     frule,
+    is_followed,
     named_after,
     non_differentiable,
+    primal_of,
     rrule,
     sum_to_shape,
     value_shape,
@@ -146,7 +148,7 @@ class _Spacing:
             start, stop = (self.laid_out(0, options[name]) for name in ("start", "stop"))
             self.partials[0], self.partials[1] = samples * (1 - t) / start, samples * t / stop
         else:
-            base = np.asarray(options["base"])
+            base = options["base"] if is_followed(options["base"]) else np.asarray(options["base"])
             self.base_axis = int(options["axis"])  # numpy gives an array base that axis, as the caller wrote it
             base = self.laid_out(4, base)
             y = np.linspace(options["start"], options["stop"], num, endpoint, axis=self.axis)
@@ -154,9 +156,10 @@ class _Spacing:
                 # Where out = base ** y is 0 because y or base is infinite (or base is 0), out log(base) and
                 # y out / base tend to 0: the power decays faster than log(base) or y grows. At an infinite
                 # base, y out / base is y base ** (y - 1): 0 for y < 1, 1 at y = 1, inf above.
+                # (which entries are infinite or 0 read off the plain values: an engine may follow them)
                 scale = np.where(samples == 0, 0, samples * np.log(base))
-                base_partial = np.where(np.isinf(base), y * base ** (y - 1), samples * y / base)
-                base_partial = np.where((samples == 0) & np.isinf(y), 0, base_partial)
+                base_partial = np.where(np.isinf(primal_of(base)), y * base ** (y - 1), samples * y / base)
+                base_partial = np.where((samples == 0) & np.isinf(primal_of(y)), 0, base_partial)
                 self.partials[0] = np.where(t == 1, 0, scale * (1 - t))  # the end sample moves with stop only
                 self.partials[1] = np.where(t == 0, 0, scale * t)
             self.partials[4] = base_partial

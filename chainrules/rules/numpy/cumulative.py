@@ -224,24 +224,29 @@ class _Scan:
     entry (a cumulative sum) says which case it is in.
 
     Past a zero those cases are constants (0), though the derivatives there
-    move with the zero itself: an engine differentiating the pullback or
-    pushforward of an input holding a zero gets an error, not a number.
+    move with the zero itself (``d/dx_z`` of a product past ``z`` is the
+    product without ``x_z``). So when an engine follows an input holding a
+    zero (nested differentiation), the pullback and pushforward take the
+    products themselves, without a quotient: row ``k`` of a square array is
+    ``x`` with ``x_k`` replaced (by 1 for the pullback, by ``x_dot_k`` for the
+    pushforward) and its cumulative product is ``prod_{j <= i, j != k} x_j``
+    (times ``x_dot_k``) for ``i >= k``: O(n^2), polynomials in ``x`` that the
+    engine differentiates exactly.
     """
 
     def __init__(self, xp: Any, x: Any) -> None:
         self.xp = xp
         zeros = x == 0
-        if is_followed(x) and np.any(zeros):
-            raise NotImplementedError(
-                "cumprod: the derivative of its pullback or pushforward at an input holding a zero is not implemented"
-            )
+        self.dense = is_followed(x) and bool(np.any(zeros))
+        self.x = x
+        if self.dense:
+            return
         if xp is np:
             seen = np.cumsum(zeros, axis=-1)  # how many zeros up to each entry
         else:  # the standard sums no booleans
             seen = xp.cumulative_sum(xp.astype(zeros, xp.int64), axis=-1)
         self.before = seen == 0
         self.at = zeros & (seen == 1)
-        self.x = x
         one = np.ones((), dtype=x.dtype) if xp is np else 1
         self.safe = xp.where(self.before, x, one)
         self.out = _cumprod(xp, self.safe)  # cumprod(x) before the first zero
@@ -252,6 +257,10 @@ class _Scan:
     def cotangent(self, g: Any) -> Any:
         """``sum_{i >= k} g_i prod_{j <= i, j != k} x_j`` (no conjugation)."""
         xp = self.xp
+        if self.dense:
+            eye, later = _square_masks(self.x)
+            products = np.cumprod(np.where(eye, 1, self.x[..., None, :]), axis=-1)  # [k, i]: x_k left out
+            return np.sum(np.where(later, products * g[..., None, :], 0), axis=-1)
         ahead = _reverse_cumsum(xp, xp.where(self.before, g * self.out, 0))
         x_bar = xp.where(self.before, ahead / self.safe, 0)
         at_zero = self.lead * xp.sum(xp.where(self.before, 0, g * self.after), axis=-1, keepdims=True)
@@ -260,9 +269,19 @@ class _Scan:
     def pushforward(self, x_dot: Any) -> Any:
         """``sum_{k <= i} x_dot_k prod_{j <= i, j != k} x_j``."""
         xp = self.xp
+        if self.dense:
+            eye, later = _square_masks(self.x)
+            products = np.cumprod(np.where(eye, x_dot[..., None, :], self.x[..., None, :]), axis=-1)  # x_k -> x_dot_k
+            return np.sum(np.where(later, products, 0), axis=-2)
         early = self.out * _cumsum(xp, xp.where(self.before, x_dot / self.safe, 0))
         x_dot_at = xp.sum(xp.where(self.at, x_dot, 0), axis=-1, keepdims=True)
         return xp.where(self.before, early, self.lead * x_dot_at * self.after)
+
+
+def _square_masks(x: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """For rows ``k`` and columns ``i`` of the scanned axis: ``i == k``, and ``i >= k``."""
+    n = np.shape(x)[-1]
+    return np.eye(n, dtype=bool), np.triu(np.ones((n, n), dtype=bool))
 
 
 def _cumprod_cotangent(c: _Cumulative, out_bar: Any) -> Any:
@@ -414,12 +433,13 @@ def _frule_diff(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwargs:
     if ProjectTo(out).is_no_tangent:
         return out, NoTangent()
     options = bind_options(_DIFF_ARGS, args, kwargs, n=1, axis=-1, prepend=NOVALUE, append=NOVALUE)
-    extra = {}
+    ends = [NOVALUE, NOVALUE]
     for i, name in ((2, "prepend"), (3, "append")):
         if is_given(options[name]):
-            extra[name] = _explicit(NoTangent() if dots[i] is None else dots[i], options[name])
+            ends[i - 2] = _explicit(NoTangent() if dots[i] is None else dots[i], options[name])
     a_dot = _explicit(a_dot, a)
-    return out, ProjectTo(out)(_diff(a_dot, (), {"n": options["n"], "axis": options["axis"], **extra}))
+    # the ends' tangents positionally: an engine following them (nested differentiation) takes no keyword values
+    return out, ProjectTo(out)(_diff(a_dot, (options["n"], options["axis"], *ends), {}))
 
 
 rrule.register(np.diff, generic=True)(_rrule_diff)
@@ -488,13 +508,13 @@ def _frule_ediff1d(tangents: tuple[Any, ...], f: Any, ary: Any, *args: Any, **kw
     if project_out.is_no_tangent:
         return out, NoTangent()
     options = bind_options(_EDIFF_ARGS, args, kwargs, to_end=None, to_begin=None)
-    ends = {}
+    ends: list[Any] = [None, None]  # to_end, to_begin: positionally, as an engine following them takes them
     for i, name in enumerate(_EDIFF_ARGS):
         if options[name] is not None:  # a keyword end is a constant: its tangent is zero
             dot = dots[1 + i] if i < len(args) else NoTangent()
-            ends[name] = _explicit(dot, options[name])
+            ends[i] = _explicit(dot, options[name])
     ary_dot = _explicit(dots[0], ary)
-    return out, project_out(_ediff1d(ary_dot, (), ends))
+    return out, project_out(_ediff1d(ary_dot, tuple(ends), {}))
 
 
 # ----- fast paths -----

@@ -30,8 +30,9 @@ libraries that answer numpy's ``einsum`` themselves (dask, CuPy), whose
 ``einsum`` computes the output and every cotangent; the diagonal of a
 repeated label is then the cotangent where the indices of the label's
 axes agree (``where`` over a comparison of ``arange``s), as such a library
-need not take writes into an array. Any other library's arrays get
-``TypeError``.
+need not take writes into an array; so is a cotangent an AD engine follows
+(nested differentiation), which no array can be written into. Any other
+library's arrays get ``TypeError``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from chainrules_core import (
     checked_seed,
     checked_tangent,
     frule,
+    is_followed,
     rrule,
     shape_of,
     value_shape,
@@ -277,7 +279,7 @@ def _operand_cotangent(xp: Any, plan: _OperandPlan, operands: list[Any], g: Any,
         r = xp.broadcast_to(r, plan.shape)
     if len(plan.distinct) == len(plan.labels):
         return r
-    if xp is not np:
+    if xp is not np or is_followed(r):  # written into, an array holds no engine's values (nested differentiation)
         return _on_diagonals(xp, plan, r)
     x_bar = np.zeros(plan.operand_shape, np.result_type(g, *others))
     np.einsum(x_bar, list(plan.labels), list(plan.distinct))[...] = r  # a writable view of the diagonal

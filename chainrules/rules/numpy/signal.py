@@ -43,7 +43,9 @@ from chainrules_core import (
     checked_seed,
     checked_tangent,
     frule,
+    is_followed,
     named_after,
+    primal_of,
     rrule,
     value_shape,
 )
@@ -142,43 +144,48 @@ class _Interp:
 
     def __init__(self, x: Any, xp: Any, fp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         options = bind_options(_INTERP_ARGS, args, kwargs, left=None, right=None, period=None)
-        x = np.asarray(x, dtype=float)
-        xp, fp = np.asarray(xp, dtype=float), np.asarray(fp)
-        self.x_shape, self.n = x.shape, xp.size
+        # the knots read and every mask come from the plain values; the partials from the values themselves, which
+        # an engine may follow (nested differentiation): then its own passes give their derivatives
+        x, xp, fp = _as_float(x), _as_float(xp), as_array(fp)
+        xv, xpv = np.asarray(primal_of(x), dtype=float), np.asarray(primal_of(xp), dtype=float)
+        self.x_shape, self.n = xv.shape, xpv.size
         self.period = options["period"]
-        self.index = np.arange(xp.size)  # the original knot behind each knot used
+        self.index = np.arange(xpv.size)  # the original knot behind each knot used
         self.left, self.right = options["left"], options["right"]
         if self.period is not None:  # numpy's wrapping: one period, sorted knots, one copy at each end
             p = abs(self.period)
-            self.wraps = (-np.floor(x / p), -np.floor(xp / p))
+            pv = primal_of(p)
+            self.wraps = (-np.floor(xv / pv), -np.floor(xpv / pv))
             x, xp = x % p, xp % p
-            order = np.argsort(xp)
+            xv, xpv = np.asarray(primal_of(x), dtype=float), np.asarray(primal_of(xp), dtype=float)
+            order = np.argsort(xpv)
             self.index = np.concatenate([order[-1:], order, order[:1]])
-            self.xp_shift = np.concatenate([[-1.0], np.zeros(xp.size), [1.0]])  # the copies' d xp / d period
+            self.xp_shift = np.concatenate([[-1.0], np.zeros(xpv.size), [1.0]])  # the copies' d xp / d period
             xp = np.concatenate([xp[order[-1:]] - p, xp[order], xp[order[:1]] + p])
+            xpv = np.asarray(primal_of(xp), dtype=float)
             self.left = self.right = None
         fp = fp[self.index]
-        x = x.reshape(-1)
-        k = xp.size
+        x, xv = np.reshape(x, -1), np.reshape(xv, -1)
+        k = xpv.size
         if k == 1:
-            self._single_knot(x, xp[0])
+            self._single_knot(xv, xpv[0])
             return
         steps = np.diff(xp)
         slopes = np.diff(fp) / steps
-        j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, k - 2)
+        j = np.clip(np.searchsorted(xpv, xv, side="right") - 1, 0, k - 2)
         with np.errstate(invalid="ignore"):
             t = (x - xp[j]) / steps[j]
         # an infinite end knot: t's limit as the knot moves out, 1 after -inf and 0 before +inf (numpy's values
         # too); 1 on the last knot, infinite or not
-        finite = np.isfinite(x)
-        t = np.where(np.isneginf(xp[j]) & finite, 1.0, np.where(np.isposinf(xp[j + 1]) & finite, 0.0, t))
-        t = np.where(x == xp[j + 1], 1.0, t)
-        self.below, self.above = x < xp[0], x > xp[-1]
+        finite = np.isfinite(xv)
+        t = np.where(np.isneginf(xpv[j]) & finite, 1.0, np.where(np.isposinf(xpv[j + 1]) & finite, 0.0, t))
+        t = np.where(xv == xpv[j + 1], 1.0, t)
+        self.below, self.above = xv < xpv[0], xv > xpv[-1]
         inside = ~(self.below | self.above)
         # the slope in x: the segment's, or at a knot the mean of the segments on either side (0 past the ends)
         before = np.where(j > 0, slopes[np.maximum(j - 1, 0)], 0)
-        at_first = x == xp[j]
-        at_last = x == xp[-1]
+        at_first = xv == xpv[j]
+        at_last = xv == xpv[-1]
         slope = np.where(at_first, (before + slopes[j]) / 2, slopes[j])
         slope = np.where(at_last, slopes[-1] / 2, slope)
         self.x_partial = np.where(inside, slope, 0)
@@ -222,6 +229,11 @@ class _Interp:
         return sign * wraps_x.reshape(-1), sign * (wraps_xp[self.index] + self.xp_shift)
 
 
+def _as_float(v: Any) -> Any:
+    """``v`` as a float array; a value an engine follows as it is (interp's points and knots are real)."""
+    return v if is_followed(v) else np.asarray(v, dtype=float)
+
+
 def _interp_options(args: tuple[Any, ...]) -> list[bool]:
     """Which of left, right, period came positionally (differentiable) and are not None."""
     return [i < len(args) and args[i] is not None for i in range(3)]
@@ -237,7 +249,7 @@ def _rrule_interp(f: Any, x: Any, xp: Any, fp: Any, *args: Any, **kwargs: Any) -
     shape = value_shape(out)
 
     def interp_pullback(out_bar: Any) -> tuple[Any, ...]:
-        g = np.asarray(checked_seed(f, out_bar, shape)).reshape(-1)
+        g = np.reshape(as_array(checked_seed(f, out_bar, shape)), -1)
         dtype = np.result_type(g, call.x_partial, call.fp_weight[0])
         x_bar = np.conjugate(call.x_partial) * g
         xp_used = call.on_knots(g, call.xp_at, tuple(np.conjugate(p) for p in call.xp_partial), dtype)
@@ -266,7 +278,7 @@ def _frule_interp(tangents: tuple[Any, ...], f: Any, x: Any, xp: Any, fp: Any, *
     checked = checked_tangents(f, tangents, (x, xp, fp, *args))
     call = _Interp(x, xp, fp, args, kwargs)
     dots = [instantiate_zeros(t, v) for t, v in zip(checked[:3], (x, xp, fp))]
-    x_dot, xp_dot, fp_dot = (np.asarray(d).reshape(-1) for d in dots)
+    x_dot, xp_dot, fp_dot = (np.reshape(as_array(d), -1) for d in dots)
     xp_dot, fp_dot = xp_dot[call.index], fp_dot[call.index]  # onto the knots used (with period: wrapped copies)
     given = _interp_options(args)
     if given[2]:

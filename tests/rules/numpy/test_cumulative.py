@@ -175,19 +175,20 @@ def test_plain_cumsum_agrees_with_the_general_path(shape, axis, dtype):
         assert np.array_equal(got[1], want[1])
 
 
-def test_cumprod_second_derivative_at_a_zero_raises():
-    """Past a zero the pullback's cases are constants whose derivatives move with the zero: an error, not a number;
-    an input without zeros is differentiated twice (against the closed form of d²/dx1 dx2 of x1 x2 x3 summed)."""
+def test_cumprod_second_derivative_at_a_zero():
+    """Past a zero the pullback's cases are constants whose derivatives move with the zero: a followed input holding
+    a zero takes the products themselves, and the second derivatives match the closed form of d²/dx1 dx2 of x1 x2 x3
+    summed, at a zero as elsewhere."""
     import chainrules.engines as ad
 
     def total_slope(x):
         return np.sum(rrule(np.cumprod, x)[1](np.ones(3))[1])
 
-    with pytest.raises(NotImplementedError, match=r"cumprod: .* holding a zero"):
-        ad.gradient(total_slope, np.array([2.0, 0.0, 3.0]))
-    x = np.array([2.0, 5.0, 3.0])
-    # sum of cumprod = x1 + x1 x2 + x1 x2 x3; its gradient summed: 1 + x2 + x2 x3 + x1 + x1 x3 + x1 x2
-    np.testing.assert_allclose(ad.gradient(total_slope, x)[0], [1 + x[2] + x[1], 1 + x[2] + x[0], x[1] + x[0]])
+    for x in (np.array([2.0, 5.0, 3.0]), np.array([2.0, 0.0, 3.0]), np.array([0.0, 0.0, 3.0])):
+        # sum of cumprod = x1 + x1 x2 + x1 x2 x3; its gradient summed: 1 + x2 + x2 x3 + x1 + x1 x3 + x1 x2
+        want = [1 + x[2] + x[1], 1 + x[2] + x[0], x[1] + x[0]]
+        np.testing.assert_allclose(ad.gradient(total_slope, x)[0], want)
+        np.testing.assert_allclose(ad.jacobian(total_slope, x)[0], want)
 
 
 def test_diff_of_a_zero_seed():

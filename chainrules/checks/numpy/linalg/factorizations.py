@@ -37,17 +37,18 @@ def qr_complete_parts(a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _qr_complete_parts_rrule(f: Any, a: Any) -> Any:
     (q, r), pullback = rrule(np.linalg.qr, a, mode="complete")
     n = np.shape(a)[-1]
-    q2 = q[..., n:]
-    out = (q[..., :n], r[..., :n, :], q2 @ adjoint(q2))
+    q1, q2 = q[..., :n], q[..., n:]
+    out = (q1, r[..., :n, :], q2 @ adjoint(q2))
     shapes = [x.shape for x in out]
 
     def qr_complete_parts_pullback(out_bar: Any) -> tuple[Any, Any]:
         q1_bar, r1_bar, p2_bar = checked_entries(f, out_bar, ("Q1", "R1", "Q2 Q2^H"), shapes)
-        q_bar = pad_to(q1_bar, q.shape) if isinstance(p2_bar, AbstractZero) else np.zeros_like(q)
-        if not isinstance(p2_bar, AbstractZero):
-            if not isinstance(q1_bar, AbstractZero):
-                q_bar[..., :n] = q1_bar
-            q_bar[..., n:] = (p2_bar + adjoint(p2_bar)) @ q2
+        if isinstance(p2_bar, AbstractZero):
+            q_bar = pad_to(q1_bar, q.shape)
+        else:  # joined, not written into an array: an engine may follow the cotangents (nested differentiation)
+            q2_bar = (p2_bar + adjoint(p2_bar)) @ q2
+            q1_bar = np.zeros(np.shape(q1), q2_bar.dtype) if isinstance(q1_bar, AbstractZero) else q1_bar
+            q_bar = np.concatenate([q1_bar, q2_bar], axis=-1)
         return pullback((q_bar, pad_to(r1_bar, r.shape)))
 
     return out, qr_complete_parts_pullback

@@ -144,18 +144,21 @@ def svd_complements(a: Any) -> tuple[np.ndarray, np.ndarray]:
 def _svd_complements_rrule(f: Any, a: Any) -> Any:
     (u, s, vh), pullback = rrule(np.linalg.svd, a, full_matrices=True)
     k = s.shape[-1]
-    u2, vh2 = u[..., k:], vh[..., k:, :]
+    u1, u2, vh1, vh2 = u[..., :k], u[..., k:], vh[..., :k, :], vh[..., k:, :]
     out = (u2 @ adjoint(u2), adjoint(vh2) @ vh2)
     shapes = [x.shape for x in out]
 
     def svd_complements_pullback(out_bar: Any) -> tuple[Any, Any]:
         pu_bar, pv_bar = checked_entries(f, out_bar, ("U2 U2^H", "V2 V2^H"), shapes)
-        u_bar = np.zeros_like(u)
-        vh_bar = np.zeros_like(vh)
+        # the first k columns of U and rows of Vh get zeros, joined on rather than written into an array: an engine
+        # may follow the cotangents (nested differentiation)
+        u_bar = vh_bar = ZeroTangent()
         if not isinstance(pu_bar, AbstractZero):
-            u_bar[..., k:] = (pu_bar + adjoint(pu_bar)) @ u2
+            u2_bar = (pu_bar + adjoint(pu_bar)) @ u2
+            u_bar = np.concatenate([np.zeros(np.shape(u1), u2_bar.dtype), u2_bar], axis=-1)
         if not isinstance(pv_bar, AbstractZero):
-            vh_bar[..., k:, :] = vh2 @ (pv_bar + adjoint(pv_bar))
+            vh2_bar = vh2 @ (pv_bar + adjoint(pv_bar))
+            vh_bar = np.concatenate([np.zeros(np.shape(vh1), vh2_bar.dtype), vh2_bar], axis=-2)
         return pullback((u_bar, ZeroTangent(), vh_bar))[:2]
 
     return out, svd_complements_pullback

@@ -159,12 +159,8 @@ def pad_to(x_bar: Any, shape: tuple[int, ...]) -> Any:
     """``x_bar`` in the leading corner of zeros of ``shape`` (a zero stays a zero)."""
     if isinstance(x_bar, AbstractZero) or x_bar.shape == shape:
         return x_bar
-    if is_followed(x_bar):  # not written into zeros: zeros joined after it along each axis, which an engine follows
-        for axis, (n, total) in enumerate(zip(x_bar.shape, shape)):
-            if total > n:
-                zeros = np.zeros((*x_bar.shape[:axis], total - n, *x_bar.shape[axis + 1 :]), np.result_type(x_bar))
-                x_bar = np.concatenate([x_bar, zeros], axis=axis)
-        return x_bar
+    if is_followed(x_bar):  # an engine's value (nested differentiation) is padded, not written into zeros
+        return np.pad(x_bar, [(0, m - n) for m, n in zip(shape, x_bar.shape)])
     padded = np.zeros(shape, x_bar.dtype)
     padded[tuple(slice(0, n) for n in x_bar.shape)] = x_bar
     return padded

@@ -155,9 +155,10 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
     (``_distinct``), never fed to the SVD with repeated singular values.
 
     An engine differentiating the adjugate of a complex matrix on the SVD
-    route gets an error rather than a number: the complex SVD's phase terms
-    grow like 1/s near a zero singular value, and that second derivative of
-    det came out NaN or wrong against finite differences.
+    route (nested differentiation) gets it from the cofactors instead
+    (``_adjugate_cofactors``): the complex SVD's phase terms grow like 1/s
+    near a zero singular value, and that second derivative of det came out
+    NaN or wrong against finite differences.
     """
     singular = None
     try:
@@ -185,13 +186,28 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
 
 
 def _adjugate_svd(a: np.ndarray) -> np.ndarray:
-    """``adjugate_svd(a)``; for a complex matrix an engine follows, the error ``adjugate`` describes."""
+    """``adjugate_svd(a)``; for a complex matrix an engine follows, ``_adjugate_cofactors(a)``."""
     if a.dtype.kind == "c" and is_followed(a):
-        raise NotImplementedError(
-            "np.linalg.det: the derivative of its pullback or pushforward at a singular or nearly singular complex "
-            "matrix is not implemented (the adjugate comes from the SVD there)"
-        )
+        return _adjugate_cofactors(a)
     return adjugate_svd(a)
+
+
+def _adjugate_cofactors(a: Any) -> Any:
+    """``adj(a)_ji = (-1)^(i + j) det(M_ij)``, ``M_ij`` being ``a`` without row ``i`` and column ``j``.
+
+    The adjugate by its definition (Horn and Johnson, Matrix Analysis, 0.8.2):
+    a polynomial in the entries, which an engine following ``a`` differentiates
+    through ``det``'s own rule of each minor, singular or not. ``n**2``
+    determinants of order ``n - 1`` in one stacked call: for nested
+    differentiation at a singular complex matrix only.
+    """
+    n = a.shape[-1]
+    if n == 1:
+        return np.ones(a.shape, a.dtype)
+    others = np.array([[j for j in range(n) if j != i] for i in range(n)])  # row i: the indices but i
+    minors = a[..., others[:, None, :, None], others[None, :, None, :]]  # [..., i, j]: M_ij, of order n - 1
+    signs = (-1.0) ** np.add.outer(np.arange(n), np.arange(n))
+    return np.swapaxes(signs * np.linalg.det(minors), -1, -2)
 
 
 def _distinct(a: np.ndarray) -> np.ndarray:
