@@ -29,3 +29,12 @@ def well_conditioned(shape: tuple[int, ...]) -> Any:
 
 SVD_HANGS = "numpy's SVD (LAPACK gesdd) does not return for a matrix with an infinite entry"
 """Why the ``inf`` edge variants of functions numpy computes through the SVD do not run."""
+
+
+REPEATED_EIGENVALUE_ORDER2 = (
+    "at a repeated eigenvalue the derivative of the pullback V diag(w_bar) V^-1 has terms "
+    "(w_bar_j - w_bar_i) / (w_j - w_i), 0/0 there: their limit, a divided difference of w_bar as a function of "
+    "w, depends on how the seed varies with the eigenvalues, which the pullback is not given (the function "
+    "checked is smooth there; zeroing the terms would be wrong too)"
+)
+"""Why a second derivative through an eigendecomposition is refused at a repeated eigenvalue."""

@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import random_matrix
+from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core import (
     AbstractZero,
     NoTangent,
@@ -180,3 +181,5 @@ register_cases(
     _eig_case(power_sums, _diagonalizable((3, 3), _DEGENERATE, "repeated eigenvalue"), name="degenerate"),
     _eig_case(power_sums, _diagonalizable((2, 3, 3), _DEGENERATE, "repeated eigenvalue"), name="degenerate"),
 )
+
+refuse_order2("numpy.linalg.eig", power_sums, REPEATED_EIGENVALUE_ORDER2, where="degenerate")

@@ -6,11 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import SVD_HANGS, random_matrix
+from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, SVD_HANGS, random_matrix
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint, pad_to
 from chainrules.testing.edges import refuse_edges
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing import FiniteDifferences, with_tangent
 from chainrules_core.testing.cases import At, Case, Generated, register_cases
@@ -293,3 +294,5 @@ refuse_edges(
     "a degenerate pair of eigenvalues at 1e300: finite differences see the split of the pair, not its mean",
     where="degenerate",
 )
+
+refuse_order2("numpy.linalg.spectral", np.linalg.eigvalsh, REPEATED_EIGENVALUE_ORDER2, where="degenerate")

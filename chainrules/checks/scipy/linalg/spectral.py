@@ -6,13 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from chainrules.checks._matrices import random_matrix, well_conditioned
+from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, random_matrix, well_conditioned
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.checks.numpy.linalg.spectral import _hermitian
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
 from chainrules_core.testing.cases import Case, Generated, register_cases
 
@@ -155,3 +156,6 @@ if linalg is not None:
         ("empty", "size 1"),
         "the rules decline (None) the side without a derivative: side='right' needs at least as many rows as columns",
     )
+
+if linalg is not None:
+    refuse_order2("scipy.linalg.spectral", linalg.eigh, REPEATED_EIGENVALUE_ORDER2, where="degenerate")
