@@ -87,10 +87,18 @@ def _leaves(values: tuple[Any, ...]) -> list[Any]:
     return found
 
 
+_COMPAT: list[ModuleType] = []
+"""``array_api_compat`` once imported: later calls read it here (no ``import_module``, which ``torch.compile``
+refuses to trace)."""
+
+
 def array_api_compat() -> ModuleType:
     """The ``array_api_compat`` module, imported on first use; ``TypeError`` saying how to install it if missing."""
+    if _COMPAT:
+        return _COMPAT[0]
     try:
-        return importlib.import_module("array_api_compat")
+        _COMPAT.append(importlib.import_module("array_api_compat"))
+        return _COMPAT[0]
     except ImportError as err:
         raise TypeError(
             "the rules run on arrays of other libraries than numpy through array_api_compat: "
