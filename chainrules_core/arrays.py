@@ -56,11 +56,16 @@ def namespace_of(*values: Any) -> Any:
 
     Raises ``TypeError`` when arrays of two libraries meet, or when array_api_compat is not installed.
     """
+    found = None
     for v in values:
-        if not isinstance(v, _NUMPY_LIKE):
-            break
-    else:  # numpy's values alone: the common call, answered without building lists
-        return np
+        if isinstance(v, _NUMPY_LIKE):
+            continue
+        known = _BY_TYPE.get(type(v))
+        if known is None or (found is not None and known is not found):
+            break  # a list, a followed value, a type not seen yet, or two libraries: the full search
+        found = known
+    else:  # numpy's values alone (the common call, answered without building lists), or one library's seen before
+        return np if found is None else found
     foreign = [v for v in _leaves(values) if is_foreign_array(v)]
     followed = next((v for v in foreign if is_followed(v)), None)
     if followed is not None:  # a nested pass: the engine's namespace hands each call to the engine
@@ -69,10 +74,18 @@ def namespace_of(*values: Any) -> Any:
         return np
     compat = array_api_compat()
     try:
-        return compat.array_namespace(*foreign)
+        namespace = compat.array_namespace(*foreign)
     except TypeError as err:
         kinds = ", ".join(sorted({array_type_name(v) for v in foreign}))
         raise TypeError(f"arrays of several libraries in one call ({kinds}): {err}") from None
+    kinds = {type(v) for v in foreign}
+    if len(kinds) == 1:  # array_namespace answers by the type: later calls read it from _BY_TYPE
+        _BY_TYPE[kinds.pop()] = namespace
+    return namespace
+
+
+_BY_TYPE: dict[type, Any] = {}
+"""The namespace of each array type ``namespace_of`` has met (``torch.Tensor``: ``array_api_compat.torch``)."""
 
 
 def _leaves(values: tuple[Any, ...]) -> list[Any]:
@@ -116,6 +129,9 @@ def device_of(x: Any) -> Any:
     """The device ``x`` lives on (``None`` for numpy and Python values), for the arrays a rule creates."""
     if is_numpy_like(x) or not is_foreign_array(x):
         return None
+    device = getattr(x, "device", None)
+    if type(device).__module__ == "torch":  # a torch.device: the standard's attribute, read at once
+        return device
     return array_api_compat().device(x)
 
 

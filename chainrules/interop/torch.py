@@ -459,8 +459,10 @@ def _apply_native(
     try:
         if torch.compiler.is_compiling():  # no jvp, and no pullback kept from the traced forward pass
             outputs = _NativeReverse.apply(call, None, *params, *operands)
-        else:
+        elif torch._C._are_functorch_transforms_active():
             outputs = _Native.apply(call, _Cache(), *params, *operands)
+        else:  # the same without setup_context, whose apply costs an inspect.signature per call
+            outputs = _NativeEager.apply(call, _Cache(), *params, *operands)
     except TypeError:
         if torch.compiler.is_compiling():
             raise
@@ -569,3 +571,18 @@ class _Native(_NativeReverse):
             torch.zeros(shape, dtype=dtype, device=device) if t is None else _as_tensor(t, operands[0]).to(dtype)
             for t, (shape, dtype, device) in zip(tangents, ctx.outputs)
         )
+
+
+class _NativeEager(torch.autograd.Function):
+    """``_Native`` in the older form (``forward`` takes ``ctx``), for a call outside the transforms of
+    ``torch.func``: torch's ``apply`` of a Function with ``setup_context`` binds its arguments through
+    ``inspect.signature`` at every call."""
+
+    @staticmethod
+    def forward(ctx: Any, call: Call, cache: _Cache, *operands: torch.Tensor) -> Any:
+        output = _NativeReverse.forward(call, cache, *operands)
+        _NativeReverse.setup_context(ctx, (call, cache, *operands), output)
+        return output
+
+    backward = staticmethod(_NativeReverse.backward)
+    jvp = staticmethod(_Native.jvp)
