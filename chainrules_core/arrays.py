@@ -78,9 +78,9 @@ def namespace_of(*values: Any) -> Any:
     except TypeError as err:
         kinds = ", ".join(sorted({array_type_name(v) for v in foreign}))
         raise TypeError(f"arrays of several libraries in one call ({kinds}): {err}") from None
-    kinds = {type(v) for v in foreign}
-    if len(kinds) == 1:  # array_namespace answers by the type: later calls read it from _BY_TYPE
-        _BY_TYPE[kinds.pop()] = namespace
+    types = {type(v) for v in foreign}
+    if len(types) == 1:  # array_namespace answers by the type: later calls read it from _BY_TYPE
+        _BY_TYPE[types.pop()] = namespace
     return namespace
 
 
