@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.autograd import forward_ad
 
 from chainrules_core import construct, field_names, rrule
 from chainrules_core.arrays import array_api_compat
@@ -581,8 +582,43 @@ class _NativeEager(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, call: Call, cache: _Cache, *operands: torch.Tensor) -> Any:
         output = _NativeReverse.forward(call, cache, *operands)
-        _NativeReverse.setup_context(ctx, (call, cache, *operands), output)
+        ctx.call, ctx.cache = call, cache
+        ctx.outputs = [(t.shape, t.dtype, t.device) for t in output]
+        integers = [t for t in output if not (t.is_floating_point() or t.is_complex())]
+        if integers:
+            ctx.mark_non_differentiable(*integers)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*operands)
+        if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
+            ctx.save_for_forward(*operands)
         return output
 
-    backward = staticmethod(_NativeReverse.backward)
+    @staticmethod
+    def backward(ctx: Any, *seeds: Any) -> Any:
+        operands = ctx.saved_tensors
+        pullback = ctx.cache.pullback
+        if torch.is_grad_enabled():  # a graph is wanted: record the rule from the inputs
+            _, pullback = _native_rrule(ctx.call, operands)
+        call = ctx.call
+        if call.kind is None and not call.fields and len(operands) == 1 == len(call.arg_slots):
+            return (None, None, _one_cotangent(call, pullback, operands[0], seeds[0], ctx.needs_input_grad[2]))
+        cotangents = call.pullback(pullback, operands, seeds, ctx.needs_input_grad[2:])
+        return (None, None, *(_fitted(c, x) for c, x in zip(cotangents, operands)))
+
     jvp = staticmethod(_Native.jvp)
+
+
+def _one_cotangent(call: Call, pullback: Any, x: torch.Tensor, seed: Any, wanted: bool) -> Any:
+    """``Call.pullback`` for the common call: one output, one positional operand (a seed of the output's dtype and
+    a tensor cotangent of the operand's dtype and shape pass as they are)."""
+    if seed is None or not wanted or not (seed.is_floating_point() or seed.is_complex()):
+        return None
+    ct = pullback(seed)[1]
+    if type(ct) is not torch.Tensor:  # a thunk, a zero, a not-implemented tangent, a number: the general way
+        return _fitted(call.pullback(lambda _: (None, ct), [x], [seed], [True])[0], x)
+    if ct.shape != x.shape:
+        raise ValueError(
+            f"{call.name}: the pullback returned a cotangent of shape {tuple(ct.shape)} for "
+            f"{call.operand_label(0)} of shape {tuple(x.shape)}"
+        )
+    return ct if ct.dtype == x.dtype else _fitted(ct, x)
