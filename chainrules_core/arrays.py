@@ -41,6 +41,8 @@ def is_numpy_like(x: Any) -> bool:
 def is_foreign_array(x: Any) -> bool:
     """Whether ``x`` is an array of another library than numpy (it has a ``shape`` and a ``dtype``, and is no
     tangent type), or an engine's followed value that stands for one (a nested pass over torch tensors)."""
+    if type(x) in _BY_TYPE:  # a type namespace_of has answered for
+        return True
     if isinstance(x, _NUMPY_LIKE) or isinstance(x, (AbstractTangent, type)):  # np.float64 has shape and dtype
         return False
     if is_followed(x):

@@ -453,7 +453,10 @@ def _apply_native(
 ) -> Any:
     """``f`` on the tensors themselves through ``_Native``; a call whose rule refuses torch's tensors (a
     ``TypeError``: ``np.einsum``, complex ``np.maximum``) takes the host path instead."""
-    call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
+    if not kwargs and not fields and len(args) == 1 and type(args[0]) is torch.Tensor:  # f(x), the common call
+        call, operands = Call(f, [None], {}, [(0, None)], [], ()), [args[0]]
+    else:
+        call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
     for key, value in kwargs.items():
         if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they enter as constants
             call.kwargs[key] = value.detach()
