@@ -58,10 +58,13 @@ def wrap(f: Any) -> Any:
     """A function on tensors that computes ``f`` and differentiates it through ``rrule`` and ``frule``.
 
     ``f`` is any function with registered rules (``np.linalg.solve``,
-    ``np.sin``, a function or callable object of your own). Tensor arguments
-    reach ``f`` as numpy arrays sharing their memory; other arguments and
-    keyword arguments pass through unchanged and get no gradient, as do
-    integer and bool tensors. The output is a tensor, or a tuple of tensors
+    ``np.sin``, a function or callable object of your own). Where every rule
+    of ``f`` is generic (``path == "native"``) tensor arguments reach the
+    rules as they are, on their device, and torch differentiates the rules'
+    operations to any order; otherwise (``"host"``) they reach ``f`` as
+    numpy arrays sharing their memory. Other arguments and keyword
+    arguments pass through unchanged and get no gradient, as do integer and
+    bool tensors. The output is a tensor, or a tuple of tensors
     for a function returning a tuple.
 
     >>> import torch
