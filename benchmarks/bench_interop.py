@@ -12,7 +12,9 @@ with one right-hand side (n = 8 and 512), everything in float64, on one
 thread (BLAS, PyTorch's intra-op threads). A framework that is not installed
 is skipped.
 
-Run: python benchmarks/bench_interop.py [torch] [jax] [autograd]
+Run: python benchmarks/bench_interop.py [torch] [jax] [autograd] [torch-native]
+
+``torch-native`` compares the native path with hand-written ``autograd.Function`` s (``torch_native``).
 """
 
 from __future__ import annotations
@@ -132,6 +134,79 @@ def _autograd() -> dict[str, Callable[..., Any]]:
 FRAMEWORKS = {"torch": _torch, "jax": _jax, "autograd": _autograd}
 
 
+# ----- torch's native path against hand-written autograd.Functions -----
+
+
+def torch_native() -> None:
+    """The issue's targets for torch, as a new user measures them (``.sum().backward()``, one thread, float64):
+
+    - ``wrap(np.sin)`` (native path) against a hand-written ``autograd.Function`` calling ``torch.sin`` and
+      ``torch.cos``, at 100 and 1e6 entries (target: within 1.5×);
+    - the host path's fixed cost, ``wrap(scipy.special.expit)`` against a hand-written Function doing the same numpy
+      round trip (``scipy.special.expit`` forward, ``y (1 - y)`` backward), at 100 entries.
+    """
+    import scipy.special
+    import torch
+
+    from chainrules.interop.torch import wrap
+
+    torch.set_num_threads(1)
+
+    class Sin(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return torch.sin(x)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return g * torch.cos(x)
+
+    class Expit(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = torch.from_numpy(scipy.special.expit(x.detach().numpy()))
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (y,) = ctx.saved_tensors
+            y = y.numpy()
+            return torch.from_numpy(g.numpy() * (y * (1 - y)))
+
+    pairs = {"sin (native)": (Sin.apply, wrap(np.sin)), "expit (host)": (Expit.apply, wrap(scipy.special.expit))}
+    rows = []
+    for name, (hand, wrapped) in pairs.items():
+        for n in (100, 1_000_000) if "native" in name else (100,):
+            x = torch.from_numpy(np.random.default_rng(0).normal(size=n)).requires_grad_()
+
+            def step(g: Any, x: Any = x) -> Callable[[], Any]:
+                def run() -> None:
+                    x.grad = None
+                    g(x).sum().backward()
+
+                return run
+
+            best = {"hand": float("inf"), "wrapped": float("inf")}
+            for _ in range(ROUNDS):
+                for label, g in (("hand", hand), ("wrapped", wrapped)):
+                    best[label] = min(best[label], best_time(step(g), min_time=0.1, repeat=3))
+            rows.append(
+                [
+                    name,
+                    wrapped.path,
+                    f"{n:,}",
+                    format_time(best["hand"]),
+                    format_time(best["wrapped"]),
+                    f"{best['wrapped'] / best['hand']:.2f}",
+                ]
+            )
+    headers = ["op", "path", "n", "hand-written Function", "wrapped", "wrapped / hand-written"]
+    print(table(headers, rows))
+
+
 def main(frameworks: list[str]) -> None:
     rows = []
     for name in frameworks:
@@ -158,4 +233,9 @@ def main(frameworks: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(FRAMEWORKS))
+    asked = sys.argv[1:] or [*FRAMEWORKS, "torch-native"]
+    frameworks = [name for name in asked if name in FRAMEWORKS]
+    if frameworks:
+        main(frameworks)
+    if "torch-native" in asked and importlib.util.find_spec("torch") is not None:
+        torch_native()

@@ -195,25 +195,64 @@ def standard_arguments(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         options = ", ".join(f"{k}=" for k in kwargs)
         raise refusal(f, array, f"{options} has no counterpart in the Python Array API standard")
     count = getattr(f, "nin", None) or POSITIONAL.get(name.split(".")[-1], 1)
-    parameters = _parameters(f)
-    if parameters is None:  # a signature numpy does not expose: positional arguments as they are
+    plan = _binding(f, len(args), tuple(kwargs))
+    if plan is None:  # a signature numpy does not expose, or a call it does not bind: the arguments as they are
         return args, kwargs
-    try:
-        bound = inspect.Signature(parameters).bind(*args, **kwargs)
-    except TypeError:
-        return args, kwargs
-    values = list(bound.arguments.items())
-    positional = tuple(v for _, v in values[:count])
+    values = [(key, _argument(args, kwargs, source), _DEFAULTS[default]) for key, source, default in plan]
+    positional = tuple(value for _, value, _ in values[:count])
     keywords: dict[str, Any] = {}
-    for key, value in values[count:]:
-        default = next(p.default for p in parameters if p.name == key)
-        if default is not inspect.Parameter.empty and _same(value, default):
+    for key, value, default in values[count:]:
+        if default is not _NO_DEFAULT and _same(value, default):
             continue
         if key in _NUMPY_ONLY_OPTIONS:
             array = next((a for a in _flat(args) if is_foreign_array(a)), None)
             raise refusal(f, array, f"{key}= has no counterpart in the Python Array API standard")
         keywords[RENAMED.get(key, key)] = value
     return positional, keywords
+
+
+_NO_DEFAULT = object()
+_DEFAULTS: list[Any] = [_NO_DEFAULT]
+"""The parameters' defaults that ``_binding`` met, by the index its plans hold: a plan is then made of names and
+numbers alone, and a tracer reading a default reads it from this list (``torch.compile`` guards on it there)."""
+
+
+@functools.lru_cache(maxsize=2048)
+def _binding(f: Any, n_args: int, keys: tuple[str, ...]) -> tuple[tuple[str, Any, int], ...] | None:
+    """How a call of ``f`` with ``n_args`` positional arguments and keywords ``keys`` binds: for each argument
+    given, in ``f``'s parameter order, its name, where it comes from (a position or a keyword) and its default's
+    index in ``_DEFAULTS`` (0, ``_NO_DEFAULT``, for none); ``None`` where ``f`` exposes no signature or the call
+    does not bind. Read once per kind of call, and free of the values, so that a tracer (``torch.compile``) can
+    take it as a constant."""
+    parameters = _parameters(f)
+    if parameters is None:
+        return None
+    try:
+        bound = inspect.Signature(parameters).bind(*range(n_args), **{k: k for k in keys})
+    except TypeError:
+        return None
+    defaults = {p.name: (0 if p.default is inspect.Parameter.empty else _default_index(p.default)) for p in parameters}
+    return tuple((key, source, defaults[key]) for key, source in bound.arguments.items())
+
+
+def _default_index(default: Any) -> int:
+    """``default``'s place in ``_DEFAULTS``, appended the first time."""
+    for i, known in enumerate(_DEFAULTS):
+        if known is default:
+            return i
+    _DEFAULTS.append(default)
+    return len(_DEFAULTS) - 1
+
+
+def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], source: Any) -> Any:
+    """The value ``_binding`` placed: a position, a keyword, the positions of ``*args`` or the keys of ``**kwargs``."""
+    if isinstance(source, int):
+        return args[source]
+    if isinstance(source, str):
+        return kwargs[source]
+    if isinstance(source, tuple):
+        return tuple(args[i] for i in source)
+    return {k: kwargs[k] for k in source}
 
 
 _NUMPY_ONLY_OPTIONS = frozenset({"out", "where", "order", "casting", "subok", "signature", "initial", "mode", "kind"})

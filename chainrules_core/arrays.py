@@ -41,6 +41,8 @@ def is_numpy_like(x: Any) -> bool:
 def is_foreign_array(x: Any) -> bool:
     """Whether ``x`` is an array of another library than numpy (it has a ``shape`` and a ``dtype``, and is no
     tangent type), or an engine's followed value that stands for one (a nested pass over torch tensors)."""
+    if type(x) in _BY_TYPE:  # a type namespace_of has answered for
+        return True
     if isinstance(x, _NUMPY_LIKE) or isinstance(x, (AbstractTangent, type)):  # np.float64 has shape and dtype
         return False
     if is_followed(x):
@@ -56,11 +58,16 @@ def namespace_of(*values: Any) -> Any:
 
     Raises ``TypeError`` when arrays of two libraries meet, or when array_api_compat is not installed.
     """
+    found = None
     for v in values:
-        if not isinstance(v, _NUMPY_LIKE):
-            break
-    else:  # numpy's values alone: the common call, answered without building lists
-        return np
+        if isinstance(v, _NUMPY_LIKE):
+            continue
+        known = _BY_TYPE.get(type(v))
+        if known is None or (found is not None and known is not found):
+            break  # a list, a followed value, a type not seen yet, or two libraries: the full search
+        found = known
+    else:  # numpy's values alone (the common call, answered without building lists), or one library's seen before
+        return np if found is None else found
     foreign = [v for v in _leaves(values) if is_foreign_array(v)]
     followed = next((v for v in foreign if is_followed(v)), None)
     if followed is not None:  # a nested pass: the engine's namespace hands each call to the engine
@@ -69,10 +76,18 @@ def namespace_of(*values: Any) -> Any:
         return np
     compat = array_api_compat()
     try:
-        return compat.array_namespace(*foreign)
+        namespace = compat.array_namespace(*foreign)
     except TypeError as err:
         kinds = ", ".join(sorted({array_type_name(v) for v in foreign}))
         raise TypeError(f"arrays of several libraries in one call ({kinds}): {err}") from None
+    types = {type(v) for v in foreign}
+    if len(types) == 1:  # array_namespace answers by the type: later calls read it from _BY_TYPE
+        _BY_TYPE[types.pop()] = namespace
+    return namespace
+
+
+_BY_TYPE: dict[type, Any] = {}
+"""The namespace of each array type ``namespace_of`` has met (``torch.Tensor``: ``array_api_compat.torch``)."""
 
 
 def _leaves(values: tuple[Any, ...]) -> list[Any]:
@@ -87,10 +102,18 @@ def _leaves(values: tuple[Any, ...]) -> list[Any]:
     return found
 
 
+_COMPAT: list[ModuleType] = []
+"""``array_api_compat`` once imported: later calls read it here (no ``import_module``, which ``torch.compile``
+refuses to trace)."""
+
+
 def array_api_compat() -> ModuleType:
     """The ``array_api_compat`` module, imported on first use; ``TypeError`` saying how to install it if missing."""
+    if _COMPAT:
+        return _COMPAT[0]
     try:
-        return importlib.import_module("array_api_compat")
+        _COMPAT.append(importlib.import_module("array_api_compat"))
+        return _COMPAT[0]
     except ImportError as err:
         raise TypeError(
             "the rules run on arrays of other libraries than numpy through array_api_compat: "
@@ -108,6 +131,9 @@ def device_of(x: Any) -> Any:
     """The device ``x`` lives on (``None`` for numpy and Python values), for the arrays a rule creates."""
     if is_numpy_like(x) or not is_foreign_array(x):
         return None
+    device = getattr(x, "device", None)
+    if type(device).__module__ == "torch":  # a torch.device: the standard's attribute, read at once
+        return device
     return array_api_compat().device(x)
 
 

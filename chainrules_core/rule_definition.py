@@ -15,6 +15,7 @@ from .arrays import (
     first_foreign_array,
     is_complex_dtype,
     is_foreign_array,
+    is_inexact_dtype,
     is_numpy_like,
     namespace_of,
     refusal,
@@ -297,7 +298,7 @@ def scalar_rule(
     pullback_of = named_after(f, pullback_of)
     rrule.register(f, generic=array_api is not None)(named_after(f, _rrule_scalar))
     frule.register(f, generic=array_api is not None)(named_after(f, _frule_scalar))
-    rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(f, partials, floats, most, pullback_of)))
+    rrule.fast_path(f)(named_after(f, _scalar_rrule_fast_path(f, partials, floats, most, pullback_of, array_api)))
     frule.fast_path(f)(named_after(f, _scalar_frule_fast_path(partials, floats)))
 
 
@@ -414,7 +415,12 @@ _ABSENT: Any = object()
 
 
 def _scalar_rrule_fast_path(
-    primal: Any, partials: Partials, floats: Partials | None, most: float, pullback_of: Callable[..., Any]
+    primal: Any,
+    partials: Partials,
+    floats: Partials | None,
+    most: float,
+    pullback_of: Callable[..., Any],
+    array_api: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
     """``scalar_rule``'s rrule for Python floats and numpy arrays: the pullback chosen once per call by the
     argument's type (a float's partial in Python arithmetic, a real array's product in the partial's own buffer),
@@ -432,7 +438,22 @@ def _scalar_rrule_fast_path(
             return many_arguments(f, (x, *rest), partials, pullback_of)
         tx = type(x)
         if tx is not float and tx is not np.ndarray and not is_numpy_like(x):
-            return rule(f, x)  # another library's array: the rule computes in its namespace
+            if array_api is None or not is_foreign_array(x) or is_followed(x):
+                return rule(f, x)  # the rule computes in the array's namespace, or refuses it
+            xp = namespace_of(x)
+            if is_complex_dtype(xp, x.dtype) or not is_inexact_dtype(xp, x.dtype):
+                return rule(f, x)
+            out = call_in(xp, f, x)
+
+            def real_foreign_pullback(out_bar: Any) -> tuple[Any, Any]:
+                # a seed of the input's type, dtype and shape: the partial times the seed is the cotangent itself
+                if type(out_bar) is type(x) and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
+                    bar = array_api(xp, out, x) * out_bar
+                    if type(bar) is type(x) and bar.dtype == x.dtype and bar.shape == x.shape:
+                        return _NO_TANGENT, bar
+                return pullback_of(f, out, (x,), xp)(out_bar)  # type: ignore[no-any-return]
+
+            return out, real_foreign_pullback
         out = f(x)
         if tx is float:  # a float seed's cotangent in Python arithmetic where ``floats`` answers
 

@@ -33,6 +33,7 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
+from chainrules_core.arrays import is_foreign_array
 
 # ----- names, for messages -----
 
@@ -72,7 +73,11 @@ def has_tangent_space(x: Any) -> bool:
     if isinstance(x, (float, complex)) and not isinstance(x, bool):
         return True
     dtype = getattr(x, "dtype", None)
-    return dtype is not None and np.dtype(dtype).kind in "fc"
+    if dtype is None:
+        return False
+    if hasattr(dtype, "is_floating_point"):  # torch's dtype (torch.float64): its own flags say
+        return bool(dtype.is_floating_point or dtype.is_complex)
+    return np.dtype(dtype).kind in "fc"
 
 
 def conjugated(a: Any, conjugate: bool) -> Any:
@@ -136,8 +141,9 @@ def tangent_entries(f: Any, kind: Kind, count: int, out_dot: Any) -> list[Any]:
 
 def _as_array(t: Any) -> Any:
     """``t`` as a numpy array; a value an engine follows (its class names its ``__chainrules_primal__``) as it is,
-    so that an engine differentiating the pushforward keeps following it."""
-    return t if is_followed(t) else np.asarray(t)
+    so that an engine differentiating the pushforward keeps following it, and another library's array too (the
+    native path)."""
+    return t if is_followed(t) or is_foreign_array(t) else np.asarray(t)
 
 
 def static_tangent(x: Any) -> Any:
@@ -169,19 +175,32 @@ Slot = tuple[int, int | None]  # (position, entry of a list or tuple argument, o
 # ----- a call of a wrapped function -----
 
 
-PATHS = ("host", "derived")
-"""How a wrapped function is differentiated, as its ``path`` attribute says: ``"host"``, by its registered rules
-run in numpy; ``"derived"``, by rules the reference engines derive from its body (it has none of its own)."""
+PATHS = ("native", "host", "derived")
+"""How a wrapped function is differentiated, as its ``path`` attribute says: ``"native"``, by its registered rules,
+every one generic, run on the framework's own arrays (the framework records their operations); ``"host"``, by its
+registered rules run in numpy; ``"derived"``, by rules the reference engines derive from its body (it has none of
+its own)."""
 
 
-def path_of(f: Any) -> str:
-    """``"host"`` for a function (or callable object) with registered rules, ``"derived"`` for one without."""
-    return "host" if rrule.has_rules(f) or frule.has_rules(f) else "derived"
+def path_of(f: Any, native: bool = False) -> str:
+    """``"host"`` for a function (or callable object) with registered rules, ``"derived"`` for one without; with
+    ``native`` (an adapter that hands its own arrays to generic rules), ``"native"`` where ``f`` has an rrule and
+    every registration of its rrules and frules is generic (``RuleRecord.generic``)."""
+    if not (rrule.has_rules(f) or frule.has_rules(f)):
+        return "derived"
+    return "native" if native and all_generic(f) else "host"
 
 
-def with_path(wrapped: Any, f: Any) -> Any:
-    """``wrapped`` with its ``path`` attribute: how the adapter differentiates ``f`` (``PATHS``)."""
-    wrapped.path = path_of(f)
+def all_generic(f: Any) -> bool:
+    """Whether ``f`` has an rrule and every rrule and frule registered for it is generic (opt-outs aside)."""
+    reverse = [r for r in rrule.records_for(f) if not r.opt_out]
+    forward = [r for r in frule.records_for(f) if not r.opt_out]
+    return bool(reverse) and all(r.generic for r in (*reverse, *forward))
+
+
+def with_path(wrapped: Any, f: Any, native: bool = False) -> Any:
+    """``wrapped`` with its ``path`` attribute: how the adapter differentiates ``f`` (``PATHS``, ``path_of``)."""
+    wrapped.path = path_of(f, native)
     return wrapped
 
 

@@ -1,16 +1,27 @@
 """PyTorch: functions and modules whose derivatives come from ``rrule`` and ``frule``.
 
 ``wrap(f)`` gives a function on tensors; ``module(obj)`` an ``nn.Module``
-whose parameters are the float array fields of a callable object. Both run
-``f`` in numpy on the CPU (tensors cross without a copy) and work with
-``Tensor.backward``, ``torch.autograd.grad``, forward-mode AD
-(``torch.autograd.forward_ad``) and the transforms of ``torch.func``:
-``grad``, ``vjp``, ``jvp``, ``vmap``, ``jacrev`` and ``jacfwd``, and their
-compositions for second derivatives, which the engines of
-``chainrules.engines`` compute from the rule's own pullback and pushforward
-(third derivatives raise). Under ``torch.compile`` the wrapped call runs eagerly,
-with a graph break. Under ``vmap`` the rules run once per batch entry, in a
-Python loop.
+whose parameters are the float array fields of a callable object. Which
+way a call is differentiated is its ``path`` attribute:
+
+- ``"native"``: every rule of ``f`` is generic (``register(generic=True)``).
+  The tensors reach ``rrule`` and ``frule`` as they are, on their device,
+  and torch records the rules' own operations: higher derivatives come from
+  torch itself, to any order (``create_graph=True``, ``torch.func.hessian``,
+  ``gradgradcheck``), ``torch.func.vmap`` batches the rules' operations
+  (no loop), and ``torch.compile`` traces the rules. Forward mode over
+  forward mode raises (torch runs a Function's ``jvp`` with forward
+  gradients off). A call whose rule refuses tensors (``np.einsum``, complex
+  ``np.maximum``: a ``TypeError``) takes the host path.
+- ``"host"``: ``f`` runs in numpy on the CPU (tensors cross without a
+  copy), with ``Tensor.backward``, ``torch.autograd.grad``, forward-mode AD
+  and the transforms of ``torch.func``; second derivatives come from the
+  engines of ``chainrules.engines`` differentiating the rule's pullback and
+  pushforward (third derivatives raise). Under ``torch.compile`` the call
+  runs eagerly, with a graph break; under ``vmap`` the rules run once per
+  batch entry.
+- ``"derived"``: a function without rules, differentiated by the engines on
+  the host path.
 """
 
 from __future__ import annotations
@@ -20,8 +31,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.autograd import forward_ad
 
-from chainrules_core import construct, field_names
+from chainrules_core import construct, field_names, rrule
+from chainrules_core.arrays import array_api_compat
 
 from ._common import Call, has_tangent_space, path_of, unflatten_output, with_name_of, with_path
 from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_of
@@ -29,14 +42,29 @@ from ._second_order import jvp_of, pullback_function, pushforward_function, vjp_
 __all__ = ["RuleModule", "module", "wrap"]
 
 
+def _compile_helpers() -> None:
+    """What ``torch.compile`` calls once while tracing a rule and keeps as a constant: how a numpy function's
+    arguments bind to its signature (read through ``inspect``, which Dynamo does not trace)."""
+    from chainrules_core import array_api
+
+    torch._dynamo.assume_constant_result(array_api._binding)
+    torch._dynamo.assume_constant_result(array_api._binding.__wrapped__)
+
+
+_compile_helpers()
+
+
 def wrap(f: Any) -> Any:
     """A function on tensors that computes ``f`` and differentiates it through ``rrule`` and ``frule``.
 
     ``f`` is any function with registered rules (``np.linalg.solve``,
-    ``np.sin``, a function or callable object of your own). Tensor arguments
-    reach ``f`` as numpy arrays sharing their memory; other arguments and
-    keyword arguments pass through unchanged and get no gradient, as do
-    integer and bool tensors. The output is a tensor, or a tuple of tensors
+    ``np.sin``, a function or callable object of your own). Where every rule
+    of ``f`` is generic (``path == "native"``) tensor arguments reach the
+    rules as they are, on their device, and torch differentiates the rules'
+    operations to any order; otherwise (``"host"``) they reach ``f`` as
+    numpy arrays sharing their memory. Other arguments and keyword
+    arguments pass through unchanged and get no gradient, as do integer and
+    bool tensors. The output is a tensor, or a tuple of tensors
     for a function returning a tuple.
 
     >>> import torch
@@ -52,10 +80,18 @@ def wrap(f: Any) -> Any:
     tensor([1., 1.])
     """
 
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        return _apply(f, args, kwargs)
+    if path_of(f, native=True) == "native":
+        array_api_compat()  # imported now, not inside a call that torch.compile traces
 
-    return with_path(with_name_of(wrapped, f), f)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return _apply_native(f, args, kwargs)
+
+    else:
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return _apply(f, args, kwargs)
+
+    return with_path(with_name_of(wrapped, f), f, native=True)
 
 
 def module(obj: Any, fields: Sequence[str] | None = None) -> RuleModule:
@@ -97,8 +133,9 @@ class RuleModule(torch.nn.Module):
         super().__init__()
         self._obj = obj
         self._fields = tuple(fields)
-        self.path = path_of(obj)
-        """How the module is differentiated: ``"host"`` by the object's rules, ``"derived"`` by the engines."""
+        self.path = path_of(obj, native=True)
+        """How the module is differentiated: ``"native"`` by the object's generic rules on the tensors themselves,
+        ``"host"`` by its rules in numpy, ``"derived"`` by the engines."""
         if not self._fields:
             raise ValueError(f"module: {type(obj).__name__} has no fields to learn")
         for name in self._fields:
@@ -110,7 +147,10 @@ class RuleModule(torch.nn.Module):
             self.register_parameter(name, torch.nn.Parameter(torch.from_numpy(np.array(value))))
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return _apply(self._obj, args, kwargs, self._fields, [getattr(self, name) for name in self._fields])
+        params = [getattr(self, name) for name in self._fields]
+        if self.path == "native":
+            return _apply_native(self._obj, args, kwargs, self._fields, params)
+        return _apply(self._obj, args, kwargs, self._fields, params)
 
     def current(self) -> Any:
         """The object with its fields set to copies of the parameters' present values."""
@@ -397,3 +437,194 @@ class _Jvp(_Again):
 
 def _torch_dtype(dtype: np.dtype) -> torch.dtype:
     return torch.from_numpy(np.empty(0, dtype=dtype)).dtype
+
+
+# ----- the native path: generic rules on the tensors themselves -----
+
+
+class _Cache:
+    """The pullback of a ``_Native`` forward pass, kept for a backward pass that records no graph."""
+
+    __slots__ = ("pullback",)
+
+    def __init__(self) -> None:
+        self.pullback: Any = None
+
+
+def _apply_native(
+    f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()
+) -> Any:
+    """``f`` on the tensors themselves through ``_Native``; a call whose rule refuses torch's tensors (a
+    ``TypeError``: ``np.einsum``, complex ``np.maximum``) takes the host path instead."""
+    if not kwargs and not fields and len(args) == 1 and type(args[0]) is torch.Tensor:  # f(x), the common call
+        call, operands = Call(f, [None], {}, [(0, None)], [], ()), [args[0]]
+    else:
+        call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
+    for key, value in kwargs.items():
+        if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they enter as constants
+            call.kwargs[key] = value.detach()
+    try:
+        if torch.compiler.is_compiling():  # no jvp, and no pullback kept from the traced forward pass
+            outputs = _NativeReverse.apply(call, None, *params, *operands)
+        elif torch._C._are_functorch_transforms_active():
+            outputs = _Native.apply(call, _Cache(), *params, *operands)
+        else:  # the same without setup_context, whose apply costs an inspect.signature per call
+            outputs = _NativeEager.apply(call, _Cache(), *params, *operands)
+    except TypeError:
+        if torch.compiler.is_compiling():
+            raise
+        return _apply(f, args, kwargs, fields, params)
+    return unflatten_output(list(outputs), call.kind)
+
+
+def _native_rrule(call: Call, operands: Sequence[Any]) -> tuple[Any, Any]:
+    f, args, kwargs = call.bind(operands)
+    result = rrule(f, *args, **kwargs)
+    if result is None:
+        raise call.no_rule("rrule", operands)
+    return result  # type: ignore[no-any-return]
+
+
+def _as_tensor(value: Any, like: torch.Tensor) -> torch.Tensor:
+    """A rule's output as a tensor on ``like``'s device (a generic rule may return a Python or numpy number)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    return torch.as_tensor(np.asarray(value), device=like.device)
+
+
+def _fitted(ct: Any, x: torch.Tensor) -> Any:
+    """A cotangent or tangent as a tensor of ``x``'s dtype and device."""
+    if ct is None:
+        return None
+    ct = _as_tensor(ct, x)
+    if ct.dtype != x.dtype:
+        if ct.is_complex() and not x.is_complex():
+            ct = ct.real
+        ct = ct.to(x.dtype)
+    return ct
+
+
+def _forward_over_forward() -> bool:
+    """Whether a ``jvp`` runs under two forward-mode transforms of ``torch.func`` (``jvp`` of ``jvp``)."""
+    stack = torch._C._functorch.get_interpreter_stack() or ()
+    jvp = torch._C._functorch.TransformType.Jvp
+    return sum(1 for interpreter in stack if interpreter.key() == jvp) > 1
+
+
+class _NativeReverse(torch.autograd.Function):
+    """``f`` through its generic rules, run on the tensors as they are, so that torch sees the rules' operations.
+
+    ``forward`` runs ``rrule`` (without recording, as torch runs every
+    forward) and keeps the pullback in the ``_Cache``. ``backward`` calls it
+    when no graph is wanted; when one is (``create_graph=True``,
+    ``torch.func.grad``, ``hessian``), it runs ``rrule`` again on the saved
+    inputs, so that torch records the primal's and the pullback's operations
+    from the inputs and differentiates them itself, to any order. ``jvp``
+    runs ``frule`` on the saved inputs likewise. ``vmap`` runs the rules on
+    batched tensors (``generate_vmap_rule``): the rules' torch operations
+    batch, with no loop.
+    """
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(call: Call, cache: _Cache | None, *operands: torch.Tensor) -> Any:
+        out, pullback = _native_rrule(call, operands)
+        if cache is not None:
+            cache.pullback = pullback
+        like = operands[0] if operands else torch.empty(())
+        outputs, call.kind = (list(out), type(out)) if isinstance(out, (tuple, list)) else ([out], None)
+        call.n_outputs = len(outputs)
+        tensors = [_as_tensor(o, like) for o in outputs]
+        # an input returned as it is (np.positive) must leave as a view: torch saves the inputs
+        return tuple(t.view_as(t) if any(t is x for x in operands) else t for t in tensors)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        call, cache, *operands = inputs
+        ctx.call, ctx.cache = call, cache
+        ctx.outputs = [(t.shape, t.dtype, t.device) for t in output]
+        ctx.mark_non_differentiable(*(t for t in output if not (t.is_floating_point() or t.is_complex())))
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*operands)
+        ctx.save_for_forward(*operands)
+
+    @staticmethod
+    def backward(ctx: Any, *seeds: Any) -> Any:
+        operands = ctx.saved_tensors
+        pullback = None if ctx.cache is None else ctx.cache.pullback
+        if pullback is None or torch.is_grad_enabled():  # a graph is wanted: record the rule from the inputs
+            _, pullback = _native_rrule(ctx.call, operands)
+        wanted = ctx.needs_input_grad[2:]
+        cotangents = ctx.call.pullback(pullback, operands, seeds, wanted)
+        return (None, None, *(_fitted(c, x) for c, x in zip(cotangents, operands)))
+
+
+class _Native(_NativeReverse):
+    """``_NativeReverse`` with forward mode (``jvp``): what runs eagerly. Under ``torch.compile`` the wrapped call
+    uses ``_NativeReverse``, which Dynamo traces without a graph break (it refuses a Function with a ``jvp``)."""
+
+    @staticmethod
+    def jvp(ctx: Any, _call: Any, _cache: Any, *dots: Any) -> Any:
+        if _forward_over_forward():
+            raise NotImplementedError(
+                f"{ctx.call.name}: forward mode over forward mode (torch.func.jvp of jvp, jacfwd of jacfwd) is not "
+                f"available: torch runs an autograd.Function's jvp with forward gradients off, so the outer "
+                f"tangent would be a silent zero; use jacfwd(jacrev(...)) or torch.func.hessian"
+            )
+        operands = ctx.saved_tensors
+        tangents = ctx.call.pushforward(operands, dots) or [None] * len(ctx.outputs)
+        return tuple(
+            torch.zeros(shape, dtype=dtype, device=device) if t is None else _as_tensor(t, operands[0]).to(dtype)
+            for t, (shape, dtype, device) in zip(tangents, ctx.outputs)
+        )
+
+
+class _NativeEager(torch.autograd.Function):
+    """``_Native`` in the older form (``forward`` takes ``ctx``), for a call outside the transforms of
+    ``torch.func``: torch's ``apply`` of a Function with ``setup_context`` binds its arguments through
+    ``inspect.signature`` at every call."""
+
+    @staticmethod
+    def forward(ctx: Any, call: Call, cache: _Cache, *operands: torch.Tensor) -> Any:
+        output = _NativeReverse.forward(call, cache, *operands)
+        ctx.call, ctx.cache = call, cache
+        ctx.outputs = [(t.shape, t.dtype, t.device) for t in output]
+        integers = [t for t in output if not (t.is_floating_point() or t.is_complex())]
+        if integers:
+            ctx.mark_non_differentiable(*integers)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*operands)
+        if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
+            ctx.save_for_forward(*operands)
+        return output
+
+    @staticmethod
+    def backward(ctx: Any, *seeds: Any) -> Any:
+        operands = ctx.saved_tensors
+        pullback = ctx.cache.pullback
+        if torch.is_grad_enabled():  # a graph is wanted: record the rule from the inputs
+            _, pullback = _native_rrule(ctx.call, operands)
+        call = ctx.call
+        if call.kind is None and not call.fields and len(operands) == 1 == len(call.arg_slots):
+            return (None, None, _one_cotangent(call, pullback, operands[0], seeds[0], ctx.needs_input_grad[2]))
+        cotangents = call.pullback(pullback, operands, seeds, ctx.needs_input_grad[2:])
+        return (None, None, *(_fitted(c, x) for c, x in zip(cotangents, operands)))
+
+    jvp = staticmethod(_Native.jvp)
+
+
+def _one_cotangent(call: Call, pullback: Any, x: torch.Tensor, seed: Any, wanted: bool) -> Any:
+    """``Call.pullback`` for the common call: one output, one positional operand (a seed of the output's dtype and
+    a tensor cotangent of the operand's dtype and shape pass as they are)."""
+    if seed is None or not wanted or not (seed.is_floating_point() or seed.is_complex()):
+        return None
+    ct = pullback(seed)[1]
+    if type(ct) is not torch.Tensor:  # a thunk, a zero, a not-implemented tangent, a number: the general way
+        return _fitted(call.pullback(lambda _: (None, ct), [x], [seed], [True])[0], x)
+    if ct.shape != x.shape:
+        raise ValueError(
+            f"{call.name}: the pullback returned a cotangent of shape {tuple(ct.shape)} for "
+            f"{call.operand_label(0)} of shape {tuple(x.shape)}"
+        )
+    return ct if ct.dtype == x.dtype else _fitted(ct, x)

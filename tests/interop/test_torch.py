@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import scipy.special
 
 torch = pytest.importorskip("torch", reason="PyTorch is optional: pip install 'chainrules[torch]'")
 
@@ -182,11 +183,14 @@ def test_not_implemented_tangent_for_an_argument_without_gradient_is_harmless() 
     assert x.grad.item() == pytest.approx(-2 * np.sin(1.0))
 
 
-def test_a_tensor_off_the_cpu_is_refused_naming_its_device() -> None:
-    with pytest.raises(ValueError, match=r"np\.sin got a tensor on meta for argument 1.*\.cpu\(\)"):
-        interop.wrap(np.sin)(torch.empty(3, device="meta"))
-    with pytest.raises(ValueError, match=r"np\.sum got a tensor on meta for keyword argument 'where'"):
-        interop.wrap(np.sum)(torch.ones(3), where=torch.empty(3, dtype=torch.bool, device="meta"))
+def test_a_tensor_off_the_cpu_is_refused_naming_its_device_on_the_host_path() -> None:
+    """The host path runs numpy on the CPU (the native path takes any device: test_torch_native.py)."""
+    gamma = interop.wrap(scipy.special.gamma)
+    assert gamma.path == "host"
+    with pytest.raises(ValueError, match=r"scipy\.special\.gamma got a tensor on meta for argument 1.*\.cpu\(\)"):
+        gamma(torch.empty(3, device="meta"))
+    with pytest.raises(ValueError, match=r"scale_shift got a tensor on meta for keyword argument 'shift'"):
+        interop.wrap(rules.scale_shift)(torch.ones(3), torch.ones(3), shift=torch.empty((), device="meta"))
 
 
 def test_tensor_keywords_pass_as_constants() -> None:
@@ -293,12 +297,20 @@ def test_forward_mode_dual_tensors() -> None:
         pytest.param(lambda g, x: torch.func.jacfwd(torch.func.jacrev(g))(x), id="jacfwd-jacrev"),
     ],
 )
-def test_second_derivatives_equal_pytorchs(second: Any) -> None:
-    """Every torch.func composition of two derivatives: the engines differentiate the pullback or pushforward."""
+def test_second_derivatives_equal_pytorchs(second: Any, request: Any) -> None:
+    """Every torch.func composition of two derivatives: on the native path torch differentiates the rules' own
+    operations, on the host path the engines differentiate the pullback or pushforward. Forward over forward is
+    refused on the native path (torch runs a Function's jvp with forward gradients off)."""
     x = torch.tensor([[0.1, 0.2], [-0.7, 1.3]], dtype=F64)
-    tanh, logaddexp = interop.wrap(np.tanh), interop.wrap(np.logaddexp)
-    pairs = ((tanh, torch.tanh), (lambda v: logaddexp(v, v * v), lambda v: torch.logaddexp(v, v * v)))
-    for wrapped, native in pairs:
+    tanh, logaddexp, expit = interop.wrap(np.tanh), interop.wrap(np.logaddexp), interop.wrap(scipy.special.expit)
+    assert (tanh.path, logaddexp.path, expit.path) == ("native", "native", "host")
+    native_pairs = [(tanh, torch.tanh), (lambda v: logaddexp(v, v * v), lambda v: torch.logaddexp(v, v * v))]
+    if request.node.callspec.id == "jacfwd-jacfwd":
+        for wrapped, _ in native_pairs:
+            with pytest.raises(NotImplementedError, match="forward mode over forward mode"):
+                second(wrapped, x)
+        native_pairs = []
+    for wrapped, native in [*native_pairs, (expit, torch.sigmoid)]:
         torch.testing.assert_close(second(wrapped, x), second(native, x), rtol=1e-10, atol=1e-12)
 
 
@@ -322,13 +334,15 @@ def test_second_derivatives_pass_gradgradcheck(dtype: Any) -> None:
     assert torch.autograd.gradgradcheck(interop.wrap(np.sin), (b,))
 
 
-def test_third_derivatives_raise() -> None:
-    """Never a silent zero: past the second derivative the engines are not asked again."""
+def test_third_derivatives_raise_on_the_host_path() -> None:
+    """Never a silent zero: past the second derivative the engines are not asked again (the native path has every
+    order: test_torch_native.py)."""
     x = torch.tensor([0.1, 0.2], dtype=F64)
-    with pytest.raises(NotImplementedError, match=r"np\.sin: third derivatives"):
-        torch.func.jacrev(torch.func.jacrev(torch.func.jacrev(interop.wrap(np.sin))))(x)
-    with pytest.raises(NotImplementedError, match=r"np\.sin: third derivatives"):
-        torch.func.jacfwd(torch.func.jacfwd(torch.func.jacfwd(interop.wrap(np.sin))))(x)
+    expit = interop.wrap(scipy.special.expit)
+    with pytest.raises(NotImplementedError, match=r"scipy\.special\.expit: third derivatives"):
+        torch.func.jacrev(torch.func.jacrev(torch.func.jacrev(expit)))(x)
+    with pytest.raises(NotImplementedError, match=r"scipy\.special\.expit: third derivatives"):
+        torch.func.jacfwd(torch.func.jacfwd(torch.func.jacfwd(expit)))(x)
 
 
 _NOT_SMOOTH = (At,)

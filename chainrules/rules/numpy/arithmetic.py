@@ -19,8 +19,10 @@ share these tables (``python_operators``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -103,13 +105,22 @@ def _shares(m: Any, t: Any, x: Any, y: Any) -> Any:
     return m.where(ahead, s, es), m.where(ahead, es, s)
 
 
+def _quiet_invalid(m: Any) -> Any:
+    """numpy's errstate ignoring invalid values, for numpy's computation (and an engine's over it); nothing for
+    another library's namespace (a module), whose arrays numpy's flags do not govern (and ``torch.compile`` would
+    not trace it)."""
+    if m is not np and isinstance(m, types.ModuleType):
+        return contextlib.nullcontext()
+    return np.errstate(invalid="ignore")
+
+
 def _logaddexp(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore"):  # inf - inf, in _shares
+    with _quiet_invalid(m):  # inf - inf, in _shares
         return _shares(m, x - y, x, y)
 
 
 def _logaddexp2(m: Any, out: Any, x: Any, y: Any) -> Any:
-    with np.errstate(invalid="ignore"):
+    with _quiet_invalid(m):
         return _shares(m, (x - y) * math.log(2.0), x, y)
 
 

@@ -94,7 +94,7 @@ class _Reduction:
         if axis is None:
             self.kept, self.size = (1,) * ndim, math.prod(self.shape)
         else:
-            self.kept, self.size = kept_shape(self.shape, self.axes), math.prod(self.shape[a] for a in self.axes)
+            self.kept, self.size = kept_shape(self.shape, self.axes), math.prod([self.shape[a] for a in self.axes])
         self.keepdims = bool(options["keepdims"])
         self.initial = options.get("initial")
         self.where = joined_mask(options.get("where", True), nan_mask(x) if self.skips_nan else None)
