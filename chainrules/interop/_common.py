@@ -169,19 +169,30 @@ Slot = tuple[int, int | None]  # (position, entry of a list or tuple argument, o
 # ----- a call of a wrapped function -----
 
 
-PATHS = ("host", "derived")
-"""How a wrapped function is differentiated, as its ``path`` attribute says: ``"host"``, by its registered rules
-run in numpy; ``"derived"``, by rules the reference engines derive from its body (it has none of its own)."""
+PATHS = ("native", "host", "derived")
+"""How a wrapped function is differentiated, as its ``path`` attribute says: ``"native"``, by its registered rules
+run on the framework's own arrays (every rule of it generic, and an adapter that hands them over: ``native=True``);
+``"host"``, by its registered rules run in numpy; ``"derived"``, by rules the reference engines derive from its body
+(it has none of its own)."""
 
 
-def path_of(f: Any) -> str:
-    """``"host"`` for a function (or callable object) with registered rules, ``"derived"`` for one without."""
-    return "host" if rrule.has_rules(f) or frule.has_rules(f) else "derived"
+def path_of(f: Any, native: bool = False) -> str:
+    """``"derived"`` for a function (or callable object) without registered rules; with rules, ``"native"`` where
+    ``native`` (the adapter runs rules on its own arrays) and every rule of ``f`` is generic, else ``"host"``."""
+    if not (rrule.has_rules(f) or frule.has_rules(f)):
+        return "derived"
+    return "native" if native and is_generic(f) else "host"
 
 
-def with_path(wrapped: Any, f: Any) -> Any:
+def is_generic(f: Any) -> bool:
+    """Whether every registered rule of ``f`` (both modes; opt-outs aside) runs on every Array API library."""
+    records = [r for registry in (rrule, frule) for r in registry.records_for(f) if not r.opt_out]
+    return bool(records) and all(r.generic for r in records)
+
+
+def with_path(wrapped: Any, f: Any, native: bool = False) -> Any:
     """``wrapped`` with its ``path`` attribute: how the adapter differentiates ``f`` (``PATHS``)."""
-    wrapped.path = path_of(f)
+    wrapped.path = path_of(f, native)
     return wrapped
 
 

@@ -380,9 +380,9 @@ def test_transforms(mode: str, name: str, transform: Any) -> None:
     ],
 )
 def test_unsupported_transforms_raise(mode: str, transform: Any, message: str | None) -> None:
-    """What a mode does not support fails loudly, never with a wrong value."""
+    """What a mode of the host path does not support fails loudly, never with a wrong value."""
     with pytest.raises(Exception, match=message):
-        transform(wrap(np.sin, mode=mode), jnp.array([0.1, 0.2]))
+        transform(wrap(np.sin, mode=mode, path="host"), jnp.array([0.1, 0.2]))
 
 
 @pytest.mark.parametrize(
