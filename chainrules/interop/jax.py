@@ -29,7 +29,28 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero, linear_call
 
-from ._common import Call, has_tangent_space, unflatten_output, with_name_of, with_path
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    NotImplementedTangent,
+    NotImplementedTangentError,
+    Tangent,
+    ZeroTangent,
+    frule,
+    rrule,
+    unthunk,
+)
+
+from ._common import (
+    Call,
+    _Sequence,
+    has_tangent_space,
+    path_of,
+    sequence_tangent,
+    static_tangent,
+    unflatten_output,
+    with_name_of,
+)
 from ._second_order import pullback_function, vjp_of
 
 __all__ = ["wrap"]
@@ -37,7 +58,7 @@ __all__ = ["wrap"]
 MODES = ("reverse", "forward", "both")
 
 
-def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..., Any]:
+def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None, path: str | None = None) -> Callable[..., Any]:
     """A function on JAX arrays that computes ``f`` and differentiates it through its rules.
 
     ``mode="reverse"`` (``rrule``) supports ``grad``, ``vjp``, ``jacrev``;
@@ -54,6 +75,16 @@ def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..
     or a function of the arguments (operands as ``ShapeDtypeStruct``) that
     returns them.
 
+    Where every rule of ``f`` is generic (it computes in its arrays' own
+    namespace), the rules run on JAX's arrays and tracers themselves: the
+    ``"native"`` path, a ``jax.custom_jvp`` whose JVP is the ``frule``,
+    traced by JAX. ``jit``, ``vmap``, ``grad``, ``jvp``, ``jacfwd``,
+    ``jacrev``, ``hessian`` and higher orders then all work whatever
+    ``mode`` says, and ``out_shape`` is not needed. ``path="host"`` keeps the
+    host path for such a function; ``path="native"`` insists on the native
+    one (``ValueError`` where a rule of ``f`` is numpy's alone). The
+    wrapper's ``path`` attribute says which it took.
+
     >>> import jax
     >>> import jax.numpy as jnp
     >>> import chainrules  # registers the rules for numpy
@@ -66,13 +97,37 @@ def wrap(f: Any, *, mode: str = "reverse", out_shape: Any = None) -> Callable[..
     """
     if mode not in MODES:
         raise ValueError(f"wrap: mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
+    if path not in (None, "native", "host"):
+        raise ValueError(f"wrap: path must be None, 'native' or 'host', got {path!r}")
+    chosen = path_of(f, native=path != "host")
+    if path == "native" and chosen != "native":
+        raise ValueError(
+            f"wrap: {f!r} cannot take the native path: "
+            + ("it has no rules" if chosen == "derived" else "a rule of it is written for numpy arrays alone")
+        )
     build = {"reverse": _reverse, "forward": _forward, "both": _both}[mode]
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if wrapped.path == "native":  # type: ignore[attr-defined]
+            call, operands = Call.split(f, args, kwargs, _is_array)
+            try:
+                return unflatten_output(_native(call)(*operands), call.kind)
+            except TypeError as err:
+                if path == "native" or not _is_refusal(err):
+                    raise
+                wrapped.path = "host"  # type: ignore[attr-defined]  # a rule that does not run on JAX's arrays
         call, operands = Call.split(f, args, kwargs, _is_array)
         return unflatten_output(build(call, out_shape)(*operands), call.kind)
 
-    return with_path(with_name_of(wrapped, f), f)
+    wrapped = with_name_of(wrapped, f)
+    wrapped.path = chosen  # type: ignore[attr-defined]
+    return wrapped
+
+
+def _is_refusal(err: TypeError) -> bool:
+    """Whether ``err`` is a generic rule refusing JAX's arrays (``chainrules_core.arrays.refusal``): a function the
+    Python Array API standard lacks (``np.fabs``), or an option it lacks."""
+    return "has no rule for arrays of type jax" in str(err)
 
 
 # ----- arrays and shapes -----
@@ -366,3 +421,120 @@ def _both(call: Call, out_shape: Any) -> Any:
 
     fn.defjvp(fn_jvp, symbolic_zeros=True)
     return fn
+
+
+# ----- native: the frule traced by JAX, a custom_jvp whose pushforward JAX transposes -----
+
+
+def _native(call: Call, out_shape: Any = None) -> Any:
+    """``f`` as a ``jax.custom_jvp`` of the operands whose JVP is ``f``'s frule run on JAX's arrays or tracers.
+
+    The primal alone is the rrule's (its pullback is dead code that ``jit`` drops), or, for a function with only
+    an frule, the frule's with zero tangents. JAX
+    differentiates the frule's operations for higher orders, batches them under ``vmap``, and transposes the
+    pushforward, linear in the tangents, for reverse mode.
+    """
+
+    @jax.custom_jvp
+    def fn(*operands: Any) -> tuple[Any, ...]:
+        return _native_primal(call, operands)
+
+    def fn_jvp(operands: Sequence[Any], dots: Sequence[Any]) -> Any:
+        if not any(_live_dots(call, operands, dots)):
+            outputs = _native_primal(call, operands)
+            return outputs, tuple(_native_tangents(call, outputs, ZeroTangent()))
+        return _native_frule(call, operands, dots)
+
+    fn.defjvp(fn_jvp, symbolic_zeros=True)
+    return fn
+
+
+def _native_primal(call: Call, operands: Sequence[Any]) -> tuple[Any, ...]:
+    """The outputs, by ``f``'s rrule on JAX values, or by its frule with zero tangents where it has no rrule."""
+    f, args, kwargs = call.bind(operands)
+    result = rrule(f, *args, **kwargs) if rrule.has_rules(call.f) else None
+    if result is None:
+        return _native_frule(call, operands, [None] * len(operands), tangents=False)[0]
+    return _native_outputs(call, result[0])
+
+
+def _native_outputs(call: Call, out: Any) -> tuple[Any, ...]:
+    """The output's entries as JAX arrays; the call remembers their container."""
+    if isinstance(out, (tuple, list)):
+        call.kind, entries = type(out), [jnp.asarray(o) for o in out]
+    else:
+        call.kind, entries = None, [jnp.asarray(out)]
+    call.n_outputs = len(entries)
+    return tuple(entries)
+
+
+def _native_frule(
+    call: Call, operands: Sequence[Any], dots: Sequence[Any], tangents: bool = True
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The outputs, and with ``tangents`` their tangents, by ``f``'s frule on JAX values (``None`` or a symbolic
+    zero in ``dots`` for a zero tangent; keyword operands never carry one)."""
+    n_fields, n_args = len(call.fields), len(call.arg_slots)
+    live = [not _is_zero(d) and has_tangent_space(o) for d, o in zip(dots, operands)]
+    live[n_fields + n_args :] = [False] * (len(operands) - n_fields - n_args)
+    f, args, kwargs = call.bind(operands)
+    f_dot: Any = NoTangent()
+    if n_fields and any(live[:n_fields]):
+        f_dot = Tangent(type(call.f), **{n: d for n, d, w in zip(call.fields, dots, live) if w})
+    arg_dots: list[Any] = [
+        [static_tangent(e) for e in a] if isinstance(s, _Sequence) else static_tangent(a)
+        for a, s in zip(args, call.args)
+    ]
+    for (i, j), d, v, w in zip(call.arg_slots, dots[n_fields:], operands[n_fields:], live[n_fields:]):
+        tangent = d if w else static_tangent(v)
+        if j is None:
+            arg_dots[i] = tangent
+        else:
+            arg_dots[i][j] = tangent
+    arg_dots = [sequence_tangent(s.kind, t) if isinstance(s, _Sequence) else t for t, s in zip(arg_dots, call.args)]
+    result = frule((f_dot, *arg_dots), f, *args, **kwargs)
+    if result is None:
+        raise call.no_rule("frule", operands)
+    out, out_dot = result
+    entries = _native_outputs(call, out)
+    return entries, tuple(_native_tangents(call, entries, out_dot)) if tangents else ()
+
+
+def _native_tangents(call: Call, outputs: Sequence[Any], out_dot: Any) -> list[Any]:
+    """One JAX tangent per output: zeros for a zero (``float0`` ones for an integer output), each in its
+    output's shape and dtype; a ``NotImplementedTangent`` raises, naming the function."""
+    out_dot = unthunk(out_dot)
+    count = len(outputs)
+    if isinstance(out_dot, AbstractZero):
+        given: list[Any] = [ZeroTangent()] * count
+    elif call.kind is None:
+        given = [out_dot]
+    else:
+        given = [out_dot[i] for i in range(count)]
+    result: list[Any] = []
+    for i, (t, o) in enumerate(zip(given, outputs)):
+        t = unthunk(t)
+        if isinstance(t, NotImplementedTangent):
+            where = "its output" if call.kind is None else f"output {i}"
+            raise NotImplementedTangentError(f"{call.name}: the pushforward to {where} is not implemented: {t.info}")
+        if not has_tangent_space(o):
+            result.append(np.zeros(o.shape, dtype=jax.dtypes.float0))
+        elif isinstance(t, AbstractZero):
+            result.append(jnp.zeros(o.shape, o.dtype))
+        else:
+            result.append(_as_tangent_of(call, i, jnp.asarray(t), o))
+    return result
+
+
+def _as_tangent_of(call: Call, index: int, t: Any, output: Any) -> Any:
+    """``t`` in ``output``'s dtype and shape: a real tangent of a complex output, or one of another precision,
+    cast; a scalar broadcast. A complex tangent of a real output is refused."""
+    if t.dtype != output.dtype:
+        if jnp.iscomplexobj(t) and not jnp.iscomplexobj(output):
+            raise TypeError(
+                f"{call.name}: its frule gave a complex tangent ({t.dtype}) for its real output {index} "
+                f"({output.dtype})"
+            )
+        t = t.astype(output.dtype)
+    if t.shape != output.shape:
+        t = jnp.broadcast_to(t, output.shape)
+    return t

@@ -109,7 +109,7 @@ JITTED = Framework(
 
 RULE_ONLY = Framework(
     name="jax, eagerly",
-    wrap=JAX.wrap,
+    wrap=lambda f, mode: wrap(f, mode=mode, path="host"),  # the host path; the native one is compiled below
     array=JAX.array,
     vjp=_vjp,
     jvp=_jvp,
@@ -120,9 +120,11 @@ RULE_ONLY = Framework(
 
 @pytest.mark.parametrize(("case", "dtype"), case_params(("float64", "complex128", "float32")))
 def test_declared_case(case: Case, dtype: str) -> None:
-    """jax.vjp of wrap(f) and jax.jvp of wrap(f, mode="forward") equal the rule's, in JAX's convention.
+    """jax.vjp of wrap(f) and jax.jvp of wrap(f, mode="forward") on the host path equal the rule's, in JAX's
+    convention.
 
-    Every case runs here, eagerly; JAX's own derivatives are compared below, one case per function
+    Every case runs here, eagerly; JAX's own derivatives are compared below, natively for the generic rules, one
+    case per function
     and dtype (JAX compiles each new function, shape and dtype: ~0.2 s apiece).
     """
     check_case(RULE_ONLY, case, dtype)
@@ -152,7 +154,8 @@ def _one_case_per_function() -> list[Any]:
 
 @pytest.mark.parametrize(("case", "dtype"), _one_case_per_function())
 def test_declared_case_under_jit(case: Case, dtype: str) -> None:
-    """Under jax.jit, where the rules run in host callbacks, the derivatives equal JAX's own (or the rule's where
+    """Under jax.jit, where the generic rules are traced (the native path) and the others run in host callbacks,
+    the derivatives equal JAX's own (or the rule's where
     JAX has no such function or disagrees): one case per function and dtype, and the fixed points."""
     check_case(JITTED, case, dtype)
 
@@ -380,9 +383,9 @@ def test_transforms(mode: str, name: str, transform: Any) -> None:
     ],
 )
 def test_unsupported_transforms_raise(mode: str, transform: Any, message: str | None) -> None:
-    """What a mode does not support fails loudly, never with a wrong value."""
+    """What a mode of the host path does not support fails loudly, never with a wrong value."""
     with pytest.raises(Exception, match=message):
-        transform(wrap(np.sin, mode=mode), jnp.array([0.1, 0.2]))
+        transform(wrap(np.sin, mode=mode, path="host"), jnp.array([0.1, 0.2]))
 
 
 @pytest.mark.parametrize(
