@@ -373,3 +373,33 @@ def test_torch_compile_with_inductor() -> None:
     x = torch.linspace(-1, 1, 7, dtype=F64, requires_grad=True)
     (g,) = torch.autograd.grad(compiled(x), x)
     torch.testing.assert_close(g, torch.cos(x.detach()), **TOL)
+
+
+def _softclip(x: Any) -> Any:
+    return x / np.sqrt(1 + x * x)
+
+
+@rrule.register(_softclip, generic=True)
+def _rrule_softclip(f: Any, x: Any) -> Any:
+    xp = namespace_of(x)
+    r = 1 / xp.sqrt(1 + x * x)
+    return x * r, lambda y_bar: (NoTangent(), y_bar * r**3)
+
+
+@frule.register(_softclip, generic=True)
+def _frule_softclip(tangents: Any, f: Any, x: Any) -> Any:
+    xp = namespace_of(x)
+    r = 1 / xp.sqrt(1 + x * x)
+    return x * r, tangents[1] * r**3
+
+
+def test_the_user_rule_of_rule_authors_md_takes_the_native_path() -> None:
+    """docs/rule-authors.md's softclip: native, its second derivative torch's derivative of the pullback."""
+    from chainrules.testing.libraries import LIBRARIES, compare_on
+
+    assert interop.wrap(_softclip).path == "native"
+    second = torch.func.grad(torch.func.grad(lambda t: interop.wrap(_softclip)(t).sum()))
+    x = 1.0
+    assert float(second(torch.tensor(x, dtype=torch.float64))) == pytest.approx(-3 * x / (1 + x * x) ** 2.5, rel=1e-12)
+    for mode in ("rrule", "frule"):
+        assert compare_on(LIBRARIES["torch"], _softclip, np.array([0.5, -2.0]), mode=mode).compared == 2
