@@ -414,66 +414,6 @@ def families_table(runs: Sequence[CheckRun]) -> str:
     return table_text((*headers, "worst error", "time"), rows)
 
 
-def stale_order2_refusals(runs: Sequence[CheckRun]) -> list[Any]:
-    """Declared second-order refusals that matched runs here, none of which failed: no longer true.
-
-    Judged only for a refusal every declared case of whose function ran in
-    every dtype and mode it names, so that a filter cannot make one look stale.
-    """
-    from chainrules_core.testing import registered_cases
-
-    ran = {(id(r.case), r.dtype, r.mode) for r in runs}
-    by_refusal: dict[int, tuple[Any, list[CheckRun]]] = {}
-    for r in runs:
-        if r.refusal is not None:
-            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
-    stale = []
-    for refusal, matched in by_refusal.values():
-        if any(r.status == "refused" for r in matched):
-            continue
-        complete = all(
-            (id(case), dtype, mode) in ran
-            for family, case in registered_cases()
-            for dtype, mode in case.expand()
-            if case.smooth and refusal.matches(family, case, dtype, mode)
-        )
-        if complete:
-            stale.append(refusal)
-    return stale
-
-
-def _order2_summary(done: Sequence[CheckRun], left_out: int, out: TextIO) -> int:
-    """What a second-order check left out and refused; the number of stale refusals (each a failure)."""
-    if left_out:
-        print(
-            f"\nleft out {plural(left_out, 'run')} at declared non-smooth points (kinks, ties, zeros of norms: "
-            "Case(..., smooth=False)), where no second derivative exists",
-            file=out,
-        )
-    refused = [r for r in done if r.status == "refused"]
-    if refused:
-        share = 100 * len(refused) / len(done)
-        print(
-            f"\nrefused {len(refused):,} of {plural(len(done), 'smooth run')} ({share:.1f}%), "
-            "declared with refuse_order2 beside the cases:",
-            file=out,
-        )
-        by_refusal: dict[int, tuple[Any, list[CheckRun]]] = {}
-        for r in refused:
-            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
-        for refusal, group in by_refusal.values():
-            modes = ", ".join(sorted({r.mode for r in group}))
-            print(f"  {refusal.label} [{modes}], {plural(len(group), 'run')}: {refusal.reason}", file=out)
-    stale = stale_order2_refusals(done)
-    for refusal in stale:
-        print(
-            f"\nFAIL refuse_order2 of {refusal.label} ({refusal.family}): every run it refuses passes; "
-            "remove the refusal",
-            file=out,
-        )
-    return len(stale)
-
-
 def check(
     pattern: str | None,
     dtypes: Sequence[str] | None,
@@ -516,7 +456,12 @@ def check(
         lines = r.message.splitlines() or [""]
         detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []))
         print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
-    stale = _order2_summary(done, left_out, out) if order == 2 and not exitfirst else 0
+    if order == 2 and not exitfirst:
+        from chainrules.testing.second_order import order2_summary
+
+        stale = order2_summary(done, left_out, out)
+    else:
+        stale = 0
     count = len({r.family for r in done})
     print(f"\n{plural(len(done), 'run')} of {plural(count, 'family')} in {elapsed:.1f}s", file=out)
     refused = sum(r.status == "refused" for r in done)

@@ -26,7 +26,7 @@ import dataclasses
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from chainrules_core import (
     rrule,
     unthunk,
 )
-from chainrules_core.naming import function_name
+from chainrules_core.naming import function_name, plural
 from chainrules_core.testing.checks import CheckOptions, CheckReport, Setup, along, check_close, check_inner, setup
 from chainrules_core.testing.layout import Vector
 from chainrules_core.testing.tangents import PrimalAndTangent, rand_tangent
@@ -52,9 +52,11 @@ __all__ = [
     "OVER",
     "Order2Refusal",
     "order2_refusal",
+    "order2_summary",
     "refuse_order2",
     "registered_order2_refusals",
     "run_case_order2",
+    "stale_order2_refusals",
     "test_frule_order2",
     "test_rrule_order2",
 ]
@@ -408,3 +410,64 @@ def registered_order2_refusals(family: str | None = None) -> list[Order2Refusal]
 def order2_refusal(family: str, case: Any, dtype: str, mode: str) -> Order2Refusal | None:
     """The refusal declared for this run of a declared case at second order, if any."""
     return next((r for r in _ORDER2_REFUSALS if r.matches(family, case, dtype, mode)), None)
+
+
+def stale_order2_refusals(runs: Sequence[Any]) -> list[Order2Refusal]:
+    """Declared second-order refusals that matched runs here, none of which failed: no longer true.
+
+    Judged only for a refusal every declared case of whose function ran in
+    every dtype and mode it names, so that a filter cannot make one look stale.
+    """
+    from chainrules_core.testing import registered_cases
+
+    ran = {(id(r.case), r.dtype, r.mode) for r in runs}
+    by_refusal: dict[int, tuple[Any, list[Any]]] = {}
+    for r in runs:
+        if r.refusal is not None:
+            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
+    stale = []
+    for refusal, matched in by_refusal.values():
+        if any(r.status == "refused" for r in matched):
+            continue
+        complete = all(
+            (id(case), dtype, mode) in ran
+            for family, case in registered_cases()
+            for dtype, mode in case.expand()
+            if case.smooth and refusal.matches(family, case, dtype, mode)
+        )
+        if complete:
+            stale.append(refusal)
+    return stale
+
+
+def order2_summary(done: Sequence[Any], left_out: int, out: TextIO) -> int:
+    """What ``check --order 2`` left out and refused, printed to ``out``; the number of stale refusals (each a
+    failure). ``done``: the command line's runs (``case``, ``dtype``, ``mode``, ``status``, ``refusal``)."""
+    if left_out:
+        print(
+            f"\nleft out {plural(left_out, 'run')} at declared non-smooth points (kinks, ties, zeros of norms: "
+            "Case(..., smooth=False)), where no second derivative exists",
+            file=out,
+        )
+    refused = [r for r in done if r.status == "refused"]
+    if refused:
+        share = 100 * len(refused) / len(done)
+        print(
+            f"\nrefused {len(refused):,} of {plural(len(done), 'smooth run')} ({share:.1f}%), "
+            "declared with refuse_order2 beside the cases:",
+            file=out,
+        )
+        by_refusal: dict[int, tuple[Any, list[Any]]] = {}
+        for r in refused:
+            by_refusal.setdefault(id(r.refusal), (r.refusal, []))[1].append(r)
+        for refusal, group in by_refusal.values():
+            modes = ", ".join(sorted({r.mode for r in group}))
+            print(f"  {refusal.label} [{modes}], {plural(len(group), 'run')}: {refusal.reason}", file=out)
+    stale = stale_order2_refusals(done)
+    for refusal in stale:
+        print(
+            f"\nFAIL refuse_order2 of {refusal.label} ({refusal.family}): every run it refuses passes; "
+            "remove the refusal",
+            file=out,
+        )
+    return len(stale)
