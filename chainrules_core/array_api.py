@@ -108,6 +108,13 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
     (``implements``); otherwise the ``TypeError`` of ``refusal``."""
     if xp is np or not is_numpy_function(f):
         return f(*args, **kwargs)
+    if not kwargs and isinstance(f, np.ufunc):  # a ufunc of arrays: the standard's function of its name, once found
+        ufunc_target = _UFUNC_TARGETS.get((xp.__name__, f.__name__))
+        if ufunc_target is not None and len(args) == f.nin:
+            try:
+                return ufunc_target(*args)
+            except (TypeError, RuntimeError, NotImplementedError):
+                pass  # the general way below says why
     target = standard_function(xp, f)
     array = next((a for a in _flat(args) if is_foreign_array(a)), args[0] if args else None)
     if target is not None:
@@ -115,7 +122,7 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         if keywords.get("dtype") is not None:
             keywords["dtype"] = dtype_in(xp, keywords["dtype"])
         try:
-            return target(*positional, **keywords)
+            result = target(*positional, **keywords)
         except (TypeError, RuntimeError, NotImplementedError) as err:
             name = standard_name(f) or ""
             if name in REAL_ONLY and any(_is_complex(xp, a) for a in _flat(args)):
@@ -123,6 +130,9 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(err, TypeError):  # the library refuses these types (an int64 array with a float64 one)
                 raise refusal(f, array, str(err)) from None
             raise
+        if isinstance(f, np.ufunc) and not kwargs:
+            _UFUNC_TARGETS[(xp.__name__, f.__name__)] = target
+        return result
     if implements(array, f):
         try:
             return f(*args, **kwargs)
@@ -135,6 +145,12 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         else "the Python Array API standard has no such function"
     )
     raise refusal(f, array, why)
+
+
+_UFUNC_TARGETS: dict[tuple[str, str], Any] = {}
+"""The standard's function that answered a ufunc's call in a namespace, by their names
+(``("array_api_compat.torch", "sin")``: ``torch.sin``), so that the next call of that ufunc with positional arrays
+alone goes to it at once. Names, not the objects, so that ``torch.compile`` can read the keys."""
 
 
 def dtype_in(xp: Any, dtype: Any) -> Any:

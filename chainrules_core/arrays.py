@@ -141,14 +141,35 @@ def is_complex_dtype(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is complex, in the namespace ``xp``."""
     if xp is np:
         return bool(np.dtype(dtype).kind == "c")
-    return bool(xp.isdtype(dtype, "complex floating"))
+    return _dtype_kind(xp, dtype) == "c"
 
 
 def is_inexact_dtype(xp: Any, dtype: Any) -> bool:
     """Whether ``dtype`` is real or complex floating, in ``xp``: the dtypes with a tangent space."""
     if xp is np:
         return bool(np.dtype(dtype).kind in "fc")
-    return bool(xp.isdtype(dtype, ("real floating", "complex floating")))
+    return _dtype_kind(xp, dtype) in ("f", "c")
+
+
+_DTYPE_KINDS: dict[tuple[str, Any], str] = {}
+"""numpy's kind letter of another library's dtype (``"f"``, ``"c"``, or ``"o"`` for any other), by the namespace's
+name and the dtype, read once through the standard's ``isdtype``."""
+
+
+def _dtype_kind(xp: Any, dtype: Any) -> str:
+    name = getattr(xp, "__name__", None)  # a module; an engine's namespace object is asked each time
+    if name is not None:
+        try:
+            return _DTYPE_KINDS[name, dtype]
+        except (KeyError, TypeError):  # a dtype not seen yet, or one that does not hash
+            pass
+    kind = "c" if xp.isdtype(dtype, "complex floating") else "f" if xp.isdtype(dtype, "real floating") else "o"
+    if name is not None:
+        try:
+            _DTYPE_KINDS[name, dtype] = kind
+        except TypeError:
+            pass
+    return kind
 
 
 def real_dtype(xp: Any, dtype: Any) -> Any:

@@ -215,7 +215,7 @@ class Call:
     function has run.
     """
 
-    __slots__ = ("arg_slots", "args", "f", "fields", "kind", "kwarg_slots", "kwargs", "n_outputs")
+    __slots__ = ("arg_slots", "args", "f", "fields", "kind", "kwarg_slots", "kwargs", "n_outputs", "plain")
 
     def __init__(
         self,
@@ -234,6 +234,8 @@ class Call:
         self.kwarg_slots = kwarg_slots
         self.kind: Kind = None
         self.n_outputs = 0
+        self.plain = not fields and not kwargs and len(args) == 1 and arg_slots == [(0, None)]
+        """Whether the call is ``f(x)`` of one operand, the common call, which ``bind`` answers at once."""
 
     @classmethod
     def split(
@@ -299,6 +301,8 @@ class Call:
 
     def bind(self, values: Sequence[Any]) -> tuple[Any, list[Any], dict[str, Any]]:
         """``(f, args, kwargs)`` with the operands replaced by ``values`` (numpy arrays, in operand order)."""
+        if self.plain:
+            return self.f, [values[0]], {}
         n_fields, n_args = len(self.fields), len(self.arg_slots)
         f = construct(self.f, dict(zip(self.fields, values[:n_fields]))) if n_fields else self.f
         args = [a.entries[:] if isinstance(a, _Sequence) else a for a in self.args]

@@ -209,18 +209,34 @@ def _check_device(call: Call, t: torch.Tensor, label: str) -> None:
         )
 
 
-@torch.compiler.disable  # numpy code: torch.compile runs the call eagerly, with a graph break
 def _apply(f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()) -> Any:
-    call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
-    operands = [*params, *operands]
+    """``f`` through ``_Rule``: numpy on the host. Under ``torch.compile`` the call runs eagerly, with a graph break
+    (``_apply_compiled``); outside the transforms of ``torch.func``, through ``_RuleEager``."""
+    if torch.compiler.is_compiling():
+        return _apply_compiled(f, args, kwargs, fields, params)
+    if not kwargs and not fields and not params and len(args) == 1 and type(args[0]) is torch.Tensor:  # f(x)
+        call, operands = Call(f, [None], {}, [(0, None)], [], ()), [args[0]]
+    else:
+        call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
+        operands = [*params, *operands]
     for index, t in enumerate(operands):
         _check_device(call, t, call.operand_label(index))
     for key, value in kwargs.items():
         if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they cross as constants
             _check_device(call, value, f"keyword argument {key!r}")
             call.kwargs[key] = _numpy(value)
-    *outputs, _, _ = _Rule.apply(call, *operands)
-    return unflatten_output(outputs, call.kind)
+    if torch._C._are_functorch_transforms_active():
+        *outputs, _, _ = _Rule.apply(call, *operands)
+    else:
+        outputs = _RuleEager.apply(call, *operands)
+    return unflatten_output(list(outputs), call.kind)
+
+
+@torch.compiler.disable  # numpy code: torch.compile runs the call eagerly, with a graph break
+def _apply_compiled(
+    f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence[str] = (), params: Any = ()
+) -> Any:
+    return _apply(f, args, kwargs, fields, params)
 
 
 # ----- the autograd.Functions -----
@@ -304,6 +320,47 @@ class _Rule(torch.autograd.Function):
             entries.extend(entry)
         tensors, dims = _stack(rows)
         return (*tensors, entries, torch.stack(indices)), (*dims, None, 0)
+
+
+class _RuleEager(torch.autograd.Function):
+    """``_Rule`` for a call outside the transforms of ``torch.func``, in the older form (``forward`` takes ``ctx``,
+    which spares torch's ``inspect.signature`` of each call): the evaluation stays on ``ctx``, and a backward pass
+    that records no graph calls the pullback itself; one that does (``create_graph=True``) goes through
+    ``_Pullback``, whose engines give the second derivative."""
+
+    @staticmethod
+    def forward(ctx: Any, call: Call, *operands: torch.Tensor) -> Any:
+        values = [_numpy(t) for t in operands]
+        out, pullback = call.rrule(values)
+        outputs = call.record(out)
+        tensors = tuple(_tensor(o, avoid=values) for o in outputs)
+        ctx.call, ctx.entries = call, [_Entry(values, pullback, outputs)]
+        integers = [t for t in tensors if not (t.is_floating_point() or t.is_complex())]
+        if integers:
+            ctx.mark_non_differentiable(*integers)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(*operands)
+        if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
+            ctx.save_for_forward(*operands)
+        return tensors
+
+    @staticmethod
+    def backward(ctx: Any, *seeds: Any) -> Any:
+        operands = ctx.saved_tensors
+        wanted = ctx.needs_input_grad[1:]
+        call, (entry,) = ctx.call, ctx.entries
+        if torch.is_grad_enabled():  # a graph is wanted: the pullback as a function torch differentiates
+            index = torch.zeros((), dtype=torch.int64)
+            return (None, *_Pullback.apply(call, ctx.entries, wanted, index, *operands, *seeds))
+        arrays = [None if s is None else _numpy(s) for s in seeds]
+        cotangents = call.pullback(entry.pullback, entry.values, arrays, wanted)
+        avoid = [*arrays, *entry.values]
+        return (None, *(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values)))
+
+    @staticmethod
+    def jvp(ctx: Any, _: Any, *dots: Any) -> Any:
+        index = torch.zeros((), dtype=torch.int64)
+        return _Pushforward.apply(ctx.call, ctx.entries, index, *ctx.saved_tensors, *dots)
 
 
 class _Derivative(torch.autograd.Function):
