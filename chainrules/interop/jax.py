@@ -20,7 +20,10 @@ boundary, so ``jax.grad`` sees JAX's own convention.
 
 from __future__ import annotations
 
+import itertools
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -258,33 +261,97 @@ def _reverse(call: Call, out_shape: Any) -> Any:
         return _primal(call, out_shape, operands)
 
     def fn_fwd(*operands: Any) -> Any:
-        return fn(*operands), operands
+        *outputs, token = _primal_kept(call, out_shape, operands)
+        return tuple(outputs), (operands, token)
 
-    def fn_bwd(operands: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
-        return _differentiable_pullback(call, tuple(operands), seeds)
+    def fn_bwd(residuals: Any, seeds: Sequence[Any]) -> tuple[Any, ...]:
+        operands, token = residuals
+        return _differentiable_pullback(call, tuple(operands), seeds, token)
 
     fn.defvjp(fn_fwd, fn_bwd)
     return fn
 
 
-def _differentiable_pullback(call: Call, operands: tuple[Any, ...], seeds: Sequence[Any]) -> tuple[Any, ...]:
+class _Kept:
+    """The pullbacks of the forward passes whose backward pass has not run yet, by a token the forward pass
+    returns as a residual: the backward pass's callback takes its pullback from here rather than running the
+    primal again. A token not found (a backward pass run twice, or an entry pushed out by ``LIMIT`` newer ones)
+    runs ``rrule`` again, so the token only ever saves time."""
+
+    LIMIT = 8
+    """The forward passes kept at most, the newest: a forward pass whose backward pass never runs holds memory
+    only until eight more have run."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[int, Any] = OrderedDict()
+        self._tokens = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def keep(self, entry: Any) -> int:
+        with self._lock:
+            token = next(self._tokens) % 2**31
+            self._entries[token] = entry
+            while len(self._entries) > self.LIMIT:
+                self._entries.popitem(last=False)
+        return token
+
+    def take(self, token: Any) -> Any:
+        with self._lock:
+            return self._entries.pop(int(token), None)
+
+
+_KEPT = _Kept()
+
+
+def _primal_kept(call: Call, out_shape: Any, operands: Sequence[Any]) -> tuple[Any, ...]:
+    """The outputs and an ``int32`` token under which the host keeps the pullback (``_Kept``)."""
+
+    def run(*values: Any) -> list[Any]:
+        out, pullback = call.rrule(list(values))
+        outputs = call.record(out)
+        return [*outputs, np.int32(_KEPT.keep((pullback, [np.iscomplexobj(o) for o in outputs])))]
+
+    if not _traced(operands):
+        return tuple(jnp.asarray(r) for r in run(*(np.asarray(o) for o in operands)))
+    structs = [*_output_structs(call, operands, out_shape), _struct((), np.int32)]
+
+    @jax.custom_jvp
+    def kept(*operands: Any) -> tuple[Any, ...]:
+        return _host(call, run, structs, *operands)
+
+    def no_forward_mode(operands: Any, dots: Any) -> Any:
+        raise TypeError(
+            f"{call.name}: the host path's reverse mode is not differentiable in forward mode (hessian, jacfwd of "
+            f"jacrev) nor three times, as JAX refuses forward-mode autodiff of a custom_vjp; second derivatives: "
+            f"jacrev(jacrev(...))"
+        )
+
+    kept.defjvp(no_forward_mode)
+    return kept(*operands)  # type: ignore[no-any-return]
+
+
+def _differentiable_pullback(
+    call: Call, operands: tuple[Any, ...], seeds: Sequence[Any], token: Any = None
+) -> tuple[Any, ...]:
     """``_pullback`` as a ``custom_vjp`` of the operands and the live seeds, whose own VJP the reverse engine
-    computes on the host from the rule's numpy code: ``grad(grad(...))`` and ``jacrev(jacrev(...))``."""
+    computes on the host from the rule's numpy code: ``grad(grad(...))`` and ``jacrev(jacrev(...))``. ``token``
+    names the pullback the forward pass kept (``_Kept``)."""
     wanted = _is_differentiable(call, operands)
     live = [not _is_zero(s) and has_tangent_space(s) for s in seeds]
+    token = np.int32(0) if token is None else token
 
     def full(live_seeds: Sequence[Any]) -> list[Any]:
         given = iter(live_seeds)
         return [next(given) if is_live else None for is_live in live]
 
     @jax.custom_vjp
-    def pull(ops: tuple[Any, ...], live_seeds: tuple[Any, ...]) -> tuple[Any, ...]:
-        return _pullback(call, ops, full(live_seeds))
+    def pull(ops: tuple[Any, ...], live_seeds: tuple[Any, ...], token: Any) -> tuple[Any, ...]:
+        return _pullback(call, ops, full(live_seeds), token)
 
-    def pull_fwd(ops: tuple[Any, ...], live_seeds: tuple[Any, ...]) -> Any:
-        return pull(ops, live_seeds), (ops, live_seeds)
+    def pull_fwd(ops: tuple[Any, ...], live_seeds: tuple[Any, ...], token: Any) -> Any:
+        return pull(ops, live_seeds, token), (ops, live_seeds)
 
-    def pull_bwd(residuals: Any, cotangents: Sequence[Any]) -> tuple[Any, Any]:
+    def pull_bwd(residuals: Any, cotangents: Sequence[Any]) -> tuple[Any, Any, Any]:
         ops, live_seeds = residuals
         xs = [*ops, *live_seeds]
         inputs = [i for i, x in enumerate(xs) if has_tangent_space(x)]
@@ -303,14 +370,15 @@ def _differentiable_pullback(call: Call, operands: tuple[Any, ...], seeds: Seque
 
         results = iter(_host(call, again, targets, *xs, *given))
         bars = [next(results) if has_tangent_space(x) else np.zeros(np.shape(x), jax.dtypes.float0) for x in xs]
-        return tuple(bars[:n]), tuple(bars[n:])
+        return tuple(bars[:n]), tuple(bars[n:]), np.zeros((), jax.dtypes.float0)
 
     pull.defvjp(pull_fwd, pull_bwd)
-    return pull(operands, tuple(s for s, is_live in zip(seeds, live) if is_live))
+    return pull(operands, tuple(s for s, is_live in zip(seeds, live) if is_live), token)
 
 
-def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tuple[Any, ...]:
-    """The cotangents of the operands for ``seeds``, by ``rrule`` on the host (the primal runs again there).
+def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any], token: Any) -> tuple[Any, ...]:
+    """The cotangents of the operands for ``seeds``, by the pullback the forward pass kept under ``token``, or by
+    ``rrule`` on the host (the primal runs again there).
 
     Zero seeds and the ``float0`` seeds of integer outputs do not cross to the host.
     """
@@ -320,23 +388,29 @@ def _pullback(call: Call, operands: Sequence[Any], seeds: Sequence[Any]) -> tupl
     n = len(operands)
 
     def pull(*values: Any) -> list[Any]:
-        inputs, given = list(values[:n]), iter(values[n:])
+        inputs, given = list(values[:n]), iter(values[n + 1 :])
         seed_values = [next(given) if is_live else None for is_live in live]
-        out, pullback = call.rrule(inputs)
-        seed_values = [_seed_for(s, o) for s, o in zip(seed_values, call.record(out))]
+        kept = _KEPT.take(values[n])
+        if kept is None:
+            out, pullback = call.rrule(inputs)
+            complex_outputs = [np.iscomplexobj(o) for o in call.record(out)]
+        else:
+            pullback, complex_outputs = kept
+        seed_values = [_seed_for(s, c) for s, c in zip(seed_values, complex_outputs)]
         cotangents = call.pullback(pullback, inputs, seed_values, wanted, conjugate=True)
         return _zeros(targets, [c for c, w in zip(cotangents, wanted) if w])
 
-    results = iter(_host(call, pull, targets, *operands, *(s for s, is_live in zip(seeds, live) if is_live)))
+    live_seeds = (s for s, is_live in zip(seeds, live) if is_live)
+    results = iter(_host(call, pull, targets, *operands, token, *live_seeds))
     return tuple(next(results) if w else None for w in wanted)
 
 
-def _seed_for(seed: Any, output: np.ndarray) -> Any:
+def _seed_for(seed: Any, complex_output: bool) -> Any:
     """The seed of an output that came out real where a complex one was declared: its real part.
 
     The imaginary part of the declared output is identically zero there, so its seed contributes nothing.
     """
-    if seed is not None and np.iscomplexobj(seed) and not np.iscomplexobj(output):
+    if seed is not None and np.iscomplexobj(seed) and not complex_output:
         return np.real(seed)
     return seed
 
@@ -414,7 +488,7 @@ def _both(call: Call, out_shape: Any) -> Any:
             return _pushforward(call, residuals, outputs, [next(full) if is_live else None for is_live in live])
 
         def pull(residuals: Any, seeds: Any) -> tuple[Any, ...]:
-            cotangents = _pullback(call, residuals, seeds)
+            cotangents = _pullback(call, residuals, seeds, np.int32(0))
             return tuple(c for c, is_live in zip(cotangents, live) if is_live)
 
         return out, linear_call(push, pull, tuple(operands), live_dots)
