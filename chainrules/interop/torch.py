@@ -201,10 +201,12 @@ def _tensor(a: Any, dtype: Any = None, avoid: Sequence[Any] = ()) -> torch.Tenso
     return torch.from_numpy(a)
 
 
-def _check_device(call: Call, t: torch.Tensor, label: str) -> None:
+def _check_device(call: Call, t: torch.Tensor, label: str | int) -> None:
+    """Refuse a tensor off the CPU; ``label`` names it, or is the operand's index (named only if refused)."""
     if t.device.type != "cpu":
+        name = call.operand_label(label) if isinstance(label, int) else label
         raise ValueError(
-            f"{call.name} got a tensor on {t.device} for {label}: its rules run in numpy on the CPU; "
+            f"{call.name} got a tensor on {t.device} for {name}: its rules run in numpy on the CPU; "
             f"move the tensor there with .cpu()"
         )
 
@@ -220,7 +222,7 @@ def _apply(f: Any, args: Sequence[Any], kwargs: dict[str, Any], fields: Sequence
         call, operands = Call.split(f, args, kwargs, _is_tensor, fields, keyword_operands=False)
         operands = [*params, *operands]
     for index, t in enumerate(operands):
-        _check_device(call, t, call.operand_label(index))
+        _check_device(call, t, index)
     for key, value in kwargs.items():
         if isinstance(value, torch.Tensor):  # keyword arguments get no gradient: they cross as constants
             _check_device(call, value, f"keyword argument {key!r}")
@@ -353,6 +355,21 @@ class _RuleEager(torch.autograd.Function):
             index = torch.zeros((), dtype=torch.int64)
             return (None, *_Pullback.apply(call, ctx.entries, wanted, index, *operands, *seeds))
         arrays = [None if s is None else _numpy(s) for s in seeds]
+        seed = arrays[0]
+        if (
+            call.plain
+            and call.kind is None
+            and entry.pullback is not None
+            and seed is not None
+            and seed.dtype.kind == "f"
+            and wanted[0]
+        ):
+            # f(x) with a real seed, the common call: an array cotangent of x's shape and dtype passes as it is
+            (x,) = entry.values
+            ct = entry.pullback(seed)[1]
+            if type(ct) is np.ndarray and ct.shape == x.shape and ct.dtype == x.dtype:
+                return None, _tensor(ct, avoid=[seed, x])
+            entry = _Entry(entry.values, lambda _: (None, ct), [])  # anything else: the general way, as given
         cotangents = call.pullback(entry.pullback, entry.values, arrays, wanted)
         avoid = [*arrays, *entry.values]
         return (None, *(None if c is None else _tensor(c, v.dtype, avoid) for c, v in zip(cotangents, entry.values)))
