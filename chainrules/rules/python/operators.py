@@ -1,4 +1,4 @@
-"""Rules for the ``operator`` module and the builtins ``abs``, ``pow``, ``sum``, ``max``, ``min``, ``round``, ``float``.
+"""Rules for the ``operator`` module and the builtins ``abs``, ``pow``, ``divmod``, ``round``, ``float``, ``complex``.
 
 On numbers and numpy arrays the arithmetic operators share numpy's
 derivative tables: Python floats and ints take the fast Python path and get
@@ -9,7 +9,12 @@ so ``operator.add`` on other objects has no rule (``None``), except tuples
 and lists, whose concatenation (``+``) and repetition (``* n``) move
 cotangents entry by entry. ``operator.getitem`` has rules for tuples, lists
 and dicts (numpy arrays are indexed in ``indexing``); ``operator.matmul`` is
-numpy's ``matmul``, in the linear-algebra rules.
+numpy's ``matmul``, in the linear-algebra rules. ``divmod`` is numpy's
+``divmod`` rule; ``operator.concat`` that of ``+`` on tuples and lists.
+``itemgetter`` and ``attrgetter`` objects read items and stored fields, and
+have no tangent of their own. The in-place operators share the out-of-place
+rules on values they cannot change and refuse, with a ``TypeError``, those
+they would change (``refuse_mutation``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Rules for Python functions of sequences of numbers: ``sum``, ``math.fsum``, ``math.prod``, ``math.dist``, ``max``,
-``min``.
+``min``, ``sorted``.
 
 The sequence is a list, a tuple or a numpy array (iterated along its first
 axis); its cotangent has the same structure: a list, a ``Tangent(tuple,
