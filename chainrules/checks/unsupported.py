@@ -91,20 +91,6 @@ UNSUPPORTED: dict[str, str] = {
     "scipy.fft.ifftshift": "not written yet",
     "scipy.fft.fftfreq": "not written yet",
     "scipy.fft.rfftfreq": "not written yet",
-    # python
-    "operator.iadd": "not written yet",
-    "operator.isub": "not written yet",
-    "operator.imul": "not written yet",
-    "operator.itruediv": "not written yet",
-    "operator.ipow": "not written yet",
-    "operator.imatmul": "not written yet",
-    "operator.imod": "not written yet",
-    "operator.concat": "not written yet",
-    "operator.itemgetter": "not written yet",
-    "operator.attrgetter": "not written yet",
-    "builtins.divmod": "not written yet",
-    "builtins.complex": "not written yet",
-    "builtins.sorted": "not written yet",
 }
 """Each candidate function without rules (by qualified name), and why."""
 

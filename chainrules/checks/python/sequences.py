@@ -45,4 +45,10 @@ register_cases(
     Case(math.dist, ([0.0, 0.0], [0.0, 0.0]), name="coincident points", dtypes=real, smooth=False),
     Case(math.dist, ((2.5,), (-1.0,)), name="one coordinate", dtypes=real),
     Case(math.dist, ([1e200, -3e200], [-2e200, 1e200]), name="beyond squares", dtypes=real),
+    # sorted: a permutation, at distinct values (at ties, the stable one, a one-sided derivative that finite
+    # differences do not see: tests/rules/python/test_sequences.py)
+    Case(builtins.sorted, (_floats(5),), dtypes=real),
+    Case(builtins.sorted, ((1.5, 3, -0.5, 0.25),), kwargs={"reverse": True}, name="tuple with an int", dtypes=real),
+    Case(builtins.sorted, ([1.0, -2.5, 2.0, -0.5],), kwargs={"key": abs}, name="key", dtypes=real),
+    Case(builtins.sorted, (At([0.5, 2.0, -1.0, 0.75]),), name="array", dtypes=("float64", "float32")),
 )

@@ -1,5 +1,5 @@
 """Rules for Python functions of sequences of numbers: ``sum``, ``math.fsum``, ``math.prod``, ``math.dist``, ``max``,
-``min``.
+``min``, ``sorted``.
 
 The sequence is a list, a tuple or a numpy array (iterated along its first
 axis); its cotangent has the same structure: a list, a ``Tangent(tuple,
@@ -36,7 +36,14 @@ from chainrules_core import (
 from chainrules_core.projection import ProjectTo, sum_to_shape, unbroadcast
 
 from .._arrays import is_ndarray_value, items_of
-from .._makers import checked_tangents, python_partials, readonly_if_given, tangent_from_terms
+from .._makers import (
+    checked_entries,
+    checked_tangents,
+    python_partials,
+    readonly,
+    readonly_if_given,
+    tangent_from_terms,
+)
 from ..numpy.arithmetic import hypot_partial
 
 
@@ -282,3 +289,58 @@ def _frule_dist(tangents: tuple[Any, ...], f: Any, p: Any, q: Any) -> Any:
     ):
         terms += [sign * units[i] * unthunk(dots[i]) for i in _active(dots, items)]
     return out, tangent_from_terms(out, terms)
+
+
+# ----- sorted: a permutation of the items -----
+
+
+def _sorted_items(xs: Any, kwargs: dict[str, Any]) -> list[Any] | None:
+    """The items ``sorted`` moves: real numbers, or any items ordered by ``key``; None for other calls."""
+    items = sequence_items(xs)
+    if items is None or not set(kwargs) <= {"key", "reverse"}:
+        return None
+    if kwargs.get("key") is None and not all(_is_real_number(x) for x in items):
+        return None
+    return items
+
+
+def _permutation(items: list[Any], key: Any, reverse: bool) -> list[int]:
+    """The item each output entry of ``sorted`` is: the same stable sort of the indices, compared as the items are
+    (by ``key`` when given), so ties keep their order as in the call itself."""
+    values = [primal_of(x) for x in items]
+    keys = values if key is None else [key(v) for v in values]
+    return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+
+
+@rrule.register(builtins.sorted)
+def _rrule_sorted(f: Any, xs: Any, **kwargs: Any) -> Any:
+    items = _sorted_items(xs, kwargs)
+    if items is None:
+        return None
+    out = follow(f, xs, **kwargs)
+    perm = _permutation(items, kwargs.get("key"), bool(kwargs.get("reverse", False)))
+    project_xs = ProjectTo(xs)
+    shapes = [value_shape(o) for o in out]
+
+    def sorted_pullback(out_bar: Any) -> tuple[Any, Any]:
+        entries = checked_entries(f, out_bar, len(out), shapes)
+        bars: list[Any] = [ZeroTangent()] * len(items)
+        for j, i in enumerate(perm):
+            bars[i] = readonly(entries[j])
+        return NoTangent(), _sequence_bar(xs, project_xs, bars)
+
+    return out, sorted_pullback
+
+
+@frule.register(builtins.sorted)
+def _frule_sorted(tangents: tuple[Any, ...], f: Any, xs: Any, **kwargs: Any) -> Any:
+    items = _sorted_items(xs, kwargs)
+    if items is None:
+        return None
+    out = follow(f, xs, **kwargs)
+    xs_dot = checked_tangent(f, tangents[1], xs)
+    if isinstance(xs_dot, AbstractZero):
+        return out, ProjectTo(out)(ZeroTangent())
+    perm = _permutation(items, kwargs.get("key"), bool(kwargs.get("reverse", False)))
+    item_dots = _item_tangents(xs, xs_dot)
+    return out, ProjectTo(out)([item_dots[i] for i in perm])

@@ -1,6 +1,7 @@
 """Rules for the operator module and the builtins."""
 
 import builtins
+import dataclasses
 import operator
 
 import numpy as np
@@ -103,3 +104,107 @@ def test_seeds_passed_on_are_read_only():
     assert all(np.shares_memory(b, seed) and not b.flags.writeable for b in xs_bar)
     _, xs_bar, _ = rrule(operator.getitem, (np.zeros(3), 1.0), 0)[1](seed)
     assert not unthunk(xs_bar[0]).flags.writeable
+
+
+# ----- in-place operators, divmod, complex, concat, getters -----
+
+IN_PLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.imod, operator.ipow]
+
+
+@pytest.mark.parametrize("f", IN_PLACE + [operator.imatmul])
+def test_in_place_operators_refuse_values_they_change(f):
+    """An ndarray (a 0-d one too) is changed in place: the rule raises, names the operator and its out-of-place
+    form, and leaves the array as it was."""
+    x = np.ones((2, 2))
+    out_of_place = f.__name__[1:]
+    for call in (lambda: rrule(f, x, np.eye(2)), lambda: frule((NoTangent(), x, x), f, x, np.eye(2))):
+        with pytest.raises(TypeError, match=rf"operator\.{f.__name__} .* operator\.{out_of_place}\b"):
+            call()
+    assert np.array_equal(x, np.ones((2, 2)))
+
+
+def test_in_place_add_refuses_a_list_and_concatenates_tuples():
+    with pytest.raises(TypeError, match=r"operator\.iadd changes its first argument"):
+        rrule(operator.iadd, [1.0], [2.0])
+    out, pullback = rrule(operator.iadd, (1.0,), (2.0, 3.0))
+    assert out == (1.0, 2.0, 3.0)
+    assert pullback((4.0, 5.0, 6.0)) == (NoTangent(), Tangent(tuple, 4.0), Tangent(tuple, 5.0, 6.0))
+
+
+@pytest.mark.parametrize("f", IN_PLACE)
+def test_in_place_operators_on_numbers_are_their_out_of_place_forms(f):
+    out_of_place = getattr(operator, f.__name__[1:])
+    for x, y in ((1.5, 0.75), (np.float32(1.5), np.float32(0.75)), (1.5 + 0.5j, 0.75)):
+        if f is operator.imod and isinstance(x, complex):
+            continue
+        out, pullback = rrule(f, x, y)
+        expected, expected_pullback = rrule(out_of_place, x, y)
+        assert out == expected and type(out) is type(expected)
+        assert [unthunk(b) for b in pullback(1.0)] == [unthunk(b) for b in expected_pullback(1.0)]
+        assert frule((NoTangent(), 1.0, 0.5), f, x, y) == frule((NoTangent(), 1.0, 0.5), out_of_place, x, y)
+
+
+def test_divmod_has_a_zero_quotient_derivative():
+    out, pullback = rrule(builtins.divmod, 7.5, 2.0)
+    assert out == (3.0, 1.5)
+    assert pullback((1.0, 1.0)) == (NoTangent(), 1.0, -3.0)  # the quotient's seed moves nothing
+    assert pullback(Tangent(tuple, 1.0, ZeroTangent())) == (NoTangent(), ZeroTangent(), ZeroTangent())
+    assert frule((NoTangent(), 1.0, 1.0), builtins.divmod, 7.5, 2.0) == ((3.0, 1.5), Tangent(tuple, 0.0, -2.0))
+
+
+def test_complex_of_real_parts_and_of_other_values():
+    _, pullback = rrule(complex, 1.5, 2.0)
+    assert pullback(3.0 + 4.0j) == (NoTangent(), 3.0, 4.0)  # the real and imaginary parts of the seed
+    assert frule((NoTangent(), 1.0, 2.0), complex, 1.5, 2.0) == (1.5 + 2.0j, 1.0 + 2.0j)
+    assert rrule(complex, 1 + 1j)[1](2j) == (NoTangent(), 2j)
+    assert rrule(complex, "1+2j")[1](1.0) == (NoTangent(), NoTangent())
+    assert rrule(complex, real=1.5, imag=2.0) is None  # keyword arguments get no tangents
+    assert rrule(complex)[0] == 0j
+
+
+def test_concat_of_arrays_is_not_claimed():
+    """numpy arrays do not implement the sequence concatenation operator.concat calls: np.concatenate does."""
+    assert rrule(operator.concat, np.ones(2), np.ones(2)) is None
+
+
+@dataclasses.dataclass
+class Box:
+    width: float
+
+    @property
+    def area(self):
+        return self.width**2
+
+
+def test_getters_have_no_tangent_of_their_own():
+    f = operator.itemgetter(0, 2)
+    out, pullback = rrule(f, np.array([1.0, 2.0, 3.0]))
+    assert out == (1.0, 3.0)
+    f_bar, xs_bar = pullback(Tangent(tuple, ZeroTangent(), 2.0))
+    assert f_bar == NoTangent() and np.array_equal(xs_bar, [0.0, 0.0, 2.0])
+    _, pullback = rrule(operator.attrgetter("width"), Box(2.0))
+    assert pullback(3.0) == (NoTangent(), Tangent(Box, width=3.0))
+
+
+def test_computed_attributes_get_no_rule():
+    """A property, a method or an array's .T is computed, not stored: no rule (an engine follows the code)."""
+    assert rrule(operator.attrgetter("area"), Box(2.0)) is None
+    assert rrule(operator.attrgetter("T"), np.ones((2, 2))) is None
+    assert frule((NoTangent(), Tangent(Box, width=1.0)), operator.attrgetter("area"), Box(2.0)) is None
+    assert rrule(operator.itemgetter(0), {1.0, 2.0}) is None
+
+
+def test_entry_points_have_both_rules():
+    """The coverage row of each operator and builtin entry point beyond the first tier."""
+    calls = {
+        builtins.divmod: (7.5, 2.0),
+        complex: (1.5, 2.0),
+        builtins.sorted: ([2.0, 1.0],),
+        operator.concat: ((1.0,), (2.0,)),
+        operator.itemgetter(0): ([1.0, 2.0],),
+        operator.attrgetter("width"): (Box(2.0),),
+        operator.imatmul: (np.eye(2), np.eye(2)),  # found, and it refuses the arrays it would change
+        **{f: (1.5, 0.75) for f in IN_PLACE},
+    }
+    for f, args in calls.items():
+        assert rrule.find(f, *args) is not None and frule.find(f, *args) is not None, f

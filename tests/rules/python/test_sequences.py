@@ -1,4 +1,4 @@
-"""Rules for Python functions of sequences: sum, math.fsum, math.prod, math.dist, max, min."""
+"""Rules for Python functions of sequences: sum, math.fsum, math.prod, math.dist, max, min, sorted."""
 
 import builtins
 import math
@@ -79,3 +79,29 @@ def test_dist_raises_as_math_does_and_refuses_iterators():
     with pytest.raises(TypeError):
         rrule(math.dist, [1.0, "a"], [1.0, 2.0])
     assert rrule(math.dist, iter([1.0]), [1.0]) is None
+
+
+def test_sorted_at_ties_keeps_the_stable_order():
+    """Equal items keep their order (Python's sort is stable, reverse=True too): each seed goes back to the item
+    that is there, as numpy's sort rule does; a one-sided derivative, since the central difference would split it."""
+    _, pullback = rrule(builtins.sorted, [1.0, 2.0, 1.0])
+    assert pullback([10.0, 20.0, 30.0])[1] == Tangent(list, 10.0, 30.0, 20.0)
+    _, pullback = rrule(builtins.sorted, (1.0, 2.0, 1.0), reverse=True)
+    assert pullback([10.0, 20.0, 30.0])[1] == Tangent(tuple, 20.0, 10.0, 30.0)
+    _, out_dot = frule((NoTangent(), [1.0, 2.0, 3.0]), builtins.sorted, [1.0, 2.0, 1.0])
+    assert out_dot == Tangent(list, 1.0, 3.0, 2.0)
+
+
+def test_sorted_by_key_moves_items_of_any_kind():
+    """With key=, the items are moved as the keys order them: rows of an array, here."""
+    rows = [np.array([2.0, 1.0]), np.array([-1.0, 0.5])]
+    out, pullback = rrule(builtins.sorted, rows, key=np.sum)
+    assert out[0] is rows[1]
+    _, xs_bar = pullback([np.ones(2), 2 * np.ones(2)])
+    assert np.array_equal(xs_bar[0], 2 * np.ones(2)) and np.array_equal(xs_bar[1], np.ones(2))
+
+
+def test_sorted_of_other_iterables_gets_no_rule():
+    assert rrule(builtins.sorted, {2.0, 1.0}) is None
+    assert rrule(builtins.sorted, (x for x in [2.0, 1.0])) is None
+    assert rrule(builtins.sorted, [np.ones(2), np.zeros(2)]) is None  # arrays compare elementwise: no order
