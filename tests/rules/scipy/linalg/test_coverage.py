@@ -39,7 +39,7 @@ STATUS = {
     "polar": "rule (right with m >= n, left with m <= n; no rule for the other shapes)",
     "block_diag": "rule",
     "solve_triangular": "rule (trans, lower, unit_diagonal)",
-    "schur": "rule (complex; real with real eigenvalues; NotImplementedTangent with 2 x 2 blocks; no rule for sort)",
+    "schur": "rule (output 'complex' and 'real', 2 x 2 blocks included; no rule for sort)",
 }
 """Each scipy.linalg function ruled here: "rule", with its limits in brackets."""
 
