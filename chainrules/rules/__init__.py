@@ -1,8 +1,9 @@
 """The rules, in folders by library, one module per family. Importing this package registers them all.
 
 ``numpy/`` (with ``numpy/linalg/``) and ``python/`` are imported at once;
-``scipy/special/`` and ``scipy/linalg/`` hold rules for ``scipy.special``
-and ``scipy.linalg`` and are imported when those are: at once if the
+``scipy/special/``, ``scipy/linalg/`` and ``scipy/fft/`` hold rules for
+``scipy.special``, ``scipy.linalg`` and ``scipy.fft`` and are imported when
+those are: at once if the
 program has imported them already, else right after it does, so ``import
 chainrules`` never imports scipy. A package imports every module in it, in
 name order, so a new family needs no line anywhere. The modules export
@@ -14,5 +15,5 @@ from ._extensions import import_package, when_imported
 
 import_package(f"{__name__}.numpy")
 import_package(f"{__name__}.python")
-for _library in ("scipy.special", "scipy.linalg"):
+for _library in ("scipy.special", "scipy.linalg", "scipy.fft"):
     when_imported(_library, lambda library=_library: import_package(f"{__name__}.{library}"))

@@ -269,6 +269,7 @@ def linear_in_first_rule(
     types: tuple[type, ...] = (),
     generic: bool = False,
     foreign: Callable[..., Any] | None = None,
+    primal: Callable[..., Any] | None = None,
 ) -> None:
     """Register ``frule`` and ``rrule`` for ``f(x, *args, **kwargs)``, linear in ``x``.
 
@@ -287,8 +288,11 @@ def linear_in_first_rule(
     ``call_in(xp, f, ...)``, the standard's function of numpy's ``f``, or
     ``foreign(xp, x, *args, **kwargs)`` where numpy's arguments need more than
     renaming (``np.transpose(x)`` is ``xp.permute_dims`` with the axes reversed).
+    ``primal(x, *args, **kwargs)`` computes the output where calling ``f``
+    would not do (scipy's ``overwrite_x=True`` would overwrite ``x``).
     """
     push = tangent or f
+    in_primal = None if primal is None else (lambda f, x, args, kwargs, options: primal(x, *args, **kwargs))
     in_library = foreign or (lambda xp, x, *args, **kwargs: call_in(xp, f, x, *args, **kwargs))
 
     def pushed(x_dot: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -302,7 +306,7 @@ def linear_in_first_rule(
         if foreign is not None and first_foreign_array((x,)) is not None:
             out = foreign(namespace_of(x), x, *args, **kwargs)
         else:
-            out = _in_first_primal(f, x, args, kwargs, None, None, generic)
+            out = _in_first_primal(f, x, args, kwargs, None, in_primal, generic)
         constant = no_tangent_space(out) or no_tangent_space(x)
         others = (NO_TANGENT,) * len(args)
         shape = value_shape(out)
@@ -322,7 +326,8 @@ def linear_in_first_rule(
         if applies is not None and not applies(x, *args, **kwargs):
             return None
         if first_foreign_array((x,)) is None:  # np.array of a followed value: one call an engine follows
-            out = follow(f, x, *args, **kwargs) if is_followed(x) else f(x, *args, **kwargs)
+            call = primal or f
+            out = follow(call, x, *args, **kwargs) if is_followed(x) else call(x, *args, **kwargs)
         elif foreign is not None and generic:
             out = foreign(namespace_of(x), x, *args, **kwargs)
         else:

@@ -81,7 +81,7 @@ def _along(axis: int, ndim: int, index: slice) -> tuple[slice, ...]:
     return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
 
 
-def _fit(xp: Any, x: Any, m: int, axis: int) -> Any:
+def fit_to(xp: Any, x: Any, m: int, axis: int) -> Any:
     """``x`` cropped or zero-padded to length ``m`` along ``axis``: the adjoint of padding or cropping to ``n``."""
     n = x.shape[axis]
     if n > m:
@@ -165,11 +165,11 @@ def _refuse_split(f: Any, a: Any, plan: list[Step], what: str) -> None:
 
 def _fft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
     """``x_bar = F^H out_bar``, scaled per norm: an unnormalized ``ifft`` for ``"backward"``."""
-    return _fit(xp, _transform(xp, "ifft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
+    return fit_to(xp, _transform(xp, "ifft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
 def _ifft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
-    return _fit(xp, _transform(xp, "fft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
+    return fit_to(xp, _transform(xp, "fft", out_bar, None, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
 def _rfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
@@ -183,7 +183,7 @@ def _rfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
         halved[_mirrored(step.n, step.axis, halved.ndim)] /= 2
     else:
         halved = _scaled_mirrored(xp, out_bar, step.n, step.axis, 0.5)
-    return _fit(xp, _transform(xp, "irfft", halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
+    return fit_to(xp, _transform(xp, "irfft", halved, step.n, step.axis, _OPPOSITE[step.norm]), step.m, step.axis)
 
 
 def _irfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
@@ -197,7 +197,7 @@ def _irfft_adjoint(xp: Any, out_bar: Any, step: Step) -> Any:
         a_bar[_mirrored(step.n, step.axis, a_bar.ndim)] *= 2
     else:
         a_bar = _scaled_mirrored(xp, a_bar, step.n, step.axis, 2.0)
-    return _fit(xp, a_bar, step.m, step.axis)
+    return fit_to(xp, a_bar, step.m, step.axis)
 
 
 def _conj(xp: Any, a: Any) -> Any:
@@ -260,9 +260,11 @@ Planner = Callable[[Sequence[int], tuple[Any, ...], dict[str, Any]], list[Step]]
 """The 1-d transforms of one call, from its input's shape and its other arguments."""
 
 
-def _one_d(kind: str) -> Planner:
+def one_d_plan(kind: str, names: Sequence[str] = _ONE_D) -> Planner:
+    """The planner of a 1-d transform whose options after the signal are ``names`` (numpy's, or scipy's)."""
+
     def plan(shape: Sequence[int], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Step]:
-        options = bind_options(_ONE_D, args, kwargs, axis=-1)
+        options = bind_options(names, args, kwargs, axis=-1)
         return _steps(shape, [(kind, options["n"], options["axis"])], options["norm"])
 
     return plan
@@ -275,7 +277,7 @@ def _nd_calls(kind: str, shape: Sequence[int], s: Any, axes: Any) -> list[tuple[
     axes = [int(a) for a in axes]
     if s is None:
         lengths: list[int | None] = [shape[a] for a in axes]
-        if kind == "irfft" and axes:
+        if kind in _HALF_INPUT and axes:
             lengths[-1] = 2 * (shape[axes[-1]] - 1)
     else:
         lengths = [shape[a] if n == -1 else n for n, a in zip(s, axes)]
@@ -284,12 +286,21 @@ def _nd_calls(kind: str, shape: Sequence[int], s: Any, axes: Any) -> list[tuple[
         return [("rfft", *calls[-1]), *(("fft", *c) for c in reversed(calls[:-1]))]
     if kind == "irfft":  # ifft along all axes but the last, first first, then irfft along the last
         return [*(("ifft", *c) for c in calls[:-1]), ("irfft", *calls[-1])]
+    # scipy's hfftn(x, norm) is irfftn(conj(x)) under the opposite norm, and ifft(conj(z)) = conj(fft(z)) under
+    # the opposite norm: fft along all axes but the last, then hfft along the last. ihfftn(x) = conj(rfftn(x))
+    # under the opposite norm: ihfft along the last axis, then ifft along the others.
+    if kind == "hfft":
+        return [*(("fft", *c) for c in calls[:-1]), ("hfft", *calls[-1])]
+    if kind == "ihfft":
+        return [("ihfft", *calls[-1]), *(("ifft", *c) for c in reversed(calls[:-1]))]
     return [(kind, *c) for c in reversed(calls)]
 
 
-def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> Planner:
+def n_d_plan(kind: str, default_axes: tuple[int, ...] | None, names: Sequence[str] = _N_D) -> Planner:
+    """The planner of an n-d transform whose options after the signal are ``names`` (numpy's, or scipy's)."""
+
     def plan(shape: Sequence[int], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Step]:
-        options = bind_options(_N_D, args, kwargs, axes=default_axes)
+        options = bind_options(names, args, kwargs, axes=default_axes)
         return _steps(shape, _nd_calls(kind, shape, options["s"], options["axes"]), options["norm"])
 
     return plan
@@ -312,8 +323,19 @@ def _applied(xp: Any, kind: str, a: Any, plan: list[Step]) -> Any:
     return a
 
 
-def _rules(f: Any, kind: str, planner: Planner, generic: bool) -> None:
-    """Register the rules of the transform ``f``, of ``kind``, whose 1-d steps ``planner`` spells."""
+def transform_rules(
+    f: Any,
+    kind: str,
+    planner: Planner,
+    generic: bool,
+    applies: Callable[..., bool] = _writes_no_output,
+    call: Callable[..., Any] | None = None,
+) -> None:
+    """Register the rules of the transform ``f``, of ``kind``, whose 1-d steps ``planner`` spells.
+
+    ``applies`` says which calls get rules (numpy's: no ``out=``); ``call`` computes the output and its tangent
+    where calling ``f`` would not do (scipy's ``overwrite_x=True`` would overwrite the argument).
+    """
 
     def in_library(xp: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         plan = planner(tuple(x.shape), args, kwargs)
@@ -332,7 +354,13 @@ def _rules(f: Any, kind: str, planner: Planner, generic: bool) -> None:
         return out_bar
 
     linear_in_first_rule(
-        f, adjoint, applies=_writes_no_output, generic=generic, foreign=in_library if generic else None
+        f,
+        adjoint,
+        tangent=call,
+        primal=call,
+        applies=applies,
+        generic=generic,
+        foreign=in_library if generic else None,
     )
 
 
@@ -344,7 +372,7 @@ for _f, _kind in [
     (np.fft.hfft, "hfft"),
     (np.fft.ihfft, "ihfft"),
 ]:
-    _rules(_f, _kind, _one_d(_kind), generic=True)
+    transform_rules(_f, _kind, one_d_plan(_kind), generic=True)
 
 for _f, _kind, _axes, _generic in [
     (np.fft.fftn, "fft", None, True),
@@ -356,13 +384,13 @@ for _f, _kind, _axes, _generic in [
     (np.fft.rfft2, "rfft", (-2, -1), False),
     (np.fft.irfft2, "irfft", (-2, -1), False),
 ]:
-    _rules(_f, _kind, _n_d(_kind, _axes), generic=_generic)
+    transform_rules(_f, _kind, n_d_plan(_kind, _axes), generic=_generic)
 
 
 # ----- fftshift, ifftshift: rolls by n // 2, each the other's adjoint -----
 
 
-def _shift_adjoint(opposite: str) -> Callable[..., Any]:
+def shift_adjoint(opposite: str) -> Callable[..., Any]:
     def adjoint(out_bar: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
         xp = np if isinstance(out_bar, np.ndarray) else namespace_of(out_bar)  # a numpy seed answered at once
         return getattr(xp.fft, opposite)(out_bar, axes=args[0] if args else kwargs.get("axes"))
@@ -370,5 +398,5 @@ def _shift_adjoint(opposite: str) -> Callable[..., Any]:
     return adjoint
 
 
-linear_in_first_rule(np.fft.fftshift, _shift_adjoint("ifftshift"), generic=True)
-linear_in_first_rule(np.fft.ifftshift, _shift_adjoint("fftshift"), generic=True)
+linear_in_first_rule(np.fft.fftshift, shift_adjoint("ifftshift"), generic=True)
+linear_in_first_rule(np.fft.ifftshift, shift_adjoint("fftshift"), generic=True)

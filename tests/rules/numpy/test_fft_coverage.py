@@ -7,13 +7,9 @@ import numpy as np
 import pytest
 
 import chainrules  # noqa: F401 - registers the rules
+from chainrules.checks.unsupported import UNSUPPORTED
 from chainrules_core import NoTangent, frule, rrule
 from chainrules_core.testing import rand_tangent
-
-_NO_RULE_FREQUENCIES = (
-    "no rule: the sample frequencies k / (n d) are smooth in d (not non-differentiable) "
-    "and an engine differentiates numpy's arithmetic on d; n is an integer"
-)
 
 STATUS = {
     "fft": "rule",
@@ -32,10 +28,10 @@ STATUS = {
     "ihfft": "rule",
     "fftshift": "rule",
     "ifftshift": "rule",
-    "fftfreq": _NO_RULE_FREQUENCIES,
-    "rfftfreq": _NO_RULE_FREQUENCIES,
+    **{name: f"no rule: {UNSUPPORTED[f'numpy.fft.{name}']}" for name in ("fftfreq", "rfftfreq")},
 }
-"""Each public function of numpy.fft: "rule" (frule and rrule), or "no rule: <why>"."""
+"""Each public function of numpy.fft: "rule" (frule and rrule), or "no rule: <why>" (the reason
+``chainrules.checks.unsupported`` gives)."""
 
 _REAL = np.linspace(0.5, 3.0, 12).reshape(3, 4)
 _SPECTRUM = _REAL + 0.5j

@@ -39,6 +39,7 @@ STATUS = {
     "polar": "rule (right with m >= n, left with m <= n; no rule for the other shapes)",
     "block_diag": "rule",
     "solve_triangular": "rule (trans, lower, unit_diagonal)",
+    "schur": "rule (output 'complex' and 'real', 2 x 2 blocks included; no rule for sort)",
 }
 """Each scipy.linalg function ruled here: "rule", with its limits in brackets."""
 
@@ -63,6 +64,7 @@ EXAMPLES = {
     "polar": (_A,),
     "block_diag": (_A, _B),
     "solve_triangular": (_A, _B),
+    "schur": (_A,),
 }
 
 REFUSED = [
@@ -77,6 +79,8 @@ REFUSED = [
     ("polar", (_B.T,), {}, "P = sqrt(A^H A) is singular: no derivative"),
     ("polar", (_B,), {"side": "left"}, "P = sqrt(A A^H) is singular: no derivative"),
     ("solve_banded", ((1, 1), _AB, _B), {"overwrite_ab": True}, "would destroy ab"),
+    ("schur", (_A,), {"sort": "lhp"}, "the order and sdim jump where an eigenvalue crosses the boundary"),
+    ("schur", (np.stack([_A, _A]),), {}, "one matrix at a time"),
 ]
 """Calls that get no rule (None), with the reason the documentation gives."""
 

@@ -1,0 +1,1 @@
+"""Declared checks of ``chainrules.rules.scipy.fft``, mirroring its modules."""

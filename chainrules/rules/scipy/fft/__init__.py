@@ -1,0 +1,1 @@
+"""Rules for ``scipy.fft``, one module per family; imported when ``scipy.fft`` is."""
