@@ -260,15 +260,15 @@ def _data_by_keyword(f: Any, kwargs: dict[str, Any]) -> Any:
     return f(**kwargs)
 
 
-def _constant_pullback(out_bar: Any) -> tuple[Any, ...]:
-    return (NoTangent(),)
-
-
 def _register(f: Any, spec: _Spec) -> None:
     def _rrule_order(f: Any, *args: Any, **kwargs: Any) -> Any:
         if not args:  # the data by keyword: a constant, as every keyword argument is
             out = _data_by_keyword(f, kwargs)
-            return None if out is None else (out, _constant_pullback)
+
+            def keyword_data_pullback(out_bar: Any) -> tuple[Any, ...]:
+                return (NoTangent(),)
+
+            return None if out is None else (out, keyword_data_pullback)
         x, args = args[0], args[1:]
         parsed = spec.parse(args, kwargs)
         if parsed is None:
