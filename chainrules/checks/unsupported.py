@@ -45,7 +45,6 @@ UNSUPPORTED: dict[str, str] = {
     "numpy.fill_diagonal": _in_place("fill_diagonal"),
     "operator.delitem": "it deletes an item of a container in place and returns None",
     # numpy: user functions
-    "numpy.piecewise": f"{USER_FUNCTIONS} on masked pieces",
     "numpy.fromfunction": f"{USER_FUNCTIONS} on integer index arrays; no argument is differentiable",
     # numpy: sets and counts
     "numpy.intersect1d": "not written yet",

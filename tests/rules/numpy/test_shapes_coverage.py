@@ -230,6 +230,7 @@ NO_RULE = {
 
 OTHER_FAMILIES = {
     "apply_along_axis": "numpy.higher_order",
+    "piecewise": "numpy.higher_order",
     "apply_over_axes": "higher-order functions (no rule)",
     "histogram2d": "statistics (no rule)",
 }
