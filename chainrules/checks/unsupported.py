@@ -46,12 +46,7 @@ UNSUPPORTED: dict[str, str] = {
     "operator.delitem": "it deletes an item of a container in place and returns None",
     # numpy: user functions
     "numpy.fromfunction": f"{USER_FUNCTIONS} on integer index arrays; no argument is differentiable",
-    # numpy: sets and counts
-    "numpy.intersect1d": "not written yet",
-    "numpy.union1d": "not written yet",
-    "numpy.setdiff1d": "not written yet",
-    "numpy.setxor1d": "not written yet",
-    "numpy.bincount": "not written yet",
+    # numpy: counts
     "numpy.histogram": "its counts are integers and its edges come from the data's range; not written yet",
     "numpy.fft.fftfreq": FREQUENCIES,
     "numpy.fft.rfftfreq": FREQUENCIES,

@@ -110,6 +110,10 @@ RULES = {
     "unique_counts": (getattr(np, "unique_counts", None), (V,)),
     "unique_inverse": (getattr(np, "unique_inverse", None), (V,)),
     "unique_all": (getattr(np, "unique_all", None), (V,)),
+    "union1d": (np.union1d, (V, X)),
+    "setdiff1d": (np.setdiff1d, (X, V)),
+    "setxor1d": (np.setxor1d, (V, X + 0.5)),
+    "intersect1d": (np.intersect1d, (V, X)),
     # creation
     "array": (np.array, (X,)),
     "asarray": (np.asarray, (X,)),
@@ -168,6 +172,7 @@ NON_DIFFERENTIABLE = {
     "lexsort": np.lexsort,
     "searchsorted": np.searchsorted,
     "digitize": np.digitize,
+    "isin": np.isin,
     "nonzero": np.nonzero,
     "flatnonzero": np.flatnonzero,
     "argwhere": np.argwhere,
@@ -230,6 +235,7 @@ NO_RULE = {
 
 OTHER_FAMILIES = {
     "apply_along_axis": "numpy.higher_order",
+    "ediff1d": "statistics",
     "piecewise": "numpy.higher_order",
     "apply_over_axes": "higher-order functions (no rule)",
     "histogram2d": "statistics (no rule)",
@@ -243,6 +249,7 @@ MODULES = (
     "numpy.lib._twodim_base_impl",
     "numpy._core.function_base",
     "numpy.lib._stride_tricks_impl",
+    "numpy.lib._arraysetops_impl",
 )
 """numpy's modules whose every public function belongs to these families (or is listed in OTHER_FAMILIES)."""
 
