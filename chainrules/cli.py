@@ -149,6 +149,8 @@ def _mode_label(mode: str, record: RuleRecord) -> str:
         return "non-differentiable"
     if record.kind == "opt_out":
         return f"{mode} opt-out"
+    if record.kind == "refusal":
+        return "refuses"
     return f"{mode} (config)" if record.config else mode
 
 
@@ -193,6 +195,8 @@ def modes_text(modes: dict[str, set[str]]) -> str:
     parts += sorted(label for label in labels if label.endswith("opt-out"))
     if "non-differentiable" in labels:
         parts.append("non-diff" if parts else "non-differentiable")
+    if "refuses" in labels:
+        parts.append("refuses")
     return "; ".join(parts)
 
 

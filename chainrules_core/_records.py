@@ -13,7 +13,7 @@ from multipledispatch import Dispatcher
 from .config import RuleConfig
 
 Rule = Callable[..., Any]
-RuleKind = Literal["rule", "non_differentiable", "opt_out"]
+RuleKind = Literal["rule", "non_differentiable", "opt_out", "refusal"]
 
 
 class _Missing:
@@ -44,7 +44,8 @@ class RuleRecord:
     requires: tuple[type, ...]
     """Capability markers the config must have for the rule to apply."""
     kind: RuleKind = "rule"
-    """``"rule"``; ``"non_differentiable"`` (registered by ``non_differentiable``); ``"opt_out"`` (no rule here)."""
+    """``"rule"``; ``"non_differentiable"`` (registered by ``non_differentiable``); ``"opt_out"`` (no rule here);
+    ``"refusal"`` (a function no rule can mirror, such as an in-place update: its rules raise ``TypeError``)."""
     module: str = "?"
     """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
     fast_path: Rule | None = None

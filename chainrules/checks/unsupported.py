@@ -4,7 +4,8 @@
 expect rules for: those the other frameworks differentiate (JAX, PyTorch,
 autograd, ChainRules.jl) and the tiers the project set itself. Each of
 them has rules, is registered as non-differentiable, or is listed in
-``UNSUPPORTED`` below with the reason. ``tests/rules/test_unsupported.py``
+``UNSUPPORTED`` below with the reason (rules that refuse every call, as
+numpy's in-place updates' do, count as none). ``tests/rules/test_unsupported.py``
 holds the two sides together: a candidate without rules that is missing
 here fails, and so does an entry here whose function has gained rules.
 
@@ -23,29 +24,29 @@ import chainrules  # noqa: F401 - the rules the registry holds
 from chainrules_core import frule, rrule
 
 IN_PLACE = "numpy changes an argument in place and returns None, so no rule can mirror the call"
+
+
+def _in_place(name: str) -> str:
+    return f"{IN_PLACE}; its rules refuse with a TypeError naming chainrules.functional.{name}, the form with rules"
+
+
 USER_FUNCTIONS = "it calls the user's functions"
 FREQUENCIES = "the frequencies k / (n d) are smooth in d: an engine differentiates numpy's arithmetic on d"
 
 UNSUPPORTED: dict[str, str] = {
-    # numpy: in place
-    "numpy.ndarray.__setitem__": f"{IN_PLACE}; chainrules.functional.setitem is the form with rules",
-    "operator.setitem": f"{IN_PLACE}; chainrules.functional.setitem is the form with rules",
-    "numpy.put_along_axis": IN_PLACE,
-    "numpy.put": IN_PLACE,
-    "numpy.place": IN_PLACE,
-    "numpy.putmask": IN_PLACE,
-    "numpy.copyto": IN_PLACE,
-    "numpy.fill_diagonal": IN_PLACE,
+    # in place: rules that refuse (TypeError), naming the functional form, which has rules
+    "numpy.ndarray.__setitem__": _in_place("setitem"),
+    "operator.setitem": _in_place("setitem") + " (on arrays; on lists and dicts, no rule)",
+    "numpy.put_along_axis": _in_place("put_along_axis"),
+    "numpy.put": _in_place("put"),
+    "numpy.place": _in_place("place"),
+    "numpy.putmask": _in_place("putmask"),
+    "numpy.copyto": _in_place("copyto"),
+    "numpy.fill_diagonal": _in_place("fill_diagonal"),
     "operator.delitem": "it deletes an item of a container in place and returns None",
     # numpy: user functions
-    "numpy.piecewise": f"{USER_FUNCTIONS} on masked pieces",
     "numpy.fromfunction": f"{USER_FUNCTIONS} on integer index arrays; no argument is differentiable",
-    # numpy: sets and counts
-    "numpy.intersect1d": "not written yet",
-    "numpy.union1d": "not written yet",
-    "numpy.setdiff1d": "not written yet",
-    "numpy.setxor1d": "not written yet",
-    "numpy.bincount": "not written yet",
+    # numpy: counts
     "numpy.histogram": "its counts are integers and its edges come from the data's range; not written yet",
     "numpy.fft.fftfreq": FREQUENCIES,
     "numpy.fft.rfftfreq": FREQUENCIES,
@@ -95,8 +96,9 @@ def resolve(name: str) -> Any:
 
 
 def has_rules(f: Any) -> bool:
-    """Whether ``f`` has a registration in either registry: rules, or non-differentiable."""
-    return bool(rrule.records_for(f) or frule.records_for(f))
+    """Whether ``f`` has a registration in either registry: rules, or non-differentiable (not rules that refuse
+    every call, ``kind == "refusal"``: numpy's in-place updates)."""
+    return any(r.kind != "refusal" for registry in (rrule, frule) for r in registry.records_for(f))
 
 
 def candidates_without_rules() -> list[str]:

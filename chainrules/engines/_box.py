@@ -414,7 +414,7 @@ class ArrayBox(Box):
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
             f"{self._engine.name}: a {type(self).__name__} cannot be assigned to in place; build a new array "
-            "(np.where, np.concatenate, np.stack)"
+            "(x = chainrules.functional.setitem(x, index, v), np.where, np.concatenate)"
         )
 
     def _object_array(self) -> np.ndarray[Any, Any]:

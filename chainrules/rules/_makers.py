@@ -15,6 +15,9 @@
 * ``bound_rule(f, partials, parameters)``: elementwise with a partial per
   argument, like ``scalar_rule``, for Python functions whose parameters may
   come by keyword (``scipy.special.zeta(x, q=...)``).
+* ``in_place_refusal(f, instead)``: a function that changes an argument in
+  place (``np.put``): its rules raise a ``TypeError`` naming the form that
+  returns a new array.
 
 Every closure a maker defines is named after its primal (``named_after``):
 a traceback through ``np.sum``'s pullback reads ``sum_pullback``. Each
@@ -55,6 +58,7 @@ from chainrules_core import (
 from chainrules_core.array_api import call_in
 from chainrules_core.arrays import first_foreign_array, namespace_of, refusal, zeros_like
 from chainrules_core.followed import engine_call
+from chainrules_core.naming import function_name
 from chainrules_core.projection import no_tangent_space, output_tangent, project_onto
 
 from ._arrays import instantiate_zeros, tuple_entries
@@ -525,6 +529,35 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
 
     rrule.register(f)(named_after(f, _rrule_bound))
     frule.register(f)(named_after(f, _frule_bound))
+
+
+# ----- in-place updates: rules that refuse -----
+
+
+def in_place_refusal(f: Callable[..., Any], instead: str, *arg_types: Any) -> None:
+    """Register ``frule`` and ``rrule`` for ``f``, which changes an argument in place, that raise ``TypeError``.
+
+    A pullback cannot undo a mutation of a value an engine has recorded, and
+    ``None`` (no rule) would let an engine differentiate through the
+    mutation; so the rules refuse, naming ``instead``: the call that returns
+    the new array, to which the engine rebinds the variable. ``arg_types``
+    restricts the refusal to those argument types (``operator.setitem`` on
+    arrays, not on lists). ``rrule.records()`` lists these as ``kind ==
+    "refusal"``.
+    """
+    message = (
+        f"{function_name(f)} changes its argument in place and returns None, which no rule can mirror: "
+        f"record {instead} in its place, which returns the new array, and use that array from then on"
+    )
+
+    def _rrule_in_place(f: Any, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(message)
+
+    def _frule_in_place(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(message)
+
+    rrule.register(f, *arg_types, kind="refusal")(named_after(f, _rrule_in_place))
+    frule.register(f, *arg_types, kind="refusal")(named_after(f, _frule_in_place))
 
 
 # ----- fast paths -----

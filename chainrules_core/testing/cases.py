@@ -232,7 +232,7 @@ def _primals(args: Sequence[Any]) -> list[Any]:
     return [a.primal if isinstance(a, PrimalAndTangent) else a for a in args]
 
 
-_NUMPY_SCALAR = re.compile(r"np\.(?:float|int|uint|complex|bool)\w*\(([^()]*)\)")
+_NUMPY_SCALAR = re.compile(r"np\.(?:float|int|uint|complex|bool)(?:\d+|_)?\(([^()]*)\)")
 """``np.float64(1.0)`` in a label written by hand, to read ``1.0``."""
 
 
@@ -266,7 +266,8 @@ def value_label(value: Any) -> str:
 
 def _spec_label(spec: ArgSpec) -> str:
     if isinstance(spec, PrimalAndTangent):
-        return _spec_label(spec.primal) + "⊢NoTangent"
+        given = "NoTangent" if type(spec.tangent).__name__ == "NoTangent" else "dx"  # with_tangent's explicit dx
+        return f"{_spec_label(spec.primal)}⊢{given}"
     if isinstance(spec, Arg):
         return "scalar" if spec.shape is None else str(spec.shape).replace(" ", "")
     if isinstance(spec, At):

@@ -72,7 +72,11 @@ SELECTIONS = {
 
 def engine_methods() -> set[str]:
     """The ndarray methods the first-order engine accepts: those with rules, and those it maps to functions."""
-    ruled = {r.primal.__name__ for r in rrule.records() if getattr(r.primal, "__objclass__", None) is np.ndarray}
+    ruled = {
+        r.primal.__name__
+        for r in rrule.records()
+        if getattr(r.primal, "__objclass__", None) is np.ndarray and r.kind != "refusal"
+    }
     return ruled | set(_METHOD_FUNCTIONS) | set(_VARARG_METHODS)
 
 

@@ -21,7 +21,7 @@ from chainrules_core import (
     scalar_rule,
     unthunk,
 )
-from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
 
 
 def _damped_step(acc: Any, x: Any) -> Any:
@@ -125,7 +125,25 @@ def _frule_outer_self(tangents: tuple[Any, ...], f: Any, v: Any) -> Any:
     return _outer_self(v), v_dot[:, None] * v[None, :] + v[:, None] * v_dot[None, :]
 
 
+def _square(v: Any) -> Any:
+    return v * v
+
+
+def _scaled(v: Any, a: Any) -> Any:
+    return a * v
+
+
+def _centered(v: Any) -> Any:
+    """Not elementwise: every entry of the piece moves every value."""
+    return v - np.mean(v)
+
+
 _ENGINES = {"config": EngineConfig()}
+_LINE = At([-1.5, -0.3, 0.4, 1.2, 2.5])
+_NEGATIVE = np.array([True, True, False, False, False])
+_ABOVE_ONE = np.array([False, False, False, True, True])
+_BELOW_ONE = np.array([True, True, True, False, False])
+_POSITIVE = np.array([False, False, True, True, True])
 
 register_cases(
     "numpy.higher_order",
@@ -152,6 +170,30 @@ register_cases(
         name="matrix results",
         options=_ENGINES,
     ),
+    Case(
+        np.piecewise,
+        (_LINE, [_NEGATIVE, _ABOVE_ONE], [np.sin, _square, 0.7]),
+        name="otherwise a number",
+        options=_ENGINES,
+    ),
+    Case(
+        np.piecewise,
+        (_LINE, [_BELOW_ONE, _POSITIVE], [np.sin, np.exp]),
+        name="a later condition wins",
+        options=_ENGINES,
+    ),
+    Case(
+        np.piecewise, (_LINE, [_NEGATIVE], [_scaled, _scaled], Arg(REALS, ())), name="extra argument", options=_ENGINES
+    ),
+    Case(np.piecewise, (_LINE, _POSITIVE, [_centered, np.cos]), name="a piece not elementwise", options=_ENGINES),
+    Case(
+        np.piecewise,
+        (Arg(REALS, (2, 3)), [np.array([[True, False, True], [False, False, True]])], [_square]),
+        name="2-d, otherwise zero",
+        options=_ENGINES,
+    ),
+    Case(np.piecewise, (At(np.array(0.3)), [True], [np.sin]), name="0-d", options=_ENGINES),
+    Case(np.piecewise, (At(-0.3), [False], [np.sin, np.cos]), name="a number", options=_ENGINES),
 )
 
 refuse_edges(
@@ -165,6 +207,14 @@ refuse_edges(
     np.apply_along_axis,
     ("empty",),
     "the rule declines (None) when the axis is empty: there is no slice to differentiate func1d at",
+)
+
+refuse_edges(
+    "numpy.higher_order",
+    np.piecewise,
+    ("huge",),
+    "sin, cos and exp of the pieces at 1e300: the finite-difference steps see nothing of sin and cos, and exp "
+    "overflows",
 )
 
 refuse_order2(

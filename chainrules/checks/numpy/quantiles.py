@@ -84,6 +84,10 @@ register_cases(
         dtypes=REAL_DTYPES,
     ),
     Case(np.percentile, (Arg(REALS, (4, 5)),), kwargs={"q": 37.0}, name="q by keyword", dtypes=REAL_DTYPES),
+    Case(
+        np.nanquantile, (_NANS,), kwargs={"q": np.array([0.2, 0.7]), "axis": 1}, name="q by keyword", dtypes=REAL_DTYPES
+    ),
+    Case(np.nanpercentile, (_NANS,), kwargs={"q": 37.0}, name="q by keyword", dtypes=REAL_DTYPES),
     *(Case(np.nanmedian, (_NANS,), kwargs=kw) for kw in ({}, {"axis": 1}, {"axis": 0, "keepdims": True})),
     *(Case(np.nanquantile, (_NANS, _QS), kwargs=kw, dtypes=REAL_DTYPES) for kw in ({}, {"axis": 1})),
     Case(np.nanpercentile, (_NANS, At(37.0)), kwargs={"axis": 1, "method": "lower"}, dtypes=REAL_DTYPES),

@@ -1,4 +1,5 @@
-"""Declared checks of the selection rules (``chainrules.rules.numpy.selection``) and the functional ``setitem``."""
+"""Declared checks of the selection rules (``chainrules.rules.numpy.selection``) and the functional forms of
+numpy's in-place updates (``chainrules.functional``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from chainrules import functional
 from chainrules.checks._matrices import random_matrix
 from chainrules.functional import setitem
 from chainrules_core.testing import with_tangent
@@ -64,4 +66,18 @@ register_cases(
     Case(setitem, (_X, _MASK, Arg(REALS, ())), name="mask, broadcast value"),
     Case(setitem, (_X, ([0, 0, 2], [1, 1, 3]), Arg(REALS, (3,))), name="a repeated index keeps the last"),
     Case(setitem, (_X, 1, 2.0), name="constant value"),
+    Case(functional.put, (_X, [0, 5, 11], Arg(REALS, (3,)))),
+    Case(functional.put, (_X, [1, 7, 1, 2], Arg(REALS, (2,))), name="values repeated, a repeated index keeps the last"),
+    Case(functional.put, (_X, [-1, 13], Arg(REALS, (2,)), "wrap"), name="wrap"),
+    Case(functional.put, (_X, [2, 20], Arg(REALS, (2,))), kwargs={"mode": "clip"}, name="clip"),
+    Case(functional.place, (_X, _MASK, Arg(REALS, (4,))), name="values repeated"),
+    Case(functional.putmask, (_X, _MASK, Arg(REALS, (5,))), name="values repeated"),
+    Case(functional.putmask, (_X, _MASK, Arg(REALS, (3, 4)))),
+    Case(functional.copyto, (_X, Arg(REALS, (4,))), kwargs={"where": _MASK}, name="broadcast source"),
+    Case(functional.copyto, (_X, Arg(REALS, (3, 4)))),
+    Case(functional.fill_diagonal, (_X, Arg(REALS, ()))),
+    Case(functional.fill_diagonal, (Arg(REALS, (7, 3)), Arg(REALS, (2,)), True), name="wrap, values repeated"),
+    Case(functional.put_along_axis, (_X, np.array([[3], [0], [1]]), Arg(REALS, (3, 1)), 1)),
+    Case(functional.put_along_axis, (_X, np.array([[0, 2, 2, 1]]), Arg(REALS, ()), 0), name="broadcast value"),
+    Case(functional.put_along_axis, (_X, np.array([5, 0]), Arg(REALS, (2,)), None), name="flattened"),
 )

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from chainrules.rules.numpy.sorting import _UNIQUE
-from chainrules_core.testing.cases import DTYPES, REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing import with_tangent
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, At, Case, Generated, register_cases
 
 
 def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
@@ -34,6 +35,50 @@ register_cases(
     *(
         Case(f, (Arg(REALS, (3, 4)),), dtypes=("float64", "float32") if f.__name__ == "unique_values" else DTYPES)
         for f in _UNIQUE[1:]
+    ),
+)
+
+
+def _shared(values: list[float], tangent: list[float]) -> Any:
+    """An argument holding a value the other argument holds too, with a tangent that keeps the output's
+    structure: zero on a value both hold (the checks move one argument at a time), equal on copies in one
+    argument (which stay one value of union1d's)."""
+    return with_tangent(At(values), np.array(tangent))
+
+
+_SHARED = "1.0 in both arguments"
+register_cases(
+    "numpy.sorting",
+    # set operations, at distinct values (random draws) and at a value both arguments hold (not smooth)
+    Case(np.union1d, (Arg(REALS, (4,)), Arg(REALS, (2, 3)))),
+    Case(
+        np.union1d,
+        (_shared([0.3, 1.0, 2.0, 0.3], [1.0, 0.0, -1.0, 1.0]), _shared([1.0, 5.0], [0.0, 0.5])),
+        name=f"{_SHARED}, 0.3 twice",
+        smooth=False,
+    ),
+    Case(np.setdiff1d, (Arg(REALS, (2, 3)), Arg(REALS, (3,)))),
+    Case(np.setdiff1d, (Arg(REALS, (5,)), Arg(REALS, (3,)), True), name="assume_unique"),
+    Case(
+        np.setdiff1d,
+        (_shared([0.3, 1.0, 2.0], [1.0, 0.0, -1.0]), _shared([1.0, 5.0], [0.0, 0.5])),
+        name=_SHARED,
+        smooth=False,
+    ),
+    Case(np.setxor1d, (Arg(REALS, (4,)), Arg(REALS, (3,)))),
+    Case(
+        np.setxor1d,
+        (_shared([0.3, 1.0, 2.0], [1.0, 0.0, -1.0]), _shared([1.0, 5.0], [0.0, 0.5])),
+        name=_SHARED,
+        smooth=False,
+    ),
+    Case(np.intersect1d, (Arg(REALS, (4,)), Arg(REALS, (3,))), name="empty"),
+    Case(
+        np.intersect1d,
+        (_shared([0.3, 1.0, 2.0], [1.0, 0.0, 0.0]), _shared([2.0, 1.0, 5.0], [0.0, 0.0, 0.5])),
+        kwargs={"return_indices": True},
+        name="1.0 and 2.0 in both arguments",
+        smooth=False,
     ),
 )
 register_cases(

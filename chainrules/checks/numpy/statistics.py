@@ -40,6 +40,15 @@ register_cases(
         )
     ),
     Case(np.average, (Arg(REALS, (3, 4)), 1, Arg(POSITIVE, (3, 4)), True), name="2-d, returned"),
+    Case(np.bincount, (np.array([0, 3, 3, 1, 5]), Arg(REALS, (5,))), dtypes=("float64", "float32")),
+    Case(np.bincount, (np.array([2, 0, 2]), Arg(REALS, (3,)), 6), name="minlength", dtypes=("float64", "float32")),
+    Case(
+        np.bincount,
+        (np.array([1, 1]), Arg(REALS, (2,))),
+        kwargs={"minlength": 4},
+        name="minlength by keyword",
+        dtypes=("float64", "float32"),
+    ),
 )
 
 refuse_edges(

@@ -1,4 +1,4 @@
-"""Rules for higher-order functions: ``functools.reduce`` and ``np.apply_along_axis``.
+"""Rules for higher-order functions: ``functools.reduce``, ``np.apply_along_axis`` and ``np.piecewise``.
 
 Their derivatives need the derivative of the user's function, which only an
 AD engine can compute, so the rules are config-aware: they apply when the
@@ -9,6 +9,20 @@ cotangent of the user's function is the sum of its cotangents over the calls
 
 Only lists, tuples and arrays are reduced (a generator has no cotangent);
 other iterables get no rule.
+
+``np.piecewise(x, condlist, funclist, *args, **kw)`` calls each function of
+``funclist`` on ``x[cond]`` (with ``*args`` and ``**kw``) and writes the
+result where ``cond`` holds; a number in ``funclist`` is written as it is;
+a later condition overrides an earlier one, and one extra entry of
+``funclist`` covers where no condition holds (numpy's order). The rule runs
+each piece through the engine and assembles the output by gathers
+(``np.where`` of the pieces, not writes into an array), so an engine follows
+it. The seed of an entry goes to the piece that wrote it last: each
+function's pullback gets the seed of its entries that no later piece
+overwrote (zero for the others), and its cotangent of ``x[cond]`` is put
+back in place. A number in ``funclist`` gets the sum of the seed it kept;
+the conditions get no tangent. The derivative is the pieces' own: a point
+where a condition changes is not smooth (the pieces need not meet there).
 """
 
 from __future__ import annotations
@@ -27,6 +41,7 @@ from chainrules_core import (
     ProjectTo,
     Tangent,
     ZeroTangent,
+    backing,
     checked_seed,
     checked_tangent,
     frule,
@@ -207,3 +222,172 @@ def _frule_apply_along_axis(
     out = np.stack(results).reshape(shape).transpose(permutation)
     out_dot = np.stack(result_dots).reshape(shape).transpose(permutation)
     return out, ProjectTo(out)(out_dot)
+
+
+# ----- np.piecewise -----
+
+
+def _piecewise_conditions(x: Any, condlist: Any, funclist: Any) -> Any:
+    """numpy's conditions of ``piecewise``, one per entry of ``funclist`` (the last one "otherwise" when
+    ``funclist`` has one entry more), as a bool array of shape ``(len(funclist), *x.shape)``; ``ValueError``
+    if their number does not fit, ``IndexError`` if their shape does not (as numpy)."""
+    ndim = np.ndim(primal_of(x))
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray)) and ndim != 0):
+        condlist = [condlist]
+    conditions = np.asarray(condlist, dtype=bool)
+    if len(conditions) == len(funclist) - 1:
+        conditions = np.concatenate([conditions, ~np.any(conditions, axis=0, keepdims=True)], axis=0)
+    if len(conditions) != len(funclist):
+        raise ValueError(
+            f"np.piecewise: funclist has {len(funclist)} entries for {len(conditions)} conditions (it takes "
+            "as many, or one more for where none holds)"
+        )
+    shape = np.shape(primal_of(x))
+    if conditions.ndim == 1:  # numpy's x[True] reads every entry, x[False] none
+        return np.broadcast_to(conditions.reshape(-1, *(1 for _ in shape)), (len(conditions), *shape))
+    if conditions.size == 0:  # numpy's empty conditions select nothing, "otherwise" included
+        return np.zeros((len(conditions), *shape), dtype=bool)
+    if conditions.shape[1:] != shape:
+        raise IndexError(
+            f"np.piecewise: conditions of shape {conditions.shape[1:]} for x of shape {np.shape(primal_of(x))} "
+            "(a condition is a boolean array of x's shape)"
+        )
+    return conditions
+
+
+def _spread(values: Any, condition: Any) -> Any:
+    """``values`` (one per true entry of ``condition``, or one for all) laid where ``condition`` holds, zeros
+    elsewhere: numpy's ``y[condition] = values`` as a gather, which an engine follows."""
+    count = int(np.count_nonzero(condition))
+    flat = np.reshape(values, (-1,))
+    if np.size(primal_of(values)) == count:
+        position = np.reshape(np.cumsum(np.reshape(condition, (-1,))) - 1, condition.shape)
+    else:
+        position = np.zeros(condition.shape, int)
+    return np.where(condition, np.take(flat, np.maximum(position, 0)), 0)
+
+
+def _item(t: Any, k: int) -> Any:
+    """Entry ``k`` of a list's tangent (a list, a ``Tangent(list, ...)``, or a zero)."""
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return t
+    return unthunk(backing(t)[k] if isinstance(t, Tangent) else t[k])
+
+
+def _piecewise_parts(x: Any, rest: tuple[Any, ...]) -> Any:
+    """``(x as 1-d, its shape, conditions as 1-d rows, funclist, the extra args)``, or ``None`` when the call is
+    not ``piecewise(x, condlist, funclist, *args)`` of a float or complex ``x`` (an array or a number)."""
+    if len(rest) < 2 or np.asarray(primal_of(x)).dtype.kind not in "fc":
+        return None
+    condlist, funclist, *args = rest
+    conditions = _piecewise_conditions(x, condlist, funclist)
+    flat_x = x if np.ndim(primal_of(x)) else np.reshape(x, (1,))  # numpy reads a 0-d x as one entry
+    return flat_x, conditions.reshape(len(funclist), *np.shape(primal_of(flat_x))), list(funclist), args
+
+
+def _kept(conditions: Any) -> Any:
+    """Where each piece's values stay: its condition, less where a later condition holds (a later write wins)."""
+    later = np.flip(np.cumsum(np.flip(conditions, 0), axis=0), 0) - conditions
+    return conditions & (later == 0)
+
+
+@rrule.register(np.piecewise, config=True, requires=(HasReverseMode,))
+def _rrule_piecewise(config: Any, f: Any, x: Any, *rest: Any, **kw: Any) -> Any:
+    parts = _piecewise_parts(x, rest)
+    if parts is None:
+        return None
+    flat_x, conditions, funclist, args = parts
+    dtype = np.asarray(primal_of(x)).dtype
+    y: Any = np.zeros(np.shape(primal_of(flat_x)), dtype)
+    pullbacks: list[Any] = []
+    for condition, func in zip(conditions, funclist):
+        piece_pullback = None
+        if not callable(func):
+            y = np.where(condition, func, y)
+        elif condition.any():
+            values, piece_pullback = config.rrule_via_ad(func, flat_x[condition], *args, **kw)
+            y = np.where(condition, _spread(values, condition), y)
+            pullbacks.append((np.shape(primal_of(values)), piece_pullback))
+            continue
+        pullbacks.append(None)
+    out = np.reshape(y.astype(dtype, copy=False), np.shape(primal_of(x)))
+    kept = _kept(conditions)
+    project_x, project_funclist = ProjectTo(x), ProjectTo(funclist)
+    project_args = [ProjectTo(a) for a in args]
+    shape = np.shape(primal_of(x))
+
+    def piecewise_pullback(out_bar: Any) -> tuple[Any, ...]:
+        out_bar = checked_seed(f, out_bar, shape)
+        if isinstance(out_bar, AbstractZero):
+            return (
+                NoTangent(),
+                project_x(out_bar),
+                NoTangent(),
+                project_funclist(out_bar),
+                *[ZeroTangent()] * len(args),
+            )
+        seed = np.reshape(out_bar, np.shape(primal_of(flat_x)))
+        x_bar: Any = ZeroTangent()
+        funclist_bar: list[Any] = []
+        arg_bars: list[Any] = [ZeroTangent()] * len(args)
+        for condition, keep, func, piece in zip(conditions, kept, funclist, pullbacks):
+            kept_seed = np.where(keep, seed, 0)
+            if piece is None:
+                funclist_bar.append(ZeroTangent() if callable(func) else np.sum(kept_seed))
+                continue
+            values_shape, piece_pullback = piece
+            piece_seed = kept_seed[condition]
+            if np.shape(piece_seed) != values_shape:  # one value written to every entry: the seeds add up
+                piece_seed = np.reshape(np.sum(piece_seed), values_shape)
+            func_bar, piece_bar, *step_arg_bars = piece_pullback(piece_seed)
+            funclist_bar.append(func_bar)
+            piece_bar = unthunk(piece_bar)
+            if not isinstance(piece_bar, AbstractZero):
+                x_bar = x_bar + _spread(piece_bar, condition)
+            arg_bars = [a + unthunk(b) for a, b in zip(arg_bars, step_arg_bars)]
+        if not isinstance(x_bar, AbstractZero):
+            x_bar = np.reshape(x_bar, shape)
+        return (
+            NoTangent(),
+            project_x(x_bar),
+            NoTangent(),
+            project_funclist(funclist_bar),
+            *[project(b) for project, b in zip(project_args, arg_bars)],
+        )
+
+    return out, piecewise_pullback
+
+
+@frule.register(np.piecewise, config=True, requires=(HasForwardMode,))
+def _frule_piecewise(config: Any, tangents: tuple[Any, ...], f: Any, x: Any, *rest: Any, **kw: Any) -> Any:
+    parts = _piecewise_parts(x, rest)
+    if parts is None:
+        return None
+    flat_x, conditions, funclist, args = parts
+    _, x_dot, _, funclist_dot, *arg_dots = tangents
+    x_dot = checked_tangent(f, x_dot, x, 1)
+    arg_dots = [checked_tangent(f, t, a, k) for k, (t, a) in enumerate(zip(arg_dots, args), start=4)]
+    if not isinstance(x_dot, AbstractZero):
+        x_dot = np.reshape(x_dot, np.shape(primal_of(flat_x)))
+    dtype = np.asarray(primal_of(x)).dtype
+    y: Any = np.zeros(np.shape(primal_of(flat_x)), dtype)
+    y_dot: Any = np.zeros(np.shape(primal_of(flat_x)), dtype)
+    for k, (condition, func) in enumerate(zip(conditions, funclist)):
+        func_dot = _item(funclist_dot, k)
+        if not callable(func):
+            y = np.where(condition, func, y)
+            y_dot = np.where(condition, 0 if isinstance(func_dot, AbstractZero) else func_dot, y_dot)
+        elif condition.any():
+            piece_dot = x_dot if isinstance(x_dot, AbstractZero) else x_dot[condition]
+            values, values_dot = config.frule_via_ad(
+                (func_dot, piece_dot, *arg_dots), func, flat_x[condition], *args, **kw
+            )
+            values_dot = unthunk(values_dot)
+            y = np.where(condition, _spread(values, condition), y)
+            if not isinstance(values_dot, AbstractZero):
+                y_dot = np.where(condition, _spread(values_dot, condition), y_dot)
+            else:
+                y_dot = np.where(condition, 0, y_dot)
+    out = np.reshape(y.astype(dtype, copy=False), np.shape(primal_of(x)))
+    return out, ProjectTo(out)(np.reshape(y_dot, np.shape(out)))

@@ -250,8 +250,26 @@ def _gather(sorted_values: Any, stats: _OrderStatistics) -> tuple[Any, Any]:
     return averaged[rows, stats.lo], averaged[rows, stats.hi]
 
 
+def _data_by_keyword(f: Any, kwargs: dict[str, Any]) -> Any:
+    """The output of a call whose data comes by keyword (``a=x``): every argument is a keyword, a constant.
+
+    ``None`` (no rule) for a call that writes into a buffer; numpy's own ``TypeError`` for a call without data.
+    """
+    if is_given(kwargs.get("out")) or kwargs.get("overwrite_input"):
+        return None
+    return f(**kwargs)
+
+
 def _register(f: Any, spec: _Spec) -> None:
-    def _rrule_order(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    def _rrule_order(f: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args:  # the data by keyword: a constant, as every keyword argument is
+            out = _data_by_keyword(f, kwargs)
+
+            def keyword_data_pullback(out_bar: Any) -> tuple[Any, ...]:
+                return (NoTangent(),)
+
+            return None if out is None else (out, keyword_data_pullback)
+        x, args = args[0], args[1:]
         parsed = spec.parse(args, kwargs)
         if parsed is None:
             return None
@@ -282,7 +300,11 @@ def _register(f: Any, spec: _Spec) -> None:
 
         return out, order_pullback
 
-    def _frule_order(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    def _frule_order(tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            out = _data_by_keyword(f, kwargs)
+            return None if out is None else (out, ProjectTo(out)(ZeroTangent()))
+        x, args = args[0], args[1:]
         parsed = spec.parse(args, kwargs)
         if parsed is None:
             return None

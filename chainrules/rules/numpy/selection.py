@@ -14,21 +14,29 @@ scattered back, repeated reads add up. Indices, masks, conditions and
 * ``chainrules.functional.setitem(x, index, v)`` is ``x[index] = v`` as a
   function returning the new array; see that module.
 
-``numpy``'s in-place updates (``put``, ``place``, ``putmask``,
-``put_along_axis``, ``fill_diagonal``, ``copyto``, ``ndarray.__setitem__``)
-return ``None`` and change an argument: they get no rule (see
-docs/rules-arrays.md for their functional forms through ``setitem``).
+* ``chainrules.functional``'s ``put``, ``place``, ``putmask``, ``copyto``,
+  ``fill_diagonal`` and ``put_along_axis`` are numpy's in-place updates of
+  those names as functions returning the new array, with the same rules.
+
+numpy's in-place updates themselves (``put``, ``place``, ``putmask``,
+``put_along_axis``, ``fill_diagonal``, ``copyto``, ``ndarray.__setitem__``
+and ``operator.setitem`` on arrays; ``ndarray.sort`` and ``ndarray.partition``) return ``None`` and change an argument:
+their rules raise a ``TypeError`` naming the functional form (``np.sort``, ``np.partition``)
+(``in_place_refusal``; see docs/rules-arrays.md).
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
+from chainrules import functional
 from chainrules.functional import setitem
 
 from .._arrays import bind_options, is_given
+from .._makers import in_place_refusal
 from ._entries import entries_rule
 
 
@@ -49,6 +57,27 @@ entries_rule(np.extract, [(1, "arr")])
 entries_rule(np.choose, [(1, "choices")], applies=_without_out(("a", "choices", "out", "mode")))
 entries_rule(np.select, [(1, "choicelist"), (2, "default")], defaults={"default": 0})
 entries_rule(setitem, [(0, "x"), (2, "v")])
+entries_rule(functional.put, [(0, "a"), (2, "v")])
+entries_rule(functional.place, [(0, "arr"), (2, "vals")])
+entries_rule(functional.putmask, [(0, "a"), (2, "values")])
+entries_rule(functional.copyto, [(0, "dst"), (1, "src")])
+entries_rule(functional.fill_diagonal, [(0, "a"), (1, "val")])
+entries_rule(functional.put_along_axis, [(0, "arr"), (2, "values")])
+
+# numpy's in-place forms themselves: their rules raise TypeError naming the functional form
+for _f, _instead in (
+    (np.put, "x = chainrules.functional.put(x, ind, v)"),
+    (np.place, "x = chainrules.functional.place(x, mask, vals)"),
+    (np.putmask, "x = chainrules.functional.putmask(x, mask, values)"),
+    (np.copyto, "x = chainrules.functional.copyto(x, src, ...)"),
+    (np.fill_diagonal, "x = chainrules.functional.fill_diagonal(x, val)"),
+    (np.put_along_axis, "x = chainrules.functional.put_along_axis(x, indices, values, axis)"),
+    (np.ndarray.__setitem__, "x = chainrules.functional.setitem(x, index, v)"),
+    (np.ndarray.sort, "x = np.sort(x, ...)"),
+    (np.ndarray.partition, "x = np.partition(x, kth, ...)"),
+):
+    in_place_refusal(_f, _instead)
+in_place_refusal(operator.setitem, "x = chainrules.functional.setitem(x, index, v)", np.ndarray, object, object)
 
 
 # ----- trim_zeros: a slice with value-dependent bounds -----

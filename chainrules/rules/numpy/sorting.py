@@ -1,4 +1,5 @@
-"""Sorting: sort, partition, sort_complex, the unique family, and the index-valued functions as non-differentiable.
+"""Sorting: sort, partition, sort_complex, the unique family, the set operations, and the index-valued functions
+as non-differentiable.
 
 ``sort`` moves each entry to its place: the pushforward gathers the tangent
 through the stable ``argsort`` permutation and the pullback gathers the
@@ -48,9 +49,11 @@ from chainrules_core import (
     backing,
     checked_seed,
     follow,
+    frule,
     is_followed,
     non_differentiable,
     primal_of,
+    rrule,
     unthunk,
     value_shape,
 )
@@ -65,7 +68,7 @@ from chainrules_core.arrays import (
 )
 
 from .._arrays import bind_options, cast_to, real_dtype_of, scatter_add
-from .._makers import rule_in_first
+from .._makers import rule_in_first, zero_derivative_rule
 from ._entries import entries_rule, gather_along, one_hot
 
 # ----- sort -----
@@ -326,6 +329,52 @@ for _f in _UNIQUE:
         primal=_unique_in if _f is not np.unique else None,
         generic=_f is not np.unique,  # np.unique: numpy's alone
     )
+
+
+# ----- set operations: union1d, setdiff1d, setxor1d, intersect1d -----
+# Each value of union1d, setdiff1d and setxor1d is an entry of an argument, read (as unique's) from its first
+# occurrence in ar1 then ar2: the rules are entries_rule's, with the entry each value came from found by a sort.
+# A value shared by ar1 and ar2 decides membership: setdiff1d and setxor1d leave it out, intersect1d keeps only
+# such values, and any perturbation of one copy makes it appear or vanish (no derivative of any kind, not even
+# one-sided in most directions); its convention is zero, as floor's at its jumps. union1d keeps a shared value
+# under any perturbation (it may split in two, as unique's duplicates), so it reads it from ar1's copy.
+# intersect1d's values are all shared: its derivative is zero (zero_derivative_rule), in every argument.
+
+
+def _set_source(sides: tuple[int, ...]) -> Any:
+    """``source`` for a set operation whose values are entries of the arguments at ``sides`` (0: ar1, 1: ar2)."""
+
+    def source(f: Any, label_args: Any, label_kwargs: Any, args: Any, kwargs: Any, out: Any) -> Any:
+        names = ("ar1", "ar2")
+        values = [args[k] if k < len(args) else kwargs[names[k]] for k in sides]
+        labels = [label_args[k] if k < len(label_args) else label_kwargs[names[k]] for k in sides]
+        flat = np.concatenate([np.reshape(primal_of(v), -1) for v in values])
+        flat_labels = np.concatenate([np.reshape(label, -1) for label in labels])
+        out_values = np.asarray(primal_of(out))
+        return flat_labels[_first_occurrence(flat.astype(out_values.dtype), out_values)]
+
+    return source
+
+
+entries_rule(np.union1d, [(0, "ar1"), (1, "ar2")], source=_set_source((0, 1)))
+entries_rule(np.setxor1d, [(0, "ar1"), (1, "ar2")], source=_set_source((0, 1)))
+entries_rule(np.setdiff1d, [(0, "ar1"), (1, "ar2")], source=_set_source((0,)))
+_rrule_intersect1d_zero, _frule_intersect1d = zero_derivative_rule(np.intersect1d, register=False)
+frule.register(np.intersect1d)(_frule_intersect1d)
+
+
+@rrule.register(np.intersect1d)
+def _rrule_intersect1d(f: Any, *args: Any, **kwargs: Any) -> Any:
+    out, zero_pullback = _rrule_intersect1d_zero(f, *args, **kwargs)
+    if not isinstance(out, tuple):
+        return out, zero_pullback
+    shape = value_shape(out[0])
+
+    def intersect1d_pullback(out_bar: Any) -> tuple[Any, ...]:
+        checked_seed(f, _values_seed(out_bar), shape)  # with return_indices: the values' seed, then the indices'
+        return zero_pullback(out_bar)
+
+    return out, intersect1d_pullback
 
 
 # ----- index-valued: no derivative -----

@@ -20,6 +20,13 @@ cotangent.
 ``d avg = sum(w da + (a - avg) dw) / sum(w)``; with ``returned=True`` the
 second output ``sum(w)`` has the tangent ``sum(dw)``. Weights passed by
 keyword are constants, like every keyword argument.
+
+``bincount(x, weights, minlength)``: ``out[k] = sum of weights[i] where
+x[i] == k``, linear in the weights, so the tangent is ``bincount(x,
+weights_dot)`` and the weights' cotangent is ``seed[x]`` (each weight gets
+the seed of its bin). ``x`` holds integers (no tangent). Without weights
+the counts are integers: no tangent; weights by keyword are constants.
+numpy refuses complex weights, and returns float64 counts for any weights.
 """
 
 from __future__ import annotations
@@ -363,3 +370,41 @@ def _frule_average(tangents: tuple[Any, ...], f: Any, a: Any, *args: Any, **kwar
         return out, project_out(xp.reshape(avg_dot, call.avg_shape))
     total_dot = xp.reshape(xp.broadcast_to(xp.asarray(total_dot), call.kept), call.avg_shape)
     return out, project_out(Tangent(tuple, xp.reshape(avg_dot, call.avg_shape), total_dot))
+
+
+# ----- bincount: linear in the weights -----
+
+
+def _bincount_weights(args: tuple[Any, ...]) -> Any:
+    """The weights when passed positionally (``bincount(x, weights)``), else ``None``: a keyword is a constant."""
+    return args[0] if args and args[0] is not None else None
+
+
+@rrule.register(np.bincount)
+def _rrule_bincount(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(x, *args, **kwargs)
+    weights = _bincount_weights(args)
+    project_weights = ProjectTo(weights) if weights is not None else None
+    indices, shape = np.asarray(x), value_shape(out)
+
+    def bincount_pullback(out_bar: Any) -> tuple[Any, ...]:
+        bars: list[Any] = [NoTangent()] * len(args)
+        if project_weights is not None:
+            out_bar = checked_seed(f, out_bar, shape)
+            bars[0] = project_weights(out_bar if isinstance(out_bar, AbstractZero) else out_bar[indices])
+        return (NoTangent(), NoTangent(), *bars)
+
+    return out, bincount_pullback
+
+
+@frule.register(np.bincount)
+def _frule_bincount(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    out = f(x, *args, **kwargs)
+    project_out = ProjectTo(out)
+    weights = _bincount_weights(args)
+    w_dot = ZeroTangent() if weights is None else checked_tangent(f, tangents[2], weights, 2)
+    if project_out.is_no_tangent:  # no weights, or numpy's integer zeros for an empty x
+        return out, NoTangent()
+    if isinstance(w_dot, AbstractZero):
+        return out, project_out(w_dot)
+    return out, project_out(np.bincount(x, np.real(w_dot), minlength=np.size(out)))

@@ -5,7 +5,7 @@ import pytest
 
 import chainrules.engines as ad
 from chainrules.checks.numpy.quantiles import DISCONTINUOUS, METHODS
-from chainrules_core import NoTangent, frule, rrule
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 
@@ -106,6 +106,20 @@ def test_buffers_and_overwritten_inputs_get_no_rule():
     assert rrule(np.quantile, x, 0.5, out=np.zeros(())) is None
     tangents = (NoTangent(), x, 0.0, NoTangent(), NoTangent(), NoTangent())
     assert frule(tangents, np.percentile, x, 50.0, None, None, True) is None
+
+
+@pytest.mark.parametrize("f", [np.median, np.nanmedian, np.quantile, np.nanquantile, np.percentile, np.nanpercentile])
+def test_data_by_keyword_is_a_constant(f):
+    """numpy takes the data as ``a=``; a keyword argument gets no tangent, so the call has none to give."""
+    x = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 1.5]])
+    q = {np.median: {}, np.nanmedian: {}, np.percentile: {"q": 30.0}, np.nanpercentile: {"q": 30.0}}.get(f, {"q": 0.3})
+    out, pullback = rrule(f, a=x, axis=1, **q)
+    np.testing.assert_array_equal(out, f(x, axis=1, **q))
+    assert pullback(np.ones(2)) == (NoTangent(),)
+    out, out_dot = frule((NoTangent(),), f, a=x, axis=1, **q)
+    np.testing.assert_array_equal(out, f(x, axis=1, **q))
+    assert out_dot == ZeroTangent()
+    assert rrule(f, a=x, out=np.zeros(()), **q) is None
 
 
 def test_complex_median_follows_numpy_and_percentile_refuses():

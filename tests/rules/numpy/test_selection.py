@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import chainrules.engines as ad
+from chainrules import functional
 from chainrules.functional import setitem
 from chainrules_core import NoTangent, Tangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
@@ -45,6 +46,59 @@ def test_setitem_through_the_reverse_engine():
     assert np.array_equal(x_bar, [2.0, 0.0, 0.0, 8.0]) and np.array_equal(v_bar, [10.0, 12.0])
     _, y_dot = ad.jvp(lambda x: functional_set(x, 0, 0.0), (x,), (np.ones(4),))
     assert np.array_equal(y_dot, [0.0, 1.0, 1.0, 1.0])
+
+
+def test_put_keeps_the_last_write_and_repeats_short_values():
+    """``np.put`` writes in order: a value overwritten by a later one at the same entry gets a zero cotangent;
+    ``v`` shorter than ``ind`` is repeated, and a value written at several entries gets their seeds summed."""
+    x = np.zeros(5)
+    y, pullback = rrule(functional.put, x, [1, 3, 1, 4], np.array([10.0, 20.0]))
+    reference = x.copy()
+    np.put(reference, [1, 3, 1, 4], np.array([10.0, 20.0]))
+    assert np.array_equal(y, reference) and not x.any()
+    _, x_bar, _, v_bar = pullback(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert np.array_equal(x_bar, [1.0, 0.0, 3.0, 0.0, 0.0])
+    assert np.array_equal(v_bar, [2.0, 4.0 + 5.0])  # 10.0 lands at 1 (overwritten) and at 1 again (kept)
+    _, pullback = rrule(functional.put, x, [0, 0], np.array([1.0, 2.0]))
+    assert np.array_equal(pullback(np.array([7.0, 0.0, 0.0, 0.0, 0.0]))[3], [0.0, 7.0])
+
+
+_EVEN = np.arange(6).reshape(2, 3) % 2 == 0
+IN_PLACE_CALLS = {
+    "put": (np.put, functional.put, lambda x, v: (x, [5, 0], v), np.array([1.0, 2.0])),
+    "place": (np.place, functional.place, lambda x, v: (x, _EVEN, v), np.array([1.0, 2.0])),
+    "putmask": (np.putmask, functional.putmask, lambda x, v: (x, ~_EVEN, v), np.array([1.0, 2.0])),
+    "copyto": (np.copyto, functional.copyto, lambda x, v: (x, v), np.array([1.0, 2.0, 3.0])),
+    "fill_diagonal": (np.fill_diagonal, functional.fill_diagonal, lambda x, v: (x, v), np.array([1.0, 2.0])),
+    "put_along_axis": (
+        np.put_along_axis,
+        functional.put_along_axis,
+        lambda x, v: (x, np.array([[2], [0]]), v, 1),
+        np.array([[1.0], [2.0]]),
+    ),
+}
+"""numpy's in-place update, its functional form, the arguments made of ``x`` and the values ``v``, and ``v``."""
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_CALLS))
+def test_functional_forms_return_what_numpy_writes(name):
+    """Each form returns the array numpy's in-place function leaves, and leaves its argument alone. An engine
+    rebinds the variable to it (``x = functional.put(x, ind, v)``) and differentiates both x and v; y is linear
+    in them, so <y_bar, y> = <x_bar, x> + <v_bar, v> for the gradient of sum(y * y) / 2."""
+    update, form, arguments, v = IN_PLACE_CALLS[name]
+    x = np.arange(6.0).reshape(2, 3)
+    expected = x.copy()
+    update(*arguments(expected, v))
+    y = form(*arguments(x, v))
+    assert np.array_equal(y, expected) and np.array_equal(x, np.arange(6.0).reshape(2, 3))
+    lifted = ad.lift(form)
+
+    def loss(x, v):
+        x = lifted(*arguments(x, v))  # the variable rebound to the new array
+        return np.sum(x * x) / 2
+
+    x_bar, v_bar = ad.gradient(loss, x, v)
+    assert np.sum(x_bar * x) + np.sum(v_bar * v) == pytest.approx(np.sum(y * y))
 
 
 def test_choose_adds_where_a_choice_is_read_twice():

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import chainrules  # noqa: F401 - registers the rules
+from chainrules import functional
+from chainrules.checks.unsupported import UNSUPPORTED
 from chainrules.functional import setitem
 from chainrules_core import NoTangent, frule, rrule
 from chainrules_core.testing import rand_tangent
@@ -21,8 +23,6 @@ X = np.arange(1.0, 7.0).reshape(2, 3)
 V = np.array([1.0, -2.0, 3.0])
 SQUARE = np.array([[2.0, 1.0], [0.5, 3.0]])
 
-_IN_PLACE = "no rule: numpy changes an argument in place and returns None; chainrules.functional.setitem is the form"
-_OTHER = "other family"
 
 RULES = {
     # shapes
@@ -92,6 +92,15 @@ RULES = {
     "tril": (np.tril, (X,)),
     "triu": (np.triu, (X,)),
     "chainrules.functional.setitem": (setitem, (X, 0, V)),
+    "chainrules.functional.put": (functional.put, (X, [0, 4], V[:2])),
+    "chainrules.functional.place": (functional.place, (X, X > 2, V)),
+    "chainrules.functional.putmask": (functional.putmask, (X, X > 2, V)),
+    "chainrules.functional.copyto": (functional.copyto, (X, V)),
+    "chainrules.functional.fill_diagonal": (functional.fill_diagonal, (X, 1.5)),
+    "chainrules.functional.put_along_axis": (
+        functional.put_along_axis,
+        (X, np.zeros((2, 1), dtype=int), V[:2, None], 1),
+    ),
     # sorting
     "sort": (np.sort, (X,)),
     "partition": (np.partition, (V, 1)),
@@ -101,6 +110,10 @@ RULES = {
     "unique_counts": (getattr(np, "unique_counts", None), (V,)),
     "unique_inverse": (getattr(np, "unique_inverse", None), (V,)),
     "unique_all": (getattr(np, "unique_all", None), (V,)),
+    "union1d": (np.union1d, (V, X)),
+    "setdiff1d": (np.setdiff1d, (X, V)),
+    "setxor1d": (np.setxor1d, (V, X + 0.5)),
+    "intersect1d": (np.intersect1d, (V, X)),
     # creation
     "array": (np.array, (X,)),
     "asarray": (np.asarray, (X,)),
@@ -159,6 +172,7 @@ NON_DIFFERENTIABLE = {
     "lexsort": np.lexsort,
     "searchsorted": np.searchsorted,
     "digitize": np.digitize,
+    "isin": np.isin,
     "nonzero": np.nonzero,
     "flatnonzero": np.flatnonzero,
     "argwhere": np.argwhere,
@@ -189,19 +203,31 @@ NON_DIFFERENTIABLE = {
 }
 """Functions registered as non-differentiable: their outputs are integers, shapes or constants."""
 
+IN_PLACE = {
+    "put_along_axis": functional.put_along_axis,
+    "put": functional.put,
+    "place": functional.place,
+    "putmask": functional.putmask,
+    "copyto": functional.copyto,
+    "fill_diagonal": functional.fill_diagonal,
+    "ndarray.__setitem__": setitem,
+    "operator.setitem": setitem,
+    "ndarray.sort": np.sort,
+    "ndarray.partition": np.partition,
+}
+"""numpy's in-place updates, whose rules raise ``TypeError`` naming the form that returns a new array."""
+
+
+def _qualified(name):
+    return name if name.startswith("operator.") else f"numpy.{name}"
+
+
 NO_RULE = {
-    "put_along_axis": _IN_PLACE,
-    "put": _IN_PLACE,
-    "place": _IN_PLACE,
-    "putmask": _IN_PLACE,
-    "copyto": _IN_PLACE,
-    "fill_diagonal": _IN_PLACE,
-    "ndarray.__setitem__": _IN_PLACE,
-    "operator.setitem": _IN_PLACE,
-    "ndarray.sort": _IN_PLACE,
-    "ndarray.partition": _IN_PLACE,
-    "piecewise": "no rule: it calls the user's functions on masked pieces; a rule would need RuleConfig's rrule_via_ad",
-    "fromfunction": "no rule: it calls the user's function on integer index arrays; no argument is differentiable",
+    **{
+        name: f"no rule: {UNSUPPORTED[_qualified(name)]}"
+        for name in ("fromfunction",)  # the reasons are chainrules.checks.unsupported's
+    },
+    # not candidates (chainrules/checks/candidates.txt): no peer differentiates them
     "mask_indices": "no rule: it takes a size, a function and an offset, and returns integer indices",
     "poly1d": "no rule: a class; the polynomial functions refuse poly1d arguments (None)",
 }
@@ -209,6 +235,8 @@ NO_RULE = {
 
 OTHER_FAMILIES = {
     "apply_along_axis": "numpy.higher_order",
+    "ediff1d": "statistics",
+    "piecewise": "numpy.higher_order",
     "apply_over_axes": "higher-order functions (no rule)",
     "histogram2d": "statistics (no rule)",
 }
@@ -221,13 +249,14 @@ MODULES = (
     "numpy.lib._twodim_base_impl",
     "numpy._core.function_base",
     "numpy.lib._stride_tricks_impl",
+    "numpy.lib._arraysetops_impl",
 )
 """numpy's modules whose every public function belongs to these families (or is listed in OTHER_FAMILIES)."""
 
 
 def _resolve(name):
-    if name == "chainrules.functional.setitem":
-        return setitem
+    if name.startswith("chainrules.functional."):
+        return getattr(functional, name.rsplit(".", 1)[1])
     owner = np
     for part in name.split("."):
         owner = {"linalg": np.linalg, "ndarray": np.ndarray, "operator": operator}.get(part) or getattr(
@@ -240,7 +269,7 @@ def _resolve(name):
 
 def test_tables_are_disjoint():
     """A function has one status."""
-    names = [*RULES, *NON_DIFFERENTIABLE, *NO_RULE, *OTHER_FAMILIES]
+    names = [*RULES, *NON_DIFFERENTIABLE, *IN_PLACE, *NO_RULE, *OTHER_FAMILIES]
     assert len(names) == len(set(names))
 
 
@@ -251,7 +280,7 @@ def test_every_function_of_the_families_is_listed(module):
         public = set(importlib.import_module(module).__all__)
     except ImportError:
         pytest.skip(f"{module} is not in this numpy (numpy {np.__version__})")
-    listed = {*RULES, *NON_DIFFERENTIABLE, *NO_RULE, *OTHER_FAMILIES}
+    listed = {*RULES, *NON_DIFFERENTIABLE, *IN_PLACE, *NO_RULE, *OTHER_FAMILIES}
     missing = {name for name in public if hasattr(np, name)} - listed
     assert not missing, f"{module}: functions neither ruled nor listed: {sorted(missing)}"
 
@@ -289,3 +318,21 @@ def test_without_a_rule_says_why(name):
         pytest.skip(f"{name} is not in numpy {np.__version__}")
     assert not [r for r in rrule.records() if r.primal is f]
     assert not [r for r in frule.records() if r.primal is f]
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_updates_refuse_and_name_their_form(name):
+    """``rrule`` and ``frule`` of an in-place update raise ``TypeError`` naming the function and the form to use;
+    the form has both rules."""
+    f = _resolve(name)
+    x = X.copy()
+    args = (x, 0, 1.5) if "setitem" in name else (x,)
+    for call in (lambda: rrule(f, *args), lambda: frule((NoTangent(), *(NoTangent() for _ in args)), f, *args)):
+        with pytest.raises(TypeError, match=name.rsplit(".", 1)[-1]) as raised:
+            call()
+        assert IN_PLACE[name].__name__ in str(raised.value)
+    assert np.array_equal(x, X), "a refusal leaves the array alone"
+    assert {r.kind for r in rrule.records_for(f)} == {"refusal"}
+    if name != "operator.setitem":
+        return
+    assert rrule(f, [1.0, 2.0], 0, 3.0) is None, "operator.setitem refuses arrays alone: a list gets no rule"

@@ -102,3 +102,26 @@ def test_unique_under_jit_is_refused_before_jax_concretizes(name):
     with pytest.raises(TypeError, match=rf"np\.{name} has no rule for arrays of type jax") as raised:
         jax.jit(lambda x: rrule(f, x)[0])(jax.numpy.ones(3))
     assert not isinstance(raised.value, jax.errors.ConcretizationTypeError)
+
+
+def test_set_operations_send_each_value_s_seed_to_its_first_copy_and_zero_to_shared_values():
+    """union1d reads a shared value from ar1 (and a repeated one from its first copy), as unique does;
+    setdiff1d and setxor1d leave a shared value out, and it gets zero; intersect1d's derivative is zero."""
+    a, b = np.array([0.3, 1.0, 2.0, 0.3]), np.array([1.0, 5.0])
+    out, pullback = rrule(np.union1d, a, b)
+    assert np.array_equal(out, [0.3, 1.0, 2.0, 5.0])
+    _, a_bar, b_bar = pullback(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert np.array_equal(a_bar, [1.0, 2.0, 3.0, 0.0]) and np.array_equal(b_bar, [0.0, 4.0])
+    out, pullback = rrule(np.setxor1d, a, b)
+    assert np.array_equal(out, [0.3, 2.0, 5.0])
+    _, a_bar, b_bar = pullback(np.array([1.0, 2.0, 3.0]))
+    assert np.array_equal(a_bar, [1.0, 0.0, 2.0, 0.0]) and np.array_equal(b_bar, [0.0, 3.0])
+    _, a_bar, b_bar = rrule(np.setdiff1d, a, b)[1](np.array([1.0, 2.0]))
+    assert np.array_equal(a_bar, [1.0, 0.0, 2.0, 0.0]) and np.array_equal(b_bar, [0.0, 0.0])
+    out, pullback = rrule(np.intersect1d, a, b)
+    _, a_bar, b_bar = pullback(np.ones(1))
+    assert np.array_equal(out, [1.0]) and not a_bar.any() and not b_bar.any()
+    out, out_dot = frule((NoTangent(), np.ones(4), np.ones(2)), np.intersect1d, a, b, return_indices=True)
+    assert out_dot == Tangent(tuple, np.zeros(1), NoTangent(), NoTangent())
+    with pytest.raises(ValueError, match=r"np\.intersect1d"):
+        rrule(np.intersect1d, a, b, return_indices=True)[1]((np.ones(3), NoTangent(), NoTangent()))

@@ -135,3 +135,16 @@ def test_statistics_leave_dask_lazy(f, args, kwargs):
         x = np.nan_to_num(x)
     out, bars, out_dot = run_lazily(f, x, *args, **kwargs)
     assert all(hasattr(v, "dask") for v in (out[0] if isinstance(out, tuple) else out, bars[1]))
+
+
+def test_bincount_is_linear_in_the_weights():
+    """Each weight gets the seed of its bin; the counts without weights, and weights by keyword, are constants."""
+    x, w = np.array([0, 2, 2, 4]), np.array([0.5, 1.0, -2.0, 3.0], dtype=np.float32)
+    out, pullback = rrule(np.bincount, x, w, 6)
+    assert np.array_equal(out, [0.5, 0.0, -1.0, 0.0, 3.0, 0.0])
+    _, x_bar, w_bar, minlength_bar = pullback(np.arange(6.0))
+    assert x_bar == NoTangent() == minlength_bar
+    assert w_bar.dtype == np.float32 and np.array_equal(w_bar, [0.0, 2.0, 2.0, 4.0])
+    assert np.array_equal(frule((NoTangent(), NoTangent(), np.ones(4)), np.bincount, x, w)[1], [1, 0, 2, 0, 1])
+    assert rrule(np.bincount, x)[1](np.ones(5)) == (NoTangent(), NoTangent())
+    assert rrule(np.bincount, x, weights=w)[1](np.ones(5)) == (NoTangent(), NoTangent())

@@ -35,7 +35,7 @@ STATUS = {
     "histogram2d": _HISTOGRAM,
     "histogramdd": _HISTOGRAM,
     "histogram_bin_edges": "no rule: the edges follow the data's range and a bin-count estimator: not ruled yet",
-    "bincount": _HISTOGRAM,
+    "bincount": "rule",
     "digitize": "non-differentiable",
     # differences, integrals, interpolation
     "cumulative_sum": "rule",
