@@ -51,6 +51,7 @@ from ._structure import (
 
 _NO_TANGENT = NoTangent()
 _ZERO = ZeroTangent()
+_new = object.__new__
 
 
 class DualNumbers(RuleConfig, HasForwardMode):
@@ -140,7 +141,19 @@ class _Pass(Trace):
             return MISS
         if rule is None:
             return MISS
-        return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
+        ta, tb = type(a_dot), type(b_dot)
+        if ta is not float and ta is not np.ndarray and tb is not float and tb is not np.ndarray:
+            return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
+        # ``_apply`` for a float or array tangent, inline: the rule runs, a float output with a float tangent is boxed
+        result = rule((_NO_TANGENT, a_dot, b_dot), f, a, b)
+        if result is None:
+            return MISS
+        y, y_dot = result
+        if type(y) is float and type(y_dot) is float:
+            box = _new(DualScalar)
+            box.value, box.tangent, box._trace = y, y_dot, self
+            return box
+        return self.engine.record((self, (_NO_TANGENT, a_dot, b_dot)), f, (a, b), result)  # type: ignore[arg-type]
 
     def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
         """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""

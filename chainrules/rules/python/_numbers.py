@@ -383,12 +383,6 @@ def float_pair_rules(partials: Partials) -> Rules:
     constants = getattr(partials, "constants", None)  # constant_partials: add, subtract
     scales = constants if constants is not None and len(constants) == 2 else None
 
-    def _partials_of(out: float, x: float, y: float) -> Any:
-        try:
-            return partials(PY, out, x, y)
-        except (ArithmeticError, ValueError):
-            return _numpy_partials(partials, out, (x, y))
-
     if scales is not None:
         cx, cy = scales
 
@@ -412,7 +406,10 @@ def float_pair_rules(partials: Partials) -> Rules:
             def float_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
                 if type(out_bar) is not float:
                     return rule(f, x, y)[1](out_bar)  # type: ignore[no-any-return]
-                px, py = _partials_of(out, x, y)
+                try:
+                    px, py = partials(PY, out, x, y)
+                except (ArithmeticError, ValueError):
+                    px, py = _numpy_partials(partials, out, (x, y))
                 x_bar, y_bar = px * out_bar, py * out_bar
                 if type(x_bar) is not float:
                     x_bar = _float_bar(px, out_bar)
@@ -437,7 +434,10 @@ def float_pair_rules(partials: Partials) -> Rules:
         if scales is not None:
             px, py = scales
         else:
-            px, py = _partials_of(out, x, y)
+            try:
+                px, py = partials(PY, out, x, y)
+            except (ArithmeticError, ValueError):
+                px, py = _numpy_partials(partials, out, (x, y))
         if x_moves:
             out_dot = px * x_dot + py * y_dot if y_moves else px * x_dot
         elif y_moves:
