@@ -59,6 +59,7 @@ from ._structure import (
 )
 
 _NO_TANGENT, _ZERO = NoTangent(), ZeroTangent()
+_new = object.__new__
 _REAL_SCALARS = frozenset({float, np.float64, np.float32})
 """Outputs boxed as scalars at once (a reduction's numpy float too)."""
 
@@ -230,13 +231,17 @@ class Tape(Trace):
             slot = len(shapes)
             shapes.append(())
             self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
-            return TrackedScalar(y, self, slot)
+            box = _new(TrackedScalar)  # TrackedScalar(y, self, slot), without a frame for __init__
+            box.value, box._trace, box.slot = y, self, slot
+            return box
         if t is np.ndarray and y.dtype.kind in "fc":
             shapes = self.shapes
             slot = len(shapes)
             shapes.append(y.shape)
             self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
-            return TrackedArray(y, self, slot)
+            box = _new(TrackedArray)
+            box.value, box._trace, box.slot = y, self, slot
+            return box
         return self.record(f, pullback, (None, slot_a, slot_b), 2, y)
 
     def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:
