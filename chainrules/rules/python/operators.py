@@ -32,6 +32,7 @@ from chainrules_core import (
     follow,
     frule,
     is_namedtuple,
+    named_after,
     non_differentiable,
     rrule,
     unthunk,
@@ -43,6 +44,7 @@ from .._arrays import tuple_entries
 from .._makers import NUMERIC, checked_entries, constant_partials, python_rule, readonly, zero_derivative_rule
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER
 from ..numpy.elementwise import LINEAR_UNARY, UNARY
+from ._numbers import FLOAT_PAIR
 
 OPERATOR_BINARY = {
     operator.add: np.add,
@@ -253,7 +255,6 @@ def _frule_repeat(tangents: tuple[Any, ...], f: Any, a: Any, b: Any) -> Any:
 _NO_TANGENT = NoTangent()
 
 
-@rrule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=(float, float))
 def _rrule_mul_of_floats(rule: Any, f: Any, x: float, y: float) -> Any:
     def mul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         if type(out_bar) is not float:
@@ -263,7 +264,6 @@ def _rrule_mul_of_floats(rule: Any, f: Any, x: float, y: float) -> Any:
     return x * y, mul_pullback
 
 
-@frule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=(float, float))
 def _frule_mul_of_floats(rule: Any, tangents: tuple[Any, ...], f: Any, x: float, y: float) -> Any:
     if len(tangents) == 3:
         _, x_dot, y_dot = tangents
@@ -275,3 +275,7 @@ def _frule_mul_of_floats(rule: Any, tangents: tuple[Any, ...], f: Any, x: float,
         elif type(x_dot) is ZeroTangent and type(y_dot) is float:
             return x * y, x * y_dot
     return rule(tangents, f, x, y)
+
+
+rrule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=FLOAT_PAIR)(named_after(operator.mul, _rrule_mul_of_floats))
+frule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=FLOAT_PAIR)(named_after(operator.mul, _frule_mul_of_floats))
