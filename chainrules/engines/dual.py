@@ -168,10 +168,26 @@ class _Pass(Trace):
                 return self.engine.record((self, tangents), f, values, result)  # type: ignore[arg-type]
         return self.engine.record((self, tangents), f, values, (f(*values), ZeroTangent()))  # type: ignore[arg-type]
 
+    def _dual_arrays(self, xs: list[Any] | tuple[Any, ...], dxs: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+        """A dual per array of ``xs`` when they are all float or complex arrays with array tangents of their shapes
+        (what ``dual`` gives each), else ``None``."""
+        duals = []
+        for x, dx in zip(xs, dxs):
+            if type(x) is not np.ndarray or type(dx) is not np.ndarray or x.dtype.kind not in "fc":
+                return None
+            if dx.shape != x.shape:
+                return None
+            duals.append(DualArray(x, dx, self))
+        return duals
+
     def dual(self, x: Any, dx: Any, where: str) -> Any:
         """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
         if type(x) is np.ndarray and type(dx) is np.ndarray and x.dtype.kind in "fc" and dx.shape == x.shape:
             return DualArray(x, dx, self)  # an array parameter: what the checks below come to
+        if (type(x) is list or type(x) is tuple) and type(dx) is type(x) and len(dx) == len(x):
+            duals = self._dual_arrays(x, dx)  # a list of parameters: a box per array, in one pass
+            if duals is not None:
+                return duals if type(x) is list else tuple(duals)
         dx = unthunk(dx)
         if isinstance(dx, AbstractZero):
             return x
