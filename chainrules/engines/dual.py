@@ -112,7 +112,14 @@ class _Pass(Trace):
             return MISS
         if rule is None:
             return MISS
-        return self._apply(f, rule, (_NO_TANGENT, a.tangent), [x])  # type: ignore[attr-defined]
+        tangents = (_NO_TANGENT, a.tangent)  # type: ignore[attr-defined]
+        t = type(tangents[1])
+        if t is not np.ndarray and t is not float:
+            return self._apply(f, rule, tangents, [x])
+        result = rule(tangents, f, x)  # ``_apply`` for an array or float tangent, inline
+        if result is None:
+            return MISS
+        return self.engine.record((self, tangents), f, (x,), result)  # type: ignore[arg-type]
 
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         # ``fast`` for two operands, unrolled: each operand's tangent is read inline, with no loop or helper
