@@ -119,7 +119,7 @@ class _Pass(Trace):
         result = rule(tangents, f, x)  # ``_apply`` for an array or float tangent, inline
         if result is None:
             return MISS
-        return self.engine.record((self, tangents), f, (x,), result)  # type: ignore[arg-type]
+        return self._boxed(f, (x,), tangents, result)
 
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         # ``fast`` for two operands, unrolled: each operand's tangent is read inline, with no loop or helper
@@ -155,12 +155,19 @@ class _Pass(Trace):
         result = rule((_NO_TANGENT, a_dot, b_dot), f, a, b)
         if result is None:
             return MISS
+        return self._boxed(f, (a, b), (_NO_TANGENT, a_dot, b_dot), result)
+
+    def _boxed(self, f: Any, values: tuple[Any, ...], tangents: tuple[Any, ...], result: Any) -> Any:
+        """``record``'s box of a rule's result: a float or real array with a tangent of its type, inline."""
         y, y_dot = result
-        if type(y) is float and type(y_dot) is float:
-            box = _new(DualScalar)
+        t = type(y)
+        if (t is float and type(y_dot) is float) or (
+            t is np.ndarray and type(y_dot) is np.ndarray and y.dtype.kind in "fc"
+        ):
+            box = _new(DualScalar if t is float else DualArray)
             box.value, box.tangent, box._trace = y, y_dot, self
             return box
-        return self.engine.record((self, (_NO_TANGENT, a_dot, b_dot)), f, (a, b), result)  # type: ignore[arg-type]
+        return self.engine.record((self, tangents), f, values, result)  # type: ignore[arg-type]
 
     def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
         """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""
