@@ -371,6 +371,18 @@ def float_rules(partials: Partials) -> Rules:
 FLOAT_PAIR = (float, float)
 
 
+def _scaled_float_pullback(rule: Any, f: Any, cx: float, cy: float) -> Callable[[Any], tuple[Any, Any, Any]]:
+    """The pullback of ``f`` with constant partials ``cx``, ``cy`` at any two floats: a float seed scaled, any other
+    seed through the rule's own pullback (at 1.0 and 1.0: it depends on the arguments' types alone)."""
+
+    def scaled_float_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not float:
+            return rule(f, 1.0, 1.0)[1](out_bar)  # type: ignore[no-any-return]
+        return _NO_TANGENT, cx * out_bar, cy * out_bar
+
+    return named_after(f, scaled_float_pullback)
+
+
 def float_pair_rules(partials: Partials) -> Rules:
     """The fast paths of a binary ``python_rule`` for two Python floats exactly (``exact=FLOAT_PAIR``).
 
@@ -386,15 +398,14 @@ def float_pair_rules(partials: Partials) -> Rules:
     if scales is not None:
         cx, cy = scales
 
+        pullbacks: dict[Any, Callable[[Any], tuple[Any, Any, Any]]] = {}
+        """The pullback per primal: with constant partials it is the same at every pair of floats, made once."""
+
         def _rrule_floats(rule: Any, f: Any, x: float, y: float) -> Any:
-            out = f(x, y)
-
-            def scaled_float_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
-                if type(out_bar) is not float:
-                    return rule(f, x, y)[1](out_bar)  # type: ignore[no-any-return]
-                return _NO_TANGENT, cx * out_bar, cy * out_bar
-
-            return out, scaled_float_pullback
+            pullback = pullbacks.get(f)
+            if pullback is None:
+                pullback = pullbacks[f] = _scaled_float_pullback(rule, f, cx, cy)
+            return f(x, y), pullback
 
     else:
 
