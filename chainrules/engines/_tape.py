@@ -318,6 +318,24 @@ class Tape(Trace):
             if type(cotangents) is not tuple or len(cotangents) != nargs + 1:
                 raise _count_error(f, cotangents, nargs)
             if type(inputs) is tuple:
+                if nargs == 2 and type(cotangents[1]) is float and type(cotangents[2]) is float:
+                    # the loop below for two float cotangents, unrolled (no zip, no loop: 7% of a program on
+                    # floats, benchmarks/bench_programs.py): the path of every float operator
+                    _, slot_a, slot_b = inputs
+                    _, ca, cb = cotangents
+                    if slot_a is not None:
+                        old = bars[slot_a]
+                        if old is None or type(old) is float:
+                            bars[slot_a] = ca if old is None else old + ca
+                        else:
+                            self._add(bars, owned, slot_a, ca, f, 0)
+                    if slot_b is not None:
+                        old = bars[slot_b]
+                        if old is None or type(old) is float:
+                            bars[slot_b] = cb if old is None else old + cb
+                        else:
+                            self._add(bars, owned, slot_b, cb, f, 0)
+                    continue
                 for slot, c in zip(inputs, cotangents):
                     if slot is None:
                         continue
