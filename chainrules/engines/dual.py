@@ -155,6 +155,11 @@ class _Pass(Trace):
         result = rule((_NO_TANGENT, a_dot, b_dot), f, a, b)
         if result is None:
             return MISS
+        y, y_dot = result
+        if type(y) is float and type(y_dot) is float:  # _boxed's first case, without its frame: float arithmetic
+            box = _new(DualScalar)
+            box.value, box.tangent, box._trace = y, y_dot, self
+            return box
         return self._boxed(f, (a, b), (_NO_TANGENT, a_dot, b_dot), result)
 
     def _boxed(self, f: Any, values: tuple[Any, ...], tangents: tuple[Any, ...], result: Any) -> Any:
