@@ -239,9 +239,9 @@ class Tape(Trace):
             slot = len(shapes)
             shapes.append(y.shape)
             self.nodes.append((f, pullback, (None, slot_a, slot_b), 2, slot, None))
-            box = _new(TrackedArray)
-            box.value, box._trace, box.slot = y, self, slot
-            return box
+            array_box = _new(TrackedArray)
+            array_box.value, array_box._trace, array_box.slot = y, self, slot
+            return array_box
         return self.record(f, pullback, (None, slot_a, slot_b), 2, y)
 
     def record(self, f: Any, pullback: Callable[[Any], Any], inputs: _Inputs, nargs: int, y: Any) -> Any:

@@ -172,7 +172,7 @@ class _Pass(Trace):
             box = _new(DualScalar if t is float else DualArray)
             box.value, box.tangent, box._trace = y, y_dot, self
             return box
-        return self.engine.record((self, tangents), f, values, result)  # type: ignore[arg-type]
+        return self.engine.record((self, tangents), f, values, result)
 
     def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
         """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""

@@ -214,7 +214,7 @@ def elementwise_linear_rule(f: Callable[..., Any], constants: tuple[float, ...],
     if len(constants) >= 2:
         rrule.fast_path(f)(named_after(f, _pair_of_arrays(constants[:2])))
         if tuple(constants[:2]) in _PAIR_SUMS:
-            frule.fast_path(f)(named_after(f, _pushforward_of_pair(constants[:2])))
+            frule.fast_path(f)(named_after(f, _pushforward_of_pair((constants[0], constants[1]))))
 
 
 # ----- zero derivatives: floor, ceil, trunc, rint, round, sign of a real -----

@@ -537,7 +537,7 @@ def logaddexp_fast_path(f: Any, exp: Any) -> None:
         return out, logaddexp_pullback
 
     rrule.fast_path(f)(named_after(f, _rrule_logaddexp))
-    scalar_frule_fast = next(r.fast_path for r in frule.records_for(f) if r.arg_types is None)
+    scalar_frule_fast: Any = next(r.fast_path for r in frule.records_for(f) if r.arg_types is None)
 
     def _frule_logaddexp(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
         """Real arrays (or an array and a float) whose moving arguments have the output's shape and dtype, with
@@ -638,5 +638,5 @@ def _real_array_to_small_power(x: Any, p: Any) -> bool:
 
 def _power_slope_times(x: np.ndarray, p: int, t: np.ndarray) -> np.ndarray:
     """``p x^(p-1) * t`` for a seed or tangent ``t`` of ``x``'s shape and dtype, in the slope's new buffer."""
-    partial = _moved_by(np, 2 * x if p == 2 else p * x ** (p - 1), t)  # a new array
-    return np.multiply(partial, t, out=partial)
+    partial: np.ndarray = _moved_by(np, 2 * x if p == 2 else p * x ** (p - 1), t)  # a new array
+    return np.multiply(partial, t, out=partial)  # type: ignore[no-any-return]
