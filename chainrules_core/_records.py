@@ -50,6 +50,9 @@ class RuleRecord:
     """The module that made the registration (through helpers such as ``scalar_rule``, the one that called them)."""
     fast_path: Rule | None = None
     """The fast path declared beside the rule (``rrule.fast_path``), called with the rule first; ``None`` if none."""
+    exact_paths: tuple[tuple[tuple[type, ...], Rule], ...] = ()
+    """The fast paths declared for exact argument types (``rrule.fast_path(..., exact=types)``): what a call whose
+    arguments have exactly those types runs, with the rule first, in place of ``fast_path``."""
     generic: bool = False
     """Whether the rule runs on the arrays of every Array API library, not numpy's alone (``register(generic=)``)."""
 
@@ -70,11 +73,16 @@ def _signature_of(
     return (primal if isinstance(primal, types.GenericAlias) else id(primal), arg_types, config, requires)
 
 
-def _callable(record: RuleRecord, fast: bool) -> Rule:
-    """What a call that selects ``record`` runs: its fast path bound to the rule while fast paths are on
-    (``fast_path(rule, *call)``, as a bound method: no frame of its own), else the rule."""
-    if fast and record.fast_path is not None:
-        return types.MethodType(record.fast_path, record.rule)
+def _callable(record: RuleRecord, fast: bool, arg_types: tuple[type, ...] | None = None) -> Rule:
+    """What a call that selects ``record`` runs: while fast paths are on, its fast path for exactly ``arg_types``
+    if it has one, else its fast path, bound to the rule (``fast_path(rule, *call)``, as a bound method: no frame
+    of its own); else the rule."""
+    if fast:
+        for exact, path in record.exact_paths:
+            if exact == arg_types:
+                return types.MethodType(path, record.rule)
+        if record.fast_path is not None:
+            return types.MethodType(record.fast_path, record.rule)
     return record.rule
 
 
@@ -170,8 +178,8 @@ def _select(records: Sequence[RuleRecord], arg_types: tuple[type, ...], fast: bo
             dispatcher.add(record.arg_types, record)
         chosen: RuleRecord | None = dispatcher.dispatch(*arg_types)
         if chosen is not None:
-            return _callable(chosen, fast)
+            return _callable(chosen, fast, arg_types)
     for record in records:
         if record.arg_types is None:
-            return _callable(record, fast)
+            return _callable(record, fast, arg_types)
     return None

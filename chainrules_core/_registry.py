@@ -49,6 +49,14 @@ from .fast_paths import FAST_PATHS
 from .naming import function_name
 
 
+def _check_exact(caller: str, exact: Any, arg_types: tuple[Any, ...]) -> None:
+    """Raise ``TypeError`` unless ``exact`` is a tuple of classes, one per argument, each under the signature's type."""
+    if type(exact) is not tuple or not all(isinstance(t, type) for t in exact):
+        raise TypeError(f"{caller}: exact= takes a tuple of classes, one per argument, not {exact!r}")
+    if arg_types and (len(exact) != len(arg_types) or not all(issubclass(t, s) for t, s in zip(exact, arg_types))):
+        raise TypeError(f"{caller}: the exact types {exact!r} do not fall under the signature {arg_types!r}")
+
+
 def _registering_module() -> str:
     """The innermost calling module that is neither this package nor a private module (``_helpers``); a module
     of this package registering a rule of its own (``LinearAdjoint``) at import is that module."""
@@ -176,7 +184,12 @@ class RuleRegistry:
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
 
     def fast_path(
-        self, primal: Any, *arg_types: Any, config: bool = False, requires: Sequence[type] = ()
+        self,
+        primal: Any,
+        *arg_types: Any,
+        config: bool = False,
+        requires: Sequence[type] = (),
+        exact: tuple[type, ...] | None = None,
     ) -> Callable[[Rule], Rule]:
         """Decorator declaring a fast path for the rule registered for ``primal`` with this signature.
 
@@ -191,6 +204,14 @@ class RuleRegistry:
         the rule the fast path belongs to. Registering that rule again drops
         the fast path, so a user's own rule is never bypassed by the one it
         replaced.
+
+        ``exact``: the fast path serves only calls whose arguments have
+        exactly these types (``type(x) is float``, no subclass), in place of
+        the signature's other fast path, and is chosen when the rule is
+        resolved for those types (``resolve``, the typed dispatch), so it
+        tests no type itself. It must still hand anything else it meets (a
+        seed or tangent of another type, an output it does not expect) to
+        the rule. The types must fall under the signature's.
 
         >>> def halve(x):
         ...     return x / 2
@@ -209,12 +230,14 @@ class RuleRegistry:
         """
         check_registration(f"{self.mode}.fast_path", primal, arg_types, config, requires)
         key = _signature_of(primal, arg_types or None, config, tuple(requires))
+        if exact is not None:
+            _check_exact(f"{self.mode}.fast_path({function_name(primal)})", exact, arg_types)
 
         def decorator(fast: Rule) -> Rule:
             if not callable(fast):
                 raise TypeError(f"{self.mode}.fast_path({function_name(primal)}): the fast path must be callable")
             head = ("rule",) + ("config",) * config + self.head
-            check_rule_signature(f"{self.mode}.fast_path", primal, fast, head, arg_types)
+            check_rule_signature(f"{self.mode}.fast_path", primal, fast, head, exact or arg_types)
             with self._lock:
                 record = self._records.get(key)
             if record is None or record.opt_out:
@@ -222,7 +245,11 @@ class RuleRegistry:
                     f"{self.mode}.fast_path({function_name(primal)}): no rule is registered for this signature; "
                     f"register the general rule first ({self.mode}.register with the same argument types)"
                 )
-            self._add(dataclasses.replace(record, fast_path=fast))
+            if exact is None:
+                self._add(dataclasses.replace(record, fast_path=fast))
+            else:
+                paths = tuple((t, p) for t, p in record.exact_paths if t != exact)
+                self._add(dataclasses.replace(record, exact_paths=(*paths, (exact, fast))))
             return fast
 
         return decorator

@@ -51,6 +51,7 @@ from ._structure import (
 
 _NO_TANGENT = NoTangent()
 _ZERO = ZeroTangent()
+_new = object.__new__
 
 
 class DualNumbers(RuleConfig, HasForwardMode):
@@ -111,7 +112,14 @@ class _Pass(Trace):
             return MISS
         if rule is None:
             return MISS
-        return self._apply(f, rule, (_NO_TANGENT, a.tangent), [x])  # type: ignore[attr-defined]
+        tangents = (_NO_TANGENT, a.tangent)  # type: ignore[attr-defined]
+        t = type(tangents[1])
+        if t is not np.ndarray and t is not float:
+            return self._apply(f, rule, tangents, [x])
+        result = rule(tangents, f, x)  # ``_apply`` for an array or float tangent, inline
+        if result is None:
+            return MISS
+        return self._boxed(f, (x,), tangents, result)
 
     def binary(self, token: Any, a: Any, b: Any) -> Any:
         # ``fast`` for two operands, unrolled: each operand's tangent is read inline, with no loop or helper
@@ -140,7 +148,31 @@ class _Pass(Trace):
             return MISS
         if rule is None:
             return MISS
-        return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
+        ta, tb = type(a_dot), type(b_dot)
+        if ta is not float and ta is not np.ndarray and tb is not float and tb is not np.ndarray:
+            return self._apply(f, rule, (_NO_TANGENT, a_dot, b_dot), [a, b])
+        # ``_apply`` for a float or array tangent, inline: the rule runs, a float output with a float tangent is boxed
+        result = rule((_NO_TANGENT, a_dot, b_dot), f, a, b)
+        if result is None:
+            return MISS
+        y, y_dot = result
+        if type(y) is float and type(y_dot) is float:  # _boxed's first case, without its frame: float arithmetic
+            box = _new(DualScalar)
+            box.value, box.tangent, box._trace = y, y_dot, self
+            return box
+        return self._boxed(f, (a, b), (_NO_TANGENT, a_dot, b_dot), result)
+
+    def _boxed(self, f: Any, values: tuple[Any, ...], tangents: tuple[Any, ...], result: Any) -> Any:
+        """``record``'s box of a rule's result: a float or real array with a tangent of its type, inline."""
+        y, y_dot = result
+        t = type(y)
+        if (t is float and type(y_dot) is float) or (
+            t is np.ndarray and type(y_dot) is np.ndarray and y.dtype.kind in "fc"
+        ):
+            box = _new(DualScalar if t is float else DualArray)
+            box.value, box.tangent, box._trace = y, y_dot, self
+            return box
+        return self.engine.record((self, tangents), f, values, result)
 
     def _apply(self, f: Any, rule: Any, tangents: tuple[Any, ...], values: list[Any]) -> Any:
         """The dual output of ``f(*values)`` by ``rule`` (unused if all tangents are zeros); ``MISS`` if it declines."""
@@ -155,8 +187,26 @@ class _Pass(Trace):
                 return self.engine.record((self, tangents), f, values, result)  # type: ignore[arg-type]
         return self.engine.record((self, tangents), f, values, (f(*values), ZeroTangent()))  # type: ignore[arg-type]
 
+    def _dual_arrays(self, xs: list[Any] | tuple[Any, ...], dxs: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+        """A dual per array of ``xs`` when they are all float or complex arrays with array tangents of their shapes
+        (what ``dual`` gives each), else ``None``."""
+        duals = []
+        for x, dx in zip(xs, dxs):
+            if type(x) is not np.ndarray or type(dx) is not np.ndarray or x.dtype.kind not in "fc":
+                return None
+            if dx.shape != x.shape:
+                return None
+            duals.append(DualArray(x, dx, self))
+        return duals
+
     def dual(self, x: Any, dx: Any, where: str) -> Any:
         """``x`` followed with tangent ``dx``; ``x`` itself when the tangent is a zero."""
+        if type(x) is np.ndarray and type(dx) is np.ndarray and x.dtype.kind in "fc" and dx.shape == x.shape:
+            return DualArray(x, dx, self)  # an array parameter: what the checks below come to
+        if (type(x) is list or type(x) is tuple) and type(dx) is type(x) and len(dx) == len(x):
+            duals = self._dual_arrays(x, dx)  # a list of parameters: a box per array, in one pass
+            if duals is not None:
+                return duals if type(x) is list else tuple(duals)
         dx = unthunk(dx)
         if isinstance(dx, AbstractZero):
             return x

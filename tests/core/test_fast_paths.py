@@ -192,3 +192,73 @@ def test_the_switch_takes_a_bool_only() -> None:
     with pytest.raises(TypeError, match="True or False"):
         fast_paths(0)  # type: ignore[arg-type]
     assert fast_paths_enabled()
+
+
+def _registered_scale() -> tuple[Any, list[str]]:
+    """A primal typed on numbers, with a fast path for its signature and one for two floats exactly."""
+
+    def scale(x: Any, a: Any) -> Any:
+        return a * x
+
+    ran: list[str] = []
+
+    @rrule.register(scale, (float, int, np.ndarray), (float, int))
+    def _rrule_scale(f: Any, x: Any, a: Any) -> Any:
+        ran.append("general")
+        return f(x, a), lambda y_bar: (NoTangent(), a * y_bar, NoTangent())
+
+    @rrule.fast_path(scale, (float, int, np.ndarray), (float, int))
+    def _rrule_scale_fast(rule: Any, f: Any, x: Any, a: Any) -> Any:
+        ran.append("fast")
+        return rule(f, x, a)
+
+    @rrule.fast_path(scale, (float, int, np.ndarray), (float, int), exact=(float, float))
+    def _rrule_scale_of_floats(rule: Any, f: Any, x: float, a: float) -> Any:
+        ran.append("exact")
+        return a * x, lambda y_bar: (NoTangent(), a * y_bar, NoTangent())
+
+    return scale, ran
+
+
+def test_an_exact_fast_path_serves_its_exact_types_only() -> None:
+    scale, ran = _registered_scale()
+
+    class Real(float):
+        pass
+
+    assert rrule(scale, 2.0, 3.0)[1](1.0) == (NoTangent(), 3.0, NoTangent())
+    rrule(scale, 2.0, 3)  # the signature's fast path
+    rrule(scale, Real(2.0), 3.0)  # a subclass is not the exact type
+    rrule(scale, np.ones(2), 3.0)
+    assert ran == ["exact", "fast", "general", "fast", "general", "fast", "general"]
+    assert rrule.resolve(scale, (float, float)).__func__.__name__ == "_rrule_scale_of_floats"
+    assert rrule.resolve(scale, (float, int)).__func__.__name__ == "_rrule_scale_fast"
+
+
+def test_the_switch_turns_exact_fast_paths_off_too() -> None:
+    scale, ran = _registered_scale()
+    with fast_paths(False):
+        rrule(scale, 2.0, 3.0)
+        assert rrule.resolve(scale, (float, float)).__name__ == "_rrule_scale"
+    rrule(scale, 2.0, 3.0)
+    assert ran == ["general", "exact"]
+
+
+def test_registering_the_rule_again_drops_its_exact_fast_path() -> None:
+    scale, ran = _registered_scale()
+    rrule.register(scale, (float, int, np.ndarray), (float, int))(lambda f, x, a: (f(x, a), None))
+    assert [r.exact_paths for r in rrule.records_for(scale)] == [()]
+    assert rrule(scale, 2.0, 3.0)[0] == 6.0
+    assert ran == []
+
+
+def test_an_exact_fast_path_declares_one_class_per_argument_under_the_signature() -> None:
+    scale, _ = _registered_scale()
+    with pytest.raises(TypeError, match="exact= takes a tuple of classes"):
+        rrule.fast_path(scale, (float, int, np.ndarray), (float, int), exact=[float, float])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="do not fall under the signature"):
+        rrule.fast_path(scale, (float, int, np.ndarray), (float, int), exact=(float, complex))
+    with pytest.raises(TypeError, match="do not fall under the signature"):
+        rrule.fast_path(scale, (float, int, np.ndarray), (float, int), exact=(float,))
+    with pytest.raises(TypeError, match="cannot be called as"):
+        rrule.fast_path(scale, (float, int, np.ndarray), (float, int), exact=(float, float))(lambda rule, f, x: None)

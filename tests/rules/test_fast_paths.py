@@ -94,7 +94,7 @@ def test_every_fast_path_has_declared_cases_that_compare_it_with_its_rule() -> N
             getattr(record.primal, "__qualname__", repr(record.primal))
             for registry in (rrule, frule)
             for record in registry.records()
-            if record.fast_path is not None and record.module.startswith("chainrules.rules")
+            if (record.fast_path is not None or record.exact_paths) and record.module.startswith("chainrules.rules")
             if id(record.primal) not in declared
         }
     )
@@ -113,3 +113,44 @@ def test_fast_paths_off_gives_the_general_rule_the_same_numbers() -> None:
         off = pullback(np.ones(7))[1]
     np.testing.assert_allclose(on, off, rtol=1e-14)
     np.testing.assert_allclose(off, 1 / np.cosh(x) ** 2, rtol=1e-14)
+
+
+def _exact_float_pairs() -> list[object]:
+    return sorted(
+        {r.primal for r in rrule.records() if r.exact_paths and r.module.startswith("chainrules.rules")}, key=repr
+    )
+
+
+@pytest.mark.parametrize("f", _exact_float_pairs(), ids=repr)
+def test_the_exact_float_paths_give_the_rule_s_numbers_for_every_seed_and_tangent(f: object) -> None:
+    """The operators' paths for two floats exactly: a float seed, a numpy scalar or 0-d seed (the rule's own
+    pullback), float and zero tangents, against the rule with fast paths off."""
+    from chainrules_core import NoTangent, ZeroTangent
+
+    x, y = 1.7, 0.6
+    seeds = [0.5, np.float64(0.5), np.array(0.5)]
+    tangent_sets = [(NoTangent(), 0.3, -1.1), (NoTangent(), 0.3, ZeroTangent()), (NoTangent(), ZeroTangent(), -1.1)]
+
+    def run() -> list[object]:
+        out, pullback = rrule(f, x, y)
+        return [out, *(pullback(s) for s in seeds), *(frule(t, f, x, y) for t in tangent_sets)]
+
+    on = run()
+    assert all(r.exact_paths[0][0] == (float, float) for r in rrule.records_for(f) if r.exact_paths)
+    with fast_paths(False):
+        off = run()
+    for a, b in zip(on, off):
+        _same(a, b)
+
+
+def _same(a: object, b: object) -> None:
+    """The same value and type, numbers to rounding."""
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for u, v in zip(a, b):
+            _same(u, v)
+    elif isinstance(a, (float, np.ndarray, np.generic)):
+        assert type(a) is type(b)
+        np.testing.assert_allclose(a, b, rtol=1e-15)  # type: ignore[arg-type]
+    else:
+        assert a == b

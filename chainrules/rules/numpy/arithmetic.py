@@ -537,6 +537,43 @@ def logaddexp_fast_path(f: Any, exp: Any) -> None:
         return out, logaddexp_pullback
 
     rrule.fast_path(f)(named_after(f, _rrule_logaddexp))
+    scalar_frule_fast: Any = next(r.fast_path for r in frule.records_for(f) if r.arg_types is None)
+
+    def _frule_logaddexp(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+        """Real arrays (or an array and a float) whose moving arguments have the output's shape and dtype, with
+        tangents of it or zeros: each moving tangent times its weight (``_weighted_seed``, into one new
+        buffer), where no ``exp`` can overflow; every other call goes on to ``scalar_frule_fast``."""
+        if kwargs or len(args) != 2 or len(tangents) != 3:
+            return scalar_frule_fast(rule, tangents, f, *args, **kwargs)
+        (x, y), (_, x_dot, y_dot) = args, tangents
+        tx, ty = type(x), type(y)
+        arrays = (tx is np.ndarray and x.dtype.kind == "f") + (ty is np.ndarray and y.dtype.kind == "f")
+        if arrays == 0 or arrays + (tx is float) + (ty is float) != 2:
+            return scalar_frule_fast(rule, tangents, f, x, y)
+        out = f(x, y)
+        limit = limits.get(out.dtype) if type(out) is np.ndarray and out.size else None
+        if limit is None:
+            return scalar_frule_fast(rule, tangents, f, x, y)
+        dtype, shape = out.dtype, out.shape
+        x_moves = tx is np.ndarray and x.shape == shape and x.dtype == dtype and _tangent_of(x_dot, x)
+        y_moves = ty is np.ndarray and y.shape == shape and y.dtype == dtype and _tangent_of(y_dot, y)
+        if (x_moves or isinstance(x_dot, AbstractZero)) and (y_moves or isinstance(y_dot, AbstractZero)):
+            x_term = _weighted_seed(x_dot, y - x, exp, limit, x) if x_moves else None
+            y_term = _weighted_seed(y_dot, x - y, exp, limit, y) if y_moves else None
+            if x_moves and y_moves and x_term is not None and y_term is not None:
+                return out, np.add(x_term, y_term, out=x_term)
+            if x_term is not None and not y_moves:
+                return out, x_term
+            if y_term is not None and not x_moves:
+                return out, y_term
+        return scalar_frule_fast(rule, tangents, f, x, y)
+
+    frule.fast_path(f)(named_after(f, _frule_logaddexp))
+
+
+def _tangent_of(t: Any, x: np.ndarray) -> bool:
+    """Whether ``t`` is an array of ``x``'s shape and dtype."""
+    return type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype
 
 
 def _share(v: Any, other: Any, g: np.ndarray, exp: Any, limit: float, general_bar: Any, position: int) -> Any:
@@ -567,20 +604,39 @@ def _rrule_power_of_real_array(rule: Any, f: Any, *args: Any, **kwargs: Any) -> 
     if kwargs or len(args) != 2:
         return rule(f, *args, **kwargs)
     x, p = args
-    if (
-        type(x) is not np.ndarray
-        or not x.ndim
-        or x.dtype.kind != "f"
-        or type(p) is not int
-        or not 0 < p < _EXACT_POWERS
-    ):
-        return rule(f, x, p)  # a 0-d array's power is a numpy scalar, which out= cannot take
+    if not _real_array_to_small_power(x, p):
+        return rule(f, x, p)
     out = np.square(x) if p == 2 else np.power(x, p)
 
     def power_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         if type(out_bar) is np.ndarray and out_bar.dtype == x.dtype and out_bar.shape == x.shape:
-            partial = _moved_by(np, 2 * x if p == 2 else p * x ** (p - 1), out_bar)  # a new array
-            return _NO_TANGENT, np.multiply(partial, out_bar, out=partial), _NO_TANGENT
+            return _NO_TANGENT, _power_slope_times(x, p, out_bar), _NO_TANGENT
         return _power_pullback_of(f, x, p, out)(out_bar)
 
     return out, power_pullback
+
+
+@frule.fast_path(np.power)
+def _frule_power_of_real_array(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``x ** p`` for a real array with a tangent of its shape and dtype and an integer ``0 < p < 1024`` (as the
+    rrule's fast path): the partial times the tangent, in the partial's buffer; other calls the rule's."""
+    if kwargs or len(args) != 2 or len(tangents) != 3:
+        return rule(tangents, f, *args, **kwargs)
+    x, p = args
+    array_moves = _real_array_to_small_power(x, p) and _tangent_of(tangents[1], x)
+    if not array_moves or not isinstance(tangents[2], AbstractZero):
+        return rule(tangents, f, x, p)
+    out = np.square(x) if p == 2 else np.power(x, p)
+    return out, _power_slope_times(x, p, tangents[1])
+
+
+def _real_array_to_small_power(x: Any, p: Any) -> bool:
+    """Whether ``x ** p`` is a real array (not 0-d: its power is a numpy scalar, which out= cannot take) to an
+    integer power ``0 < p < 1024``."""
+    return type(x) is np.ndarray and x.ndim > 0 and x.dtype.kind == "f" and type(p) is int and 0 < p < _EXACT_POWERS
+
+
+def _power_slope_times(x: np.ndarray, p: int, t: np.ndarray) -> np.ndarray:
+    """``p x^(p-1) * t`` for a seed or tangent ``t`` of ``x``'s shape and dtype, in the slope's new buffer."""
+    partial: np.ndarray = _moved_by(np, 2 * x if p == 2 else p * x ** (p - 1), t)  # a new array
+    return np.multiply(partial, t, out=partial)  # type: ignore[no-any-return]

@@ -547,7 +547,8 @@ def _rrule_tanh(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
 
 @frule.fast_path(np.tanh)
 def _frule_tanh(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwargs: Any) -> Any:
-    """tanh of a real array with a tangent of its shape: the slope in one buffer, times the tangent."""
+    """tanh of a real array with a tangent of its shape: the slope in one buffer, times the tangent (into the slope's
+    buffer where the tangent has the output's dtype)."""
     if kwargs or len(args) != 1:
         return rule(tangents, f, *args, **kwargs)
     (x,), x_dot = args, tangents[1]
@@ -556,4 +557,7 @@ def _frule_tanh(rule: Any, tangents: tuple[Any, ...], f: Any, *args: Any, **kwar
     if type(x_dot) is not np.ndarray or x_dot.shape != x.shape or x_dot.dtype.kind != "f":
         return rule(tangents, f, x)
     out = f(x)
-    return out, ProjectTo(out)(_sech2_of_array(out, x) * x_dot)
+    slope = _sech2_of_array(out, x)  # a new buffer
+    if x_dot.dtype == out.dtype:  # the product has the output's type: nothing to project, and it can go in place
+        return out, np.multiply(slope, x_dot, out=slope)
+    return out, ProjectTo(out)(slope * x_dot)

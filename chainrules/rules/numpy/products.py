@@ -30,7 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import AbstractZero, NoTangent, Thunk, checked_seed, named_after, rrule, sum_to_shape
+from chainrules_core import (
+    AbstractZero,
+    NoTangent,
+    Thunk,
+    ZeroTangent,
+    checked_seed,
+    frule,
+    named_after,
+    rrule,
+    sum_to_shape,
+)
 from chainrules_core.array_api import implements, standard_name
 from chainrules_core.arrays import first_foreign_array, namespace_of, refusal
 from chainrules_core.projection import project_onto
@@ -445,7 +455,34 @@ def _rrule_matmul(rule: Any, f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) 
     return out, matmul_pullback
 
 
+def _frule_matmul(rule: Any, tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
+    """The frule of ``a @ b`` for two matrices of one real dtype, without options, with tangents of the operands'
+    shapes and dtype or ``ZeroTangent()``: ``a_dot @ b + a @ b_dot``, the second product added into the first's
+    new buffer (the rule's sum, one array fewer); the rule for other calls."""
+    if rest or kwargs or len(tangents) != 3 or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return rule(tangents, f, a, b, *rest, **kwargs)
+    dtype = a.dtype
+    if a.ndim != 2 or b.ndim != 2 or dtype.kind != "f" or b.dtype != dtype:
+        return rule(tangents, f, a, b)
+    _, a_dot, b_dot = tangents
+    a_moves = type(a_dot) is np.ndarray and a_dot.shape == a.shape and a_dot.dtype == dtype
+    b_moves = type(b_dot) is np.ndarray and b_dot.shape == b.shape and b_dot.dtype == dtype
+    if not (a_moves or type(a_dot) is ZeroTangent) or not (b_moves or type(b_dot) is ZeroTangent):
+        return rule(tangents, f, a, b)
+    if a_moves:
+        out_dot = f(a_dot, b)
+        if b_moves:
+            out_dot += f(a, b_dot)
+    elif b_moves:
+        out_dot = f(a, b_dot)
+    else:
+        return rule(tangents, f, a, b)
+    return f(a, b), out_dot
+
+
 for _f in (np.matmul, np.linalg.matmul):
     rrule.fast_path(_f)(named_after(_f, _rrule_matmul))
+    frule.fast_path(_f)(named_after(_f, _frule_matmul))
 for _types in _MATMUL_OPERANDS:
     rrule.fast_path(operator.matmul, *_types)(named_after(operator.matmul, _rrule_matmul))
+    frule.fast_path(operator.matmul, *_types)(named_after(operator.matmul, _frule_matmul))

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core import NoTangent, follow, is_followed, named_after, non_differentiable, rrule, shape_of
+from chainrules_core import NoTangent, follow, frule, is_followed, named_after, non_differentiable, rrule, shape_of
 from chainrules_core.array_api import call_in, dtype_in
 from chainrules_core.arrays import (
     broadcast_like,
@@ -560,3 +560,24 @@ for _fs, _cotangent in (((np.sum, np.ndarray.sum), _plain_sum), ((np.mean, np.nd
         rrule.fast_path(_f)(named_after(_f, _fast_path(_cotangent, _PULLBACK_OF[_f])))
 for _f in _MAXIMA:
     rrule.fast_path(_f)(named_after(_f, _fast_path(_plain_extremum, _PULLBACK_OF[_f])))
+
+
+def _frule_linear_reduction(rule: Any, tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+    """sum and mean of a float64 array over all axes or one, with a tangent of its shape and dtype: the same
+    reduction of the tangent, as the rule computes it (they are linear); other calls the rule's."""
+    x_dot = tangents[1] if len(tangents) == len(args) + 2 else None
+    if (
+        type(x_dot) is not np.ndarray
+        or type(x) is not np.ndarray
+        or x.dtype != np.float64
+        or x_dot.dtype != np.float64
+        or x_dot.shape != x.shape
+        or not x.size
+        or plain_axis(args, kwargs) is OTHER_OPTIONS
+    ):
+        return rule(tangents, f, x, *args, **kwargs)
+    return f(x, *args, **kwargs), f(x_dot, *args, **kwargs)
+
+
+for _f in (np.sum, np.ndarray.sum, np.mean, np.ndarray.mean):
+    frule.fast_path(_f)(named_after(_f, _frule_linear_reduction))

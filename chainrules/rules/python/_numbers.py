@@ -137,6 +137,10 @@ def python_rule(
         fast = float_rules(partials)
         rrule.fast_path(f, *arg_types)(named_after(f, fast[0]))
         frule.fast_path(f, *arg_types)(named_after(f, fast[1]))
+        if len(arg_types) == 2:  # the operators on two Python floats: resolved once per type pair by the engines
+            pair = float_pair_rules(partials)
+            rrule.fast_path(f, *arg_types, exact=FLOAT_PAIR)(named_after(f, pair[0]))
+            frule.fast_path(f, *arg_types, exact=FLOAT_PAIR)(named_after(f, pair[1]))
 
 
 # ----- any arguments -----
@@ -362,3 +366,95 @@ def float_rules(partials: Partials) -> Rules:
         return out, out_dot if type(out_dot) is float else _TO_FLOAT(out_dot)
 
     return _rrule_python, _frule_python
+
+
+FLOAT_PAIR = (float, float)
+
+
+def _scaled_float_pullback(rule: Any, f: Any, cx: float, cy: float) -> Callable[[Any], tuple[Any, Any, Any]]:
+    """The pullback of ``f`` with constant partials ``cx``, ``cy`` at any two floats: a float seed scaled, any other
+    seed through the rule's own pullback (at 1.0 and 1.0: it depends on the arguments' types alone)."""
+
+    def scaled_float_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not float:
+            return rule(f, 1.0, 1.0)[1](out_bar)  # type: ignore[no-any-return]
+        return _NO_TANGENT, cx * out_bar, cy * out_bar
+
+    return named_after(f, scaled_float_pullback)
+
+
+def float_pair_rules(partials: Partials) -> Rules:
+    """The fast paths of a binary ``python_rule`` for two Python floats exactly (``exact=FLOAT_PAIR``).
+
+    What ``float_rules`` does for these types, without the tests that chose
+    them: the registry resolves these for ``(float, float)`` only. A seed
+    that is not a float goes to the rule's own pullback, and tangents other
+    than floats and ``ZeroTangent()`` to the rule; ``ZeroTangent()`` (what the
+    forward engine gives a constant) drops its term, as it does in the rule.
+    """
+    constants = getattr(partials, "constants", None)  # constant_partials: add, subtract
+    scales = constants if constants is not None and len(constants) == 2 else None
+
+    if scales is not None:
+        cx, cy = scales
+
+        pullbacks: dict[Any, Callable[[Any], tuple[Any, Any, Any]]] = {}
+        """The pullback per primal: with constant partials it is the same at every pair of floats, made once."""
+
+        def _rrule_floats(rule: Any, f: Any, x: float, y: float) -> Any:
+            pullback = pullbacks.get(f)
+            if pullback is None:
+                pullback = pullbacks[f] = _scaled_float_pullback(rule, f, cx, cy)
+            return f(x, y), pullback
+
+    else:
+
+        def _rrule_floats(rule: Any, f: Any, x: float, y: float) -> Any:
+            out = f(x, y)
+            if type(out) is not float:  # pow of a negative base: complex
+                return rule(f, x, y)
+
+            def float_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+                if type(out_bar) is not float:
+                    return rule(f, x, y)[1](out_bar)  # type: ignore[no-any-return]
+                try:
+                    px, py = partials(PY, out, x, y)
+                except (ArithmeticError, ValueError):
+                    px, py = _numpy_partials(partials, out, (x, y))
+                x_bar, y_bar = px * out_bar, py * out_bar
+                if type(x_bar) is not float:
+                    x_bar = _float_bar(px, out_bar)
+                if type(y_bar) is not float:
+                    y_bar = _float_bar(py, out_bar)
+                return _NO_TANGENT, x_bar, y_bar
+
+            return out, float_pullback
+
+    def _frule_floats(rule: Any, tangents: tuple[Any, ...], f: Any, x: float, y: float) -> Any:
+        if len(tangents) != 3:
+            return rule(tangents, f, x, y)
+        _, x_dot, y_dot = tangents
+        tx, ty = type(x_dot), type(y_dot)
+        x_moves = tx is float
+        if not (x_moves or tx is ZeroTangent) or not (ty is float or ty is ZeroTangent):
+            return rule(tangents, f, x, y)
+        y_moves = ty is float
+        out = f(x, y)
+        if type(out) is not float:
+            return rule(tangents, f, x, y)
+        if scales is not None:
+            px, py = scales
+        else:
+            try:
+                px, py = partials(PY, out, x, y)
+            except (ArithmeticError, ValueError):
+                px, py = _numpy_partials(partials, out, (x, y))
+        if x_moves:
+            out_dot = px * x_dot + py * y_dot if y_moves else px * x_dot
+        elif y_moves:
+            out_dot = py * y_dot
+        else:
+            return rule(tangents, f, x, y)  # no tangent at all: an engine skips such a call
+        return out, out_dot if type(out_dot) is float else _TO_FLOAT(out_dot)
+
+    return _rrule_floats, _frule_floats

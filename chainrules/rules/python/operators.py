@@ -52,6 +52,7 @@ from .._arrays import tuple_entries
 from .._makers import NUMERIC, checked_entries, constant_partials, python_rule, readonly, zero_derivative_rule
 from ..numpy.arithmetic import BINARY, LINEAR_BINARY, POWER
 from ..numpy.elementwise import LINEAR_UNARY, UNARY
+from ._numbers import FLOAT_PAIR
 
 OPERATOR_BINARY = {
     operator.add: np.add,
@@ -461,3 +462,36 @@ def _in_place_rules(f: Any, out_of_place: Any) -> None:
 
 for _f, _out_of_place in IN_PLACE.items():
     _in_place_rules(_f, _out_of_place)
+
+
+# ----- fast paths: the product of two floats -----
+# It replaces python_rule's path for two floats (``float_pair_rules``) with the partials (y, x) written in, and
+# gives the same numbers.
+
+_NO_TANGENT = NoTangent()
+
+
+def _rrule_mul_of_floats(rule: Any, f: Any, x: float, y: float) -> Any:
+    def mul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
+        if type(out_bar) is not float:
+            return rule(f, x, y)[1](out_bar)  # type: ignore[no-any-return]
+        return _NO_TANGENT, y * out_bar, x * out_bar
+
+    return x * y, mul_pullback
+
+
+def _frule_mul_of_floats(rule: Any, tangents: tuple[Any, ...], f: Any, x: float, y: float) -> Any:
+    if len(tangents) == 3:
+        _, x_dot, y_dot = tangents
+        if type(x_dot) is float:
+            if type(y_dot) is float:
+                return x * y, y * x_dot + x * y_dot
+            if type(y_dot) is ZeroTangent:
+                return x * y, y * x_dot
+        elif type(x_dot) is ZeroTangent and type(y_dot) is float:
+            return x * y, x * y_dot
+    return rule(tangents, f, x, y)
+
+
+rrule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=FLOAT_PAIR)(named_after(operator.mul, _rrule_mul_of_floats))
+frule.fast_path(operator.mul, NUMERIC, NUMERIC, exact=FLOAT_PAIR)(named_after(operator.mul, _frule_mul_of_floats))
