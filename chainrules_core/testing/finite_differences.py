@@ -150,8 +150,8 @@ class FiniteDifferences:
         (5, True)
 
         ``provisional=True`` (central stencils of 3 or 5 points) returns an
-        estimate at one step of the search's ladder, near the step that
-        balances truncation and round-off, ``(ROUND_OFF * eps) ** (1 /
+        estimate at one step of the search's ladder, the one below the step
+        that balances truncation and round-off, ``(ROUND_OFF * eps) ** (1 /
         points)``, with the difference from the stencil of two more points
         at that step as its error estimate (of the truncation error, with
         the round-off floor): ``points + 2`` evaluations. Its ``refine()``
@@ -250,8 +250,9 @@ class _StepSearch:
         finer = _STENCILS.get((fdm.kind, fdm.points + 2))
         if fdm.kind != "central" or finer is None or self.y0 is None:
             return None
+        # one rung below the balance for a function of unit scale: directions reach a few times an entry's size
         balance = (ROUND_OFF * self.eps) ** (1 / fdm.points)
-        rung = min(max(round(2 * math.log10(fdm.max_step / balance)), 0), fdm.steps - 1)
+        rung = min(max(round(2 * math.log10(fdm.max_step / balance)) + 1, 0), fdm.steps - 1)
         h = self.scale * fdm.max_step * 10 ** (-rung / 2)  # a step of the ladder: the search reuses its values
         estimate = self.stencil(h)
         if estimate is None:

@@ -93,8 +93,9 @@ def _cholesky_rrule(f: Any, a: Any, upper: bool, xp: Any, times: Any = None) -> 
         out_bar = checked_seed(f, out_bar, shape)
         low_bar = adjoint(out_bar, xp) if upper else out_bar
         product = adjoint(low, xp) @ low_bar if times is None else times(low, low_bar)
-        x = solve_lower(low, phi_lower(product, xp), True, xp)
-        s = adjoint(solve_lower(low, adjoint(x, xp), True, xp), xp)  # L^-H Phi(L^H L_bar) L^-1
+        # S = L^-H (L^-H Phi^H)^H = L^-H Phi(L^H L_bar) L^-1; Phi^H is a view numpy's solves take without a copy
+        z = solve_lower(low, adjoint(phi_lower(product, xp), xp), True, xp)
+        s = solve_lower(low, adjoint(z, xp), True, xp)
         return NoTangent(), project_a(fold_to_triangle(s, not upper, xp))
 
     return out, cholesky_pullback
