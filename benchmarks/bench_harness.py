@@ -10,20 +10,35 @@ that is still quick. Times are also given in units of one call of the
 function, measured in the same process.
 
 Run: python benchmarks/bench_harness.py
+
+``--jax`` compares instead, at n = 1,000 (or the sizes given), ``test_rrule``
+in its default mode with JAX's ``check_grads(f, args, order=1,
+modes=["rev"])`` on perf_bench.py's f(x) = sin(x) * x (a hand-written rule for
+chainrules, JAX's own derivative for JAX), float64, in alternation in one
+process (``timing.Paired``), with the evaluations of f each makes:
+
+    python benchmarks/bench_harness.py --jax [--rounds R] [n ...]
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
+import os
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
-from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, rrule, unthunk
-from chainrules_core.testing import test_rrule
+import sys  # noqa: E402 - after the thread settings, which numpy and JAX read when imported
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
 
-from timing import best_time, format_time, table
+import numpy as np  # noqa: E402
+
+from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, rrule, unthunk  # noqa: E402
+from chainrules_core.testing import test_rrule  # noqa: E402
+
+from timing import best_time, format_time, mode_arguments, table  # noqa: E402
 
 SIZES = (10, 100, 1_000, 10_000, 100_000)
 JACOBIAN_UP_TO = 1_000
@@ -50,6 +65,71 @@ def once(fn: Callable[[], Any]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+# ----- against JAX's check_grads: perf_bench.py's f and its rule -----
+
+_CALLS = {"n": 0}
+
+
+def sin_x(x: Any) -> Any:
+    _CALLS["n"] += 1
+    return np.sin(x) * x
+
+
+@rrule.register(sin_x)
+def _rrule_sin_x(f: Any, x: Any) -> Any:
+    project_x = ProjectTo(x)
+    s = np.sin(x)
+
+    def sin_x_pullback(out_bar: Any) -> Any:
+        out_bar = unthunk(out_bar)
+        return NoTangent(), project_x(out_bar * (s + x * np.cos(x)))
+
+    return s * x, sin_x_pullback
+
+
+def against_jax(sizes: list[int], rounds: int) -> None:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+    from jax.test_util import check_grads
+
+    from timing import Paired
+
+    def jax_f(x: Any) -> Any:
+        _CALLS["n"] += 1
+        return jnp.sin(x) * x
+
+    rows = []
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        x = rng.uniform(-2.0, 2.0, n)
+        xj = jnp.asarray(x)
+        cands: dict[str, Callable[[], Any]] = {
+            "test_rrule": lambda: test_rrule(sin_x, x),  # noqa: B023
+            "jax": lambda: check_grads(jax_f, (xj,), order=1, modes=["rev"]),  # noqa: B023
+        }
+        evals = {}
+        for name, fn in cands.items():
+            _CALLS["n"] = 0
+            fn()
+            evals[name] = _CALLS["n"]
+        paired = Paired(cands, "jax", rounds=rounds, batch_time=0.1)
+        rows.append(
+            [
+                n,
+                evals["test_rrule"],
+                format_time(paired.median("test_rrule")),
+                evals["jax"],
+                format_time(paired.median("jax")),
+                paired.spread("test_rrule"),
+            ]
+        )
+    headers = ["n", "test_rrule: evaluations", "time", "jax check_grads: evaluations", "time", "test_rrule / jax"]
+    print(table(headers, rows))
 
 
 def main() -> None:
@@ -91,4 +171,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    given, rounds, sizes = mode_arguments(sys.argv[1:], "--jax")
+    if given:
+        against_jax(sizes or [1_000], rounds)
+    else:
+        main()

@@ -16,6 +16,14 @@ turns, round after round, keeping each one's best: on a shared machine the
 ratios then compare like with like.
 
 Run: python benchmarks/bench_linalg.py [n ...]
+
+``--floor`` gives instead the gradients of ``solve`` (A and B n x n),
+``inv`` and ``cholesky`` (``rrule`` and the pullback, every cotangent forced)
+as ratios to the hand-written numpy primal plus gradient, defined as
+perf_bench.py (docs/benchmarks.md) defines them, measured in alternation
+(``timing.Paired``, the median and quartiles of per-round ratios):
+
+    python benchmarks/bench_linalg.py --floor [--rounds R] [n ...]   (default n: 128 512)
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ import numpy as np  # noqa: E402
 import chainrules  # noqa: E402, F401 - registers the rules
 from chainrules_core import NoTangent, frule, rrule, unthunk  # noqa: E402
 
-from timing import best_time, format_time, table  # noqa: E402
+from timing import best_time, format_time, mode_arguments, table  # noqa: E402
 
 ROUNDS = 5
 
@@ -74,6 +82,68 @@ def _tangent(x: Any, rng: np.random.Generator) -> Any:
     return NoTangent() if isinstance(x, str) else rng.normal(size=np.shape(x))
 
 
+# ----- against the hand-written floor: perf_bench.py's baselines, as it defines them -----
+
+
+def _chol_grad(low: np.ndarray, gl: np.ndarray) -> np.ndarray:
+    """The pullback of a Cholesky factorisation by hand (two triangular solves), symmetric."""
+    from scipy.linalg import solve_triangular
+
+    phi = np.tril(low.T @ gl)
+    phi[np.diag_indices_from(phi)] *= 0.5
+    inner = solve_triangular(low, phi.T, lower=True, trans="T", check_finite=False).T  # phi L^{-1}
+    s = solve_triangular(low, inner, lower=True, trans="T", check_finite=False)  # L^{-T} phi L^{-1}
+    return 0.5 * (s + s.T)
+
+
+def h_solve(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    y = np.linalg.solve(a, b)
+    gb = np.linalg.solve(a.T, g)
+    return y, (-gb @ y.T, gb)
+
+
+def h_inv(a: np.ndarray, g: np.ndarray) -> Any:
+    ai = np.linalg.inv(a)
+    return ai, (-(ai.T @ g @ ai.T),)
+
+
+def h_chol(a: np.ndarray, g: np.ndarray) -> Any:
+    low = np.linalg.cholesky(a)
+    return low, (_chol_grad(low, g),)
+
+
+def _gradient(f: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """``rrule`` and the pullback of the seed ``args[-1]``, every cotangent forced."""
+
+    def run() -> Any:
+        _, pullback = rrule(f, *args[:-1])
+        return _force(pullback(args[-1]))
+
+    return run
+
+
+def floor(sizes: list[int], rounds: int) -> None:
+    from timing import Paired
+
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+        a_well = a / np.sqrt(n) + 2.0 * np.eye(n)  # perf_bench's matrices
+        c = rng.standard_normal((n, n))
+        spd = c @ c.T / n + np.eye(n)
+        g = rng.standard_normal((n, n))
+        pairs = {
+            "solve(A, B)": (_gradient(np.linalg.solve, a_well, b, g), lambda: h_solve(a_well, b, g)),  # noqa: B023
+            "inv": (_gradient(np.linalg.inv, a_well, g), lambda: h_inv(a_well, g)),  # noqa: B023
+            "cholesky": (_gradient(np.linalg.cholesky, spd, g), lambda: h_chol(spd, g)),  # noqa: B023
+        }
+        for name, (ours, hand) in pairs.items():
+            paired = Paired({"chainrules": ours, "hand": hand}, "hand", rounds=rounds, batch_time=0.05)
+            rows.append((f"{name} gradient", n, format_time(paired.median("hand")), paired.spread("chainrules")))
+    print(table(["function", "n", "hand-written", "chainrules / hand-written (quartiles)"], rows))
+
+
 def main(sizes: list[int]) -> None:
     rows = []
     for n in sizes:
@@ -107,4 +177,8 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [64, 512])
+    given, rounds, sizes = mode_arguments(sys.argv[1:], "--floor")
+    if given:
+        floor(sizes or [128, 512], rounds)
+    else:
+        main(sizes or [64, 512])

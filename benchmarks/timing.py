@@ -117,3 +117,16 @@ def peak_bytes(fn: Callable[[], Any]) -> int:
     tracemalloc.stop()
     del result
     return peak
+
+
+def mode_arguments(argv: list[str], flag: str, rounds: int = 15) -> tuple[bool, int, list[int]]:
+    """A benchmark's command line: whether ``flag`` is given, ``--rounds R`` (or ``rounds``), and the sizes."""
+    argv = list(argv)
+    given = flag in argv
+    if given:
+        argv.remove(flag)
+    if "--rounds" in argv:
+        k = argv.index("--rounds")
+        rounds = int(argv[k + 1])
+        del argv[k : k + 2]
+    return given, rounds, [int(a) for a in argv]

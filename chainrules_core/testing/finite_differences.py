@@ -30,6 +30,7 @@ arithmetic error (a domain boundary crossed) are skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,9 @@ class FDResult:
     step: float
     evaluations: int
     natural: float = 0.0
+    refine: Callable[[], FDResult] | None = field(default=None, compare=False, repr=False)
+    """Set on a provisional one-step estimate (``derivative(..., provisional=True)``): the step search, continued
+    from the evaluations made, for a check the estimate does not settle."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,12 @@ class FiniteDifferences:
         object.__setattr__(self, "weights", weights)
 
     def derivative(
-        self, phi: Callable[[float], Vector], scale: float = 1.0, eps: float = _EPS, one_step: bool = False
+        self,
+        phi: Callable[[float], Vector],
+        scale: float = 1.0,
+        eps: float = _EPS,
+        one_step: bool = False,
+        provisional: bool = False,
     ) -> FDResult:
         """Estimate ``phi'(0)`` for ``phi`` mapping a real step to a real vector.
 
@@ -139,8 +148,26 @@ class FiniteDifferences:
         >>> result = FiniteDifferences().derivative(lambda t: np.array([np.sin(1.0 + t)]), one_step=True)
         >>> result.evaluations, bool(abs(result.value[0] - np.cos(1.0)) < 1e-10)
         (5, True)
+
+        ``provisional=True`` (central stencils of 3 or 5 points) returns an
+        estimate at one step of the search's ladder, the one below the step
+        that balances truncation and round-off, ``(ROUND_OFF * eps) ** (1 /
+        points)``, with the difference from the stencil of two more points
+        at that step as its error estimate (of the truncation error, with
+        the round-off floor): ``points + 2`` evaluations. Its ``refine()``
+        is the search continued from those evaluations, for a check that
+        the estimate, within its error, does not settle. Where ``phi`` is
+        not finite at a point, the search runs at once.
+
+        >>> quick = FiniteDifferences().derivative(lambda t: np.array([np.sin(1.0 + t)]), provisional=True)
+        >>> searched = quick.refine()
+        >>> quick.evaluations, bool(abs(quick.value[0] - np.cos(1.0)) < 1e-12), searched.evaluations > 7
+        (7, True, True)
         """
         search = _StepSearch(self, phi, scale, eps)
+        if provisional:
+            quick = search.provisional()
+            return search.run() if quick is None else dataclasses.replace(quick, refine=search.run)
         quick = search.one_step() if one_step else None
         return quick if quick is not None else search.run()
 
@@ -215,6 +242,30 @@ class _StepSearch:
         if error > ONE_STEP_ACCURACY * max(_max_abs(estimate.value), RESOLUTION * natural):
             return None
         return FDResult(estimate.value, error, h, self.calls, natural)
+
+    def provisional(self) -> FDResult | None:
+        """The estimate at the balancing step of the ladder, its error from the next central stencil; see
+        ``derivative``. ``None`` for a one-sided method, or where ``phi`` is not finite at a point."""
+        fdm = self.fdm
+        finer = _STENCILS.get((fdm.kind, fdm.points + 2))
+        if fdm.kind != "central" or finer is None or self.y0 is None:
+            return None
+        # one rung below the balance for a function of unit scale: directions reach a few times an entry's size
+        balance = (ROUND_OFF * self.eps) ** (1 / fdm.points)
+        rung = min(max(round(2 * math.log10(fdm.max_step / balance)) + 1, 0), fdm.steps - 1)
+        h = self.scale * fdm.max_step * 10 ** (-rung / 2)  # a step of the ladder: the search reuses its values
+        estimate = self.stencil(h)
+        if estimate is None:
+            return None
+        y0 = self.y0
+        check = np.zeros_like(estimate.value)
+        for offset, weight in zip(*finer):
+            value = self.evaluate(offset * h)
+            if value is None:
+                return None
+            check = check + weight * (value - y0)
+        error = max(_max_abs(check / h - estimate.value), estimate.noise)
+        return FDResult(estimate.value, error, h, self.calls, self.largest / self.scale)
 
     def judge(self, larger: _Estimate, smaller: _Estimate) -> tuple[float, float]:
         """The error of ``smaller``'s estimate (its change from ``larger``'s, or its round-off), and relative.

@@ -2,8 +2,10 @@
 ``<y_bar, J dx> == <x_bar, dx>`` against finite differences, and the seeds an engine may send.
 
 The identity is checked per argument (``evaluations="adaptive"``, the
-default), or for all arguments at once with one finite difference
-(``evaluations="few"``), which names the argument only once it fails.
+default: a one-step finite difference, refined by the step search wherever
+its error allowance could turn the verdict), or for all arguments at once
+with one finite difference (``evaluations="few"``), which names the
+argument only once it fails.
 """
 
 from __future__ import annotations
@@ -102,29 +104,35 @@ def check_pullback(
     """
     vectors = {i: x_bar for i in s.moving() if (x_bar := x_bars[i]) is not None}
     moving = list(vectors)
-    groups = [(moving, along(s, moving))] if s.few and len(moving) > 1 else [([i], along(s, [i])) for i in moving]
+    if s.few and len(moving) > 1:
+        groups = [(moving, along(s, moving))]
+    else:  # one step per argument, the step search where it does not settle a check
+        groups = [([i], along(s, [i], provisional=True)) for i in moving]
+    checked: list[Group] = []
     for indices, fd in groups:
         if len(indices) == 1:
             (i,) = indices
             hint = zero_hint(cotangents[i], s.names[i]) or pullback_by_part(s, i, y_bar_vec, vectors[i])
-            check_inner(s, "pullback", s.names[i], y_bar_vec, fd, vectors[i], s.direction(i), hint)
+            fd = check_inner(s, "pullback", s.names[i], y_bar_vec, fd, vectors[i], s.direction(i), hint)
             if coherent:
-                _check_coherent_seed(s, pullback, indices, fd)
+                fd = _check_coherent_seed(s, pullback, indices, fd)
+            checked.append((indices, fd))
             continue
         try:
             x_bar = np.concatenate([vectors[i] for i in indices])
             check_inner(s, "pullback", _where(s, indices), y_bar_vec, fd, x_bar, _directions(s, indices))
             if coherent:
                 _check_coherent_seed(s, pullback, indices, fd)
+            checked.append((indices, fd))
         except AssertionError:  # check each argument alone, to name the one at fault
             s.few = False
             check_pullback(s, pullback, y_bar_vec, x_bars, cotangents, coherent)
             raise
     s.report.checks.append("pullback")
-    return groups
+    return checked
 
 
-def _check_coherent_seed(s: Setup, pullback: Pullback, indices: list[int], fd: FDResult) -> None:
+def _check_coherent_seed(s: Setup, pullback: Pullback, indices: list[int], fd: FDResult) -> FDResult:
     """The identity for the seed ``y_bar = J dx``, where every term of ``<y_bar, J dx>`` is positive.
 
     A random seed makes the terms of the inner product cancel, so over ``n``
@@ -133,16 +141,16 @@ def _check_coherent_seed(s: Setup, pullback: Pullback, indices: list[int], fd: F
     """
     size = float(np.max(np.abs(fd.value))) if fd.value.size else 0.0
     if size == 0:
-        return
+        return fd
     seed = s.out_layout.vec_to_tangent(fd.value / size)
     seed_vec = s.out_layout.tangent_to_vec(seed)
     cotangents = [unthunk(c) for c in pull(s, pullback, seed, "pullback")]
     if any(isinstance(cotangents[i], NotImplementedTangent) for i in indices):
-        return
+        return fd
     x_bar = np.concatenate([s.vec("pullback", s.layouts[i], cotangents[i], s.of("the cotangent", i)) for i in indices])
     where = f"{_where(s, indices)}, with the seed y_bar = J dx"
     hint = zero_hint(cotangents[indices[0]], s.names[indices[0]]) if len(indices) == 1 else ""
-    check_inner(s, "pullback", where, seed_vec, fd, x_bar, _directions(s, indices), hint)
+    return check_inner(s, "pullback", where, seed_vec, fd, x_bar, _directions(s, indices), hint)
 
 
 # ----- the seeds an engine may send -----

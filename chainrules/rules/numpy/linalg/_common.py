@@ -101,6 +101,10 @@ def fold_to_triangle(s: Any, lower: bool, xp: Any = np) -> Any:
     part of ``s``'s diagonal on the diagonal, zero on the triangle not read.
     """
     both = s + adjoint(s, xp)
+    if isinstance(both, np.ndarray):  # numpy's (not an engine's value), in place: the diagonal, 2 Re(s_ii), halved
+        tri = np.tril(both) if lower else np.triu(both)
+        _diagonal_entries(tri)[...] *= 0.5
+        return tri
     if xp is np:
         tri = np.tril(both, -1) if lower else np.triu(both, 1)
         return tri + diag_embed(diagonal(s).real.astype(s.dtype))
@@ -108,9 +112,18 @@ def fold_to_triangle(s: Any, lower: bool, xp: Any = np) -> Any:
     return tri + diag_embed(real_part_of(diagonal(s, xp), xp), xp)
 
 
+def _diagonal_entries(x: np.ndarray) -> np.ndarray:
+    """The diagonals of a stack of matrices as a writable view (``np.diagonal``'s is read-only)."""
+    return np.einsum("...ii->...i", x)
+
+
 def phi_lower(x: Any, xp: Any = np) -> Any:
     """The lower triangle with the diagonal halved (Murray 2016's ``Phi``)."""
     n = x.shape[-1]
+    if isinstance(x, np.ndarray):  # numpy's array (not an engine's value): its lower triangle, a copy, halved in place
+        low = np.tril(x)
+        _diagonal_entries(low)[...] *= 0.5
+        return low
     if xp is np:
         return np.tril(x) * np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x.dtype)  # not in place, as diag_embed
     return xp.tril(x, k=-1) + diag_embed(diagonal(x, xp) * 0.5, xp)
@@ -140,7 +153,9 @@ def solve_lower(low: Any, b: Any, conjugate_transpose: bool = False, xp: Any = n
     solve_triangular = _scipy_solve_triangular() if xp is np else None
     if solve_triangular is not None and low.size and b.size:  # scipy refuses zero-size stacks; numpy takes them
         # scipy converts its arguments: an engine that follows them follows the call as one
-        return follow(solve_triangular, low, b, lower=True, trans=2 if conjugate_transpose else 0, check_finite=False)
+        # trans=1 for a real matrix: scipy then solves with a C-ordered one as it is, where trans=2 copies it
+        trans = (2 if np.iscomplexobj(primal_of(low)) else 1) if conjugate_transpose else 0
+        return follow(solve_triangular, low, b, lower=True, trans=trans, check_finite=False)
     return xp.linalg.solve(adjoint(low, xp) if conjugate_transpose else low, b)
 
 
@@ -401,3 +416,101 @@ def linalg_call(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         return f(*args, **kwargs)
     with dask_refusals(f, first_foreign_array(args)):
         return call_in(xp, f, *args, **kwargs)
+
+
+# ----- fast paths -----
+# What the fast paths of dense.py and factorizations.py share: LAPACK's LU and BLAS's triangular product on plain
+# numpy matrices, where scipy is present.
+
+
+@functools.cache
+def _scipy_lu() -> Any:
+    """scipy's ``get_lapack_funcs`` and ``lu_solve``, imported on first use; ``None`` without scipy."""
+    try:
+        from scipy.linalg import get_lapack_funcs, lu_solve
+    except ImportError:
+        return None
+    return get_lapack_funcs, lu_solve
+
+
+def lu_factored(a: Any) -> tuple[Any, Any, Any] | None:
+    """``(getrs, lu, piv)``: LAPACK's LU of the square matrix ``a`` and its solve, to solve with ``a`` again.
+
+    Only for a plain numpy matrix (not a stack, not empty, not a value an
+    engine follows) of float or complex dtype, and where scipy is present;
+    ``None`` otherwise, and where the factorization meets an exact zero pivot
+    (numpy's functions then say what they say of a singular matrix).
+    """
+    found = _scipy_lu()
+    if found is None or type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in "fdFD":
+        return None
+    if a.shape[0] != a.shape[1] or a.size == 0:
+        return None
+    getrf, getrs = found[0](("getrf", "getrs"), (a,))
+    lu, piv, info = getrf(a)
+    return None if info != 0 else (getrs, lu, piv)
+
+
+def lu_inverse(a: Any) -> Any:
+    """``inv(a)`` by LAPACK's ``getrf`` and ``getri`` (the inverse from the LU, n³ flops after it, where numpy's
+    solves with the identity take 2n³), under ``lu_factored``'s conditions and in double precision (a single
+    precision inverse by another algorithm could differ from numpy's by more than the primal's tolerance);
+    ``None`` where they do not hold, and where the inverse is not finite."""
+    if type(a) is not np.ndarray or a.dtype.char not in "dD":
+        return None
+    factored = lu_factored(a)
+    if factored is None:
+        return None
+    _, lu, piv = factored
+    getri, getri_lwork = _scipy_lu()[0](("getri", "getri_lwork"), (lu,))
+    work, info = getri_lwork(a.shape[0])
+    if info != 0:
+        return None
+    inv, info = getri(lu, piv, lwork=max(int(work.real), a.shape[0]), overwrite_lu=True)
+    # where the inverse overflows (a subnormal matrix), getri's NaN would not be numpy's infinities
+    return None if info != 0 or not np.isfinite(inv).all() else inv
+
+
+def lu_solved(factored: tuple[Any, Any, Any], b: Any, trans: int = 0) -> Any:
+    """``inv(a) @ b`` (``trans=0``) or ``inv(a)^H @ b`` (``2``) from ``lu_factored(a)``, ``b`` of shape ``(n,)`` or
+    ``(n, k)``: LAPACK's solve where ``b`` has the factors' dtype; else scipy's ``lu_solve``, whose rules an engine
+    that follows ``b`` differentiates it with (``follow``)."""
+    getrs, lu, piv = factored
+    if type(b) is np.ndarray and b.dtype == lu.dtype and b.size:
+        x, _ = getrs(lu, piv, b, trans=trans)
+        return x
+    return follow(_scipy_lu()[1], (lu, piv), b, trans=trans, check_finite=False)
+
+
+@functools.cache
+def _scipy_blas() -> Any:
+    """scipy's ``get_blas_funcs``, imported on first use; ``None`` without scipy."""
+    try:
+        from scipy.linalg.blas import get_blas_funcs
+    except ImportError:
+        return None
+    return get_blas_funcs
+
+
+def lower_adjoint_times(low: Any, b: Any, xp: Any = np) -> Any:
+    """``low^H @ b`` for stacks of lower-triangular matrices ``low``.
+
+    A plain real numpy matrix takes BLAS's triangular product ``trmm`` where
+    scipy is present (n³ flops, where a general product takes 2n³), with
+    the transposes that spare it copies; anything else (a stack, complex
+    numbers, a value an engine follows) the general product.
+    """
+    get_blas_funcs = _scipy_blas() if xp is np else None
+    if (
+        get_blas_funcs is None
+        or type(low) is not np.ndarray
+        or type(b) is not np.ndarray
+        or low.ndim != 2
+        or b.ndim != 2
+        or low.dtype != b.dtype
+        or low.dtype.char not in "fd"
+        or not b.size
+    ):
+        return adjoint(low, xp) @ b
+    (trmm,) = get_blas_funcs(("trmm",), (low,))
+    return trmm(1.0, low.T, b.T, side=1, lower=0, trans_a=1).T  # (b^T L)^T, in C order

@@ -55,6 +55,9 @@ from ._common import (
     inexact,
     inverse,
     linalg_call,
+    lu_factored,
+    lu_inverse,
+    lu_solved,
     matmul_summed,
     per_matrix,
     solve_vectors,
@@ -68,7 +71,11 @@ from ._common import (
 @rrule.register(np.linalg.inv, generic=True)
 def _rrule_inv(f: Any, a: Any) -> Any:
     xp = namespace_of(a)
-    out = linalg_call(xp, f, a)
+    return _inv_rrule(f, a, linalg_call(xp, f, a), xp)
+
+
+def _inv_rrule(f: Any, a: Any, out: Any, xp: Any) -> Any:
+    """The rrule of ``inv`` at ``a``, whose inverse is ``out``."""
     project_a = ProjectTo(a)
     shape = value_shape(out)
 
@@ -610,3 +617,49 @@ def _frule_tensorsolve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args:
         rhs = rhs - np.transpose(a_dot, order).reshape(out.size, out.size) @ np.ravel(out)
     m = np.transpose(as_array(a), order).reshape(out.size, out.size)
     return out, ProjectTo(out)(np.linalg.solve(m, rhs).reshape(out.shape))
+
+
+# ----- fast paths -----
+# numpy's own double-precision matrices, where scipy is present: LAPACK's LU once, for the primal and the pullback.
+
+
+def _rrule_solve_lu(rule: Any, f: Any, a: Any, b: Any) -> Any:
+    """``solve`` of a matrix and a vector or matrix of its dtype: one LU (``getrf``) for ``x`` and for the pullback's
+    solve with ``A^H`` (``getrs``), where the rule factorizes twice; the rule for other calls.
+
+    Double precision only: scipy's LAPACK is not numpy's, and in single precision their solutions could differ by
+    more than the primal's tolerance.
+    """
+    if f is not np.linalg.solve or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return rule(f, a, b)
+    if b.ndim not in (1, 2) or not b.size or a.dtype != b.dtype or a.shape[:1] != b.shape[:1]:
+        return rule(f, a, b)
+    if a.dtype.char not in "dD":
+        return rule(f, a, b)
+    factored = lu_factored(a)
+    if factored is None:  # singular, or without scipy: numpy's solve says what it says
+        return rule(f, a, b)
+    x = lu_solved(factored, b)
+    project_a, shape = ProjectTo(a), x.shape
+
+    def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
+        x_bar = checked_seed(f, x_bar, shape)
+        b_bar = lu_solved(factored, x_bar, trans=2)  # A^-H x_bar
+        if b.ndim == 1:
+            a_bar = np.expand_dims(-b_bar, axis=-1) @ np.expand_dims(x.conj(), axis=-2)
+        else:
+            a_bar = -b_bar @ adjoint(x)
+        return NoTangent(), project_a(a_bar), unbroadcast(b, b_bar)
+
+    return x, solve_pullback
+
+
+def _rrule_inv_getri(rule: Any, f: Any, a: Any) -> Any:
+    """``inv`` of a double-precision matrix: LAPACK's inverse from the LU (``getri``), n³ flops after it where numpy's
+    solve with the identity takes 2n³; the rule for other calls and where the inverse is not finite."""
+    out = lu_inverse(a) if f is np.linalg.inv else None
+    return rule(f, a) if out is None else _inv_rrule(f, a, out, np)
+
+
+rrule.fast_path(np.linalg.solve)(_rrule_solve_lu)
+rrule.fast_path(np.linalg.inv)(_rrule_inv_getri)
