@@ -371,7 +371,7 @@ def float_rules(partials: Partials) -> Rules:
 FLOAT_PAIR = (float, float)
 
 
-def _scaled_float_pullback(rule: Any, f: Any, cx: float, cy: float) -> Callable[[Any], tuple[Any, Any, Any]]:
+def _scaled_float_pullback_of(rule: Any, f: Any, cx: float, cy: float) -> Callable[[Any], tuple[Any, Any, Any]]:
     """The pullback of ``f`` with constant partials ``cx``, ``cy`` at any two floats: a float seed scaled, any other
     seed through the rule's own pullback (at 1.0 and 1.0: it depends on the arguments' types alone)."""
 
@@ -404,7 +404,7 @@ def float_pair_rules(partials: Partials) -> Rules:
         def _rrule_floats(rule: Any, f: Any, x: float, y: float) -> Any:
             pullback = pullbacks.get(f)
             if pullback is None:
-                pullback = pullbacks[f] = _scaled_float_pullback(rule, f, cx, cy)
+                pullback = pullbacks[f] = _scaled_float_pullback_of(rule, f, cx, cy)
             return f(x, y), pullback
 
     else:
