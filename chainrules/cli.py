@@ -19,7 +19,7 @@ import traceback
 import types
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 import chainrules  # registers the rules
@@ -142,6 +142,8 @@ class _PrimalRow:
     generic: bool = False
     """Whether a rule of the primal runs on every Array API library (``RuleRecord.generic``)."""
     numpy: bool = False
+    records: list[RuleRecord] = field(default_factory=list)
+    """The registrations of the primal, frule's then rrule's."""
 
 
 def _mode_label(mode: str, record: RuleRecord) -> str:
@@ -162,6 +164,7 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
             if row is None:
                 row = rows[key] = _PrimalRow(primal_name(record.primal), {}, [], [])
                 row.numpy = is_numpy_function(record.primal)
+            row.records.append(record)
             row.generic = row.generic or record.generic
             row.modes.setdefault(mode, set()).add(_mode_label(mode, record))
             family = rule_family(record)
