@@ -487,6 +487,7 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m chainrules",
         description="Derivative rules for numpy and Python: list them, check them against finite differences.",
     )
+    p.add_argument("--version", action="version", version=f"chainrules {chainrules.__version__}")
     commands = p.add_subparsers(dest="command", metavar="COMMAND")
     rules = commands.add_parser("rules", help="list every registered primal with its modes, family and argument types")
     rules.add_argument("pattern", nargs="?", help="a substring or glob of the primal's name or family")

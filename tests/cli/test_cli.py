@@ -116,6 +116,13 @@ def test_check_with_a_pattern_that_matches_nothing_fails() -> None:
     assert status == 1 and "no declared case" in out
 
 
+def test_version_is_the_package_s(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"chainrules {chainrules.__version__}\n"
+
+
 def test_bad_mode_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exit_info:
         run("check", "--mode", "sideways")
