@@ -94,7 +94,8 @@ def _search(page: Any, base_url: str, query: str) -> list[str]:
     page.goto(base_url)
     page.locator("label.md-search__icon, .md-search__input").first.click()
     page.locator("input.md-search__input").fill(query)
-    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    # The index is built in a web worker when the page loads: seconds on a busy machine.
+    page.wait_for_selector(".md-search-result__item", timeout=90_000)
     for more in page.locator(".md-search-result__more summary").all():  # "N more on this page"
         more.click()
     return [a.get_attribute("href") or "" for a in page.locator("a.md-search-result__link").all()]
