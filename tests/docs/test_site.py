@@ -77,12 +77,19 @@ def browser(base_url: str) -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A page that records its console errors and uncaught exceptions in ``page.errors``."""
+def page(browser: Any, base_url: str) -> Iterator[Any]:
+    """A page that records in ``page.errors`` its console errors, uncaught exceptions and any request that leaves
+    the local server (the site is read offline: no web fonts, no scripts from elsewhere)."""
     page = browser.new_page()
     page.errors = []
     page.on("console", lambda m: page.errors.append(f"console: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: page.errors.append(f"exception: {e}"))
+
+    def request(r: Any) -> None:
+        if not r.url.startswith((base_url, "data:", "blob:")):
+            page.errors.append(f"request off the site: {r.url}")
+
+    page.on("request", request)
     try:
         yield page
     finally:
@@ -133,7 +140,7 @@ def test_api_reference_of_test_rrule_renders(page: Any, base_url: str) -> None:
     assert page.errors == []
 
 
-def test_no_page_logs_a_console_error(page: Any, base_url: str) -> None:
+def test_no_page_logs_a_console_error_or_leaves_the_site(page: Any, base_url: str) -> None:
     pages = sorted(
         path.parent.relative_to(SITE).as_posix()
         for path in SITE.rglob("index.html")
