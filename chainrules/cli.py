@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import importlib
+import importlib.util
 import os
 import sys
 import time
@@ -19,7 +20,7 @@ import traceback
 import types
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 import chainrules  # registers the rules
@@ -43,12 +44,42 @@ class UsageError(Exception):
     """A problem the command line reports in one line, with exit status 2."""
 
 
-def _import_optional_libraries() -> None:
+def _import_optional_libraries() -> dict[str, str]:
+    """Import the optional libraries that are installed; why each of the others could not be, by name."""
+    missing = {}
     for name in OPTIONAL_LIBRARIES:
         try:
             importlib.import_module(name)
-        except ImportError:
-            continue
+        except ImportError as err:
+            missing[name] = f"{type(err).__name__}: {err}"
+    return missing
+
+
+def skipped_families() -> dict[str, list[str]]:
+    """The families whose library is not installed, by library: their rules and cases are not registered.
+
+    Read off the files of ``chainrules/rules/<library>/``, without importing them.
+    """
+    import pkgutil
+
+    skipped = {}
+    for library in _import_optional_libraries():
+        spec = importlib.util.find_spec(f"{_RULES_PACKAGE}{library}")
+        where = list(spec.submodule_search_locations or []) if spec is not None else []
+        skipped[library] = sorted(
+            f"{library}.{info.name}" for info in pkgutil.iter_modules(where) if not info.name.startswith("_")
+        )
+    return skipped
+
+
+def skipped_text(skipped: dict[str, list[str]]) -> str:
+    """What ``check`` says of the families it could not run, and how to run them."""
+    families = [family for group in skipped.values() for family in group]
+    libraries = sorted({library.split(".")[0] for library in skipped})
+    return (
+        f"skipped {plural(len(families), 'family')} ({', '.join(families)}): {', '.join(libraries)} "
+        f"{'is' if len(libraries) == 1 else 'are'} not installed (pip install 'chainrules[scipy]')"
+    )
 
 
 def shadowing_problem(package: types.ModuleType) -> str | None:
@@ -142,6 +173,8 @@ class _PrimalRow:
     generic: bool = False
     """Whether a rule of the primal runs on every Array API library (``RuleRecord.generic``)."""
     numpy: bool = False
+    records: list[RuleRecord] = field(default_factory=list)
+    """The registrations of the primal, frule's then rrule's."""
 
 
 def _mode_label(mode: str, record: RuleRecord) -> str:
@@ -164,6 +197,7 @@ def primal_rows(pattern: str | None = None) -> list[_PrimalRow]:
             if row is None:
                 row = rows[key] = _PrimalRow(primal_name(record.primal), {}, [], [])
                 row.numpy = is_numpy_function(record.primal)
+            row.records.append(record)
             row.generic = row.generic or record.generic
             row.modes.setdefault(mode, set()).add(_mode_label(mode, record))
             family = rule_family(record)
@@ -433,11 +467,14 @@ def check(
     order: int = 1,
 ) -> int:
     runs = planned_runs(pattern, dtypes, modes, only, order)
+    skipped = skipped_families() if only is None else {}
     left_out = 0
     if order == 2:  # no second derivative to check at a declared non-smooth point
         smooth = [r for r in runs if r.case.smooth]
         left_out, runs = len(runs) - len(smooth), smooth
     if not runs:
+        if skipped:
+            print(skipped_text(skipped), file=out)
         if pattern or dtypes or modes or left_out:
             print("no declared case matches these filters" + (" at a smooth point" if left_out else ""), file=out)
             return 1
@@ -458,7 +495,8 @@ def check(
         print(families_table(families), file=out)
     for r in failed:
         lines = r.message.splitlines() or [""]
-        detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []))
+        hints = [line for line in lines[12:] if line.startswith("hint: ")]  # a long message keeps its hint
+        detail = "\n    ".join(lines[:12] + (["..."] if len(lines) > 12 else []) + hints)
         print(f"\n{r.status} {r.case.label} [{r.dtype}, {r.mode}] ({r.family})\n    {detail}", file=out)
     if order == 2 and not exitfirst:
         from chainrules.testing.second_order import order2_summary
@@ -471,6 +509,8 @@ def check(
     refused = sum(r.status == "refused" for r in done)
     tail = f", {refused:,} refused" if refused else ""
     print(f"{len(done) - len(failed) - refused:,} passed, {len(failed):,} failed{tail}", file=out)
+    if skipped:
+        print(skipped_text(skipped), file=out)
     return 1 if failed or stale else 0
 
 
@@ -488,6 +528,7 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m chainrules",
         description="Derivative rules for numpy and Python: list them, check them against finite differences.",
     )
+    p.add_argument("--version", action="version", version=f"chainrules {chainrules.__version__}")
     commands = p.add_subparsers(dest="command", metavar="COMMAND")
     rules = commands.add_parser("rules", help="list every registered primal with its modes, family and argument types")
     rules.add_argument("pattern", nargs="?", help="a substring or glob of the primal's name or family")

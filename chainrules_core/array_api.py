@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import types
 from typing import Any
 
 import numpy as np
@@ -108,8 +109,10 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
     (``implements``); otherwise the ``TypeError`` of ``refusal``."""
     if xp is np or not is_numpy_function(f):
         return f(*args, **kwargs)
-    if not kwargs and isinstance(f, np.ufunc):  # a ufunc of arrays: the standard's function of its name, once found
-        ufunc_target = _UFUNC_TARGETS.get((xp.__name__, f.__name__))
+    # A library's namespace is a module; an engine's (chainrules.engines) is not, has no name, and is not cached.
+    library = getattr(xp, "__name__", None) if isinstance(xp, types.ModuleType) else None
+    if library is not None and not kwargs and isinstance(f, np.ufunc):  # the standard's function, once found
+        ufunc_target = _UFUNC_TARGETS.get((library, f.__name__))
         if ufunc_target is not None and len(args) == f.nin:
             try:
                 return ufunc_target(*args)
@@ -130,8 +133,8 @@ def call_in(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(err, TypeError):  # the library refuses these types (an int64 array with a float64 one)
                 raise refusal(f, array, str(err)) from None
             raise
-        if isinstance(f, np.ufunc) and not kwargs:
-            _UFUNC_TARGETS[(xp.__name__, f.__name__)] = target
+        if library is not None and isinstance(f, np.ufunc) and not kwargs:
+            _UFUNC_TARGETS[(library, f.__name__)] = target
         return result
     if implements(array, f):
         try:

@@ -197,13 +197,27 @@ class Case:
         options = {"variants": variants, **self.options}
         if callable(options.get("output_tangent")):
             options["output_tangent"] = options["output_tangent"](self.f(*_primals(args), **self.kwargs))
-        return check(self.f, *args, fkwargs=dict(self.kwargs), seed=seed, **options)
+        try:
+            return check(self.f, *args, fkwargs=dict(self.kwargs), seed=seed, **options)
+        except Exception as failure:
+            if np.dtype(dtype).kind == "c" and len(failure.args) == 1 and isinstance(failure.args[0], str):
+                failure.args = (f"{failure.args[0]}\n{_real_only_hint(self.f)}",)
+            raise
 
     def expand(self) -> Iterator[tuple[str, str]]:
         """Every (dtype, mode) this case runs in."""
         for dtype in self.valid_dtypes():
             for mode in self.modes:
                 yield dtype, mode
+
+
+def _real_only_hint(f: Callable[..., Any]) -> str:
+    """What a failing complex run suggests: most often, a function defined for real numbers only."""
+    return (
+        f"hint: if {function_name(f)} is defined for real numbers only, draw its arguments from REAL_ONLY "
+        "(or POSITIVE_REAL_ONLY, NONZERO_REAL_ONLY, Domain(..., complex=False); chainrules_core.testing.cases), "
+        "and its cases skip complex dtypes; else its rule must follow the complex convention (docs/conventions.md)"
+    )
 
 
 def _make(spec: ArgSpec, rng: np.random.Generator, dtype: str) -> Any:

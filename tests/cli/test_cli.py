@@ -116,6 +116,26 @@ def test_check_with_a_pattern_that_matches_nothing_fails() -> None:
     assert status == 1 and "no declared case" in out
 
 
+def test_version_is_the_package_s(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"chainrules {chainrules.__version__}\n"
+
+
+def test_check_says_which_families_it_skipped_and_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli.skipped_families() == {}  # scipy is installed with the tests
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)  # as if scipy.linalg were not installed
+    status, out, _ = run("check", "np.tanh", "--no-progress", "--dtype", "float64")
+    assert status == 0
+    last = out.splitlines()[-1]
+    assert last.startswith("skipped 4 families (scipy.linalg.factorizations, scipy.linalg.matfuncs, ")
+    assert last.endswith("): scipy is not installed (pip install 'chainrules[scipy]')")
+    assert cli.skipped_families()["scipy.linalg"] == sorted(
+        f"scipy.linalg.{p.stem}" for p in Path(cli.__file__).parent.glob("rules/scipy/linalg/[!_]*.py")
+    )
+
+
 def test_bad_mode_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exit_info:
         run("check", "--mode", "sideways")

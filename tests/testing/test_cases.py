@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, scalar_rule
+from chainrules_core import NoTangent, checked_seed, rrule, scalar_rule
 from chainrules_core.testing import cases as cases_module
 from chainrules_core.testing import no_tangent, register_cases, registered_cases, with_tangent
 from chainrules_core.testing.cases import (
@@ -108,6 +108,28 @@ def test_valid_dtypes_follow_the_domains() -> None:
     assert Case(np.log, (Arg(POSITIVE_REAL_ONLY, None),)).valid_dtypes() == ("float64",)
     assert Case(np.log, (Arg(POSITIVE, None),)).valid_dtypes() == ("float64", "complex128")
     assert Case(np.log, (no_tangent(Arg(REAL_ONLY, (2,))),)).valid_dtypes() == ("float64", "float32")
+
+
+def _square(x: Any) -> Any:
+    return x * x
+
+
+@rrule.register(_square)
+def _rrule_square(f: Any, x: Any) -> Any:
+    """Right for real numbers only: the pullback forgets the conjugate that the complex convention takes."""
+    return x * x, lambda y_bar: (NoTangent(), 2 * x * checked_seed(f, y_bar, np.shape(x)))
+
+
+def test_a_failing_complex_run_hints_at_real_only() -> None:
+    case = Case(_square, (Arg(REALS, (3,)),), modes=("rrule",))
+    case.run("float64", "rrule")
+    with pytest.raises(AssertionError, match="draw its arguments from REAL_ONLY") as failure:
+        case.run("complex128", "rrule")
+    assert failure.value.check  # still the harness's failure, naming its check
+    assert Case(_square, (Arg(REAL_ONLY, (3,)),), modes=("rrule",)).valid_dtypes() == (
+        "float64",
+        "float32",
+    )
 
 
 def test_expand_lists_every_dtype_and_mode() -> None:
