@@ -7,13 +7,14 @@ import numpy as np
 from chainrules.checks._tables import BINARY_SHAPES, REAL_DTYPES, UNARY_SHAPES, TableCheck, binary, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing import no_tangent
+from chainrules.testing.second_order import refuse_order2
 from chainrules_core.testing.cases import (
     ABOVE_ONE,
     POSITIVE,
     POSITIVE_REAL_ONLY,
     REALS,
     Arg,
+    At,
     Case,
     Domain,
 )
@@ -25,6 +26,7 @@ except ImportError:  # scipy is optional: without it there is nothing to check
 
 UNIT_REAL_ONLY = Domain(0.0, 1.0, complex=False, name="(0, 1), real only")
 COMPLEX = ("complex128",)
+F64 = ("float64",)
 
 
 def _table_checks() -> dict[object, TableCheck]:
@@ -45,20 +47,38 @@ TABLE_CHECKS: dict[object, TableCheck] = {} if special is None else _table_check
 
 
 INCOMPLETE = () if special is None else (special.gammainc, special.gammaincc, special.betainc)
-"""In ``GAMMA``, but their shape parameters have no tangent: ``_incomplete_cases`` checks them."""
+"""In ``GAMMA``, with three or two arguments each: ``_incomplete_cases`` checks them."""
+
+# (a, x) on each side of the switch between the series (x < a + 1) and the continued fraction, over JAX's
+# positive ranges: small a, x near a, a large shape
+GAMMA_POINTS = ((0.05, 0.5, 2.0, 2.0, 20.0, 20.0, 1e-3), (0.02, 3.0, 2.9, 3.1, 17.0, 25.0, 5.0))
+# (a, b, x) on each side of x = (a + 1) / (a + b + 2), where I_x(a, b) = 1 - I_(1-x)(b, a) takes over
+BETA_POINTS = ((0.3, 2.0, 2.0, 30.0, 0.5), (0.7, 3.0, 3.0, 5.0, 40.0), (0.2, 0.42, 0.44, 0.9, 0.01))
 
 
 def _incomplete_cases() -> list[Case]:
-    """gammainc, gammaincc in x and betainc in x: the shape parameters' cotangents are not implemented."""
+    """gammainc, gammaincc and betainc in every argument, and the derivatives in the shape parameters (steps of
+    their pullbacks), at random points and either side of the switch between series and continued fraction."""
     assert special is not None
-    shape = no_tangent
-    cases = []
-    for a, x in BINARY_SHAPES:
-        for f in (special.gammainc, special.gammaincc):
-            cases.append(Case(f, (shape(Arg(POSITIVE_REAL_ONLY, a)), Arg(POSITIVE_REAL_ONLY, x)), dtypes=REAL_DTYPES))
-    for a, b, x in ((None, None, None), ((), (3,), (2, 3)), ((2, 1), (3,), ())):
-        args = (shape(Arg(POSITIVE_REAL_ONLY, a)), shape(Arg(POSITIVE_REAL_ONLY, b)), Arg(UNIT_REAL_ONLY, x))
-        cases.append(Case(special.betainc, args, dtypes=REAL_DTYPES))
+    from chainrules.rules.scipy.special._parameters import betainc_da, betainc_db, gammainc_da
+
+    positive, unit = POSITIVE_REAL_ONLY, UNIT_REAL_ONLY
+    cases = [
+        Case(special.gammainc, (Arg(positive, None), Arg(positive, None)), dtypes=REAL_DTYPES),
+        Case(special.gammainc, (Arg(positive, ()), Arg(positive, (3,))), dtypes=REAL_DTYPES),
+        Case(special.gammainc, (Arg(positive, (2, 1)), Arg(positive, (1, 3))), dtypes=REAL_DTYPES),
+        Case(special.gammaincc, (Arg(positive, (2, 3)), Arg(positive, ())), dtypes=REAL_DTYPES),
+        Case(special.gammainc, tuple(At(np.array(p)) for p in GAMMA_POINTS), name="points", dtypes=F64),
+        Case(special.gammaincc, tuple(At(np.array(p)) for p in GAMMA_POINTS), name="points", dtypes=F64),
+        Case(special.betainc, (Arg(positive, None), Arg(positive, None), Arg(unit, None)), dtypes=REAL_DTYPES),
+        Case(special.betainc, (Arg(positive, ()), Arg(positive, (3,)), Arg(unit, (2, 3))), dtypes=REAL_DTYPES),
+        Case(special.betainc, (Arg(positive, (2, 1)), Arg(positive, (3,)), Arg(unit, ())), dtypes=REAL_DTYPES),
+        Case(special.betainc, tuple(At(np.array(p)) for p in BETA_POINTS), name="points", dtypes=F64),
+        # one point each on the continued fraction's side: the series' side is checked through the pullbacks above
+        Case(gammainc_da, (At(0.5), At(3.0)), dtypes=F64),
+        Case(betainc_da, (At(2.0), At(3.0), At(0.44)), dtypes=F64),
+        Case(betainc_db, (At(2.0), At(3.0), At(0.44)), dtypes=F64),
+    ]
     return cases
 
 
@@ -100,6 +120,23 @@ if special is not None:
             special.gammaincc,
             special.betainc,
         ),
+    )
+    from chainrules.rules.scipy.special._parameters import betainc_da, betainc_db, gammainc_da
+
+    for _f in (gammainc_da, betainc_da, betainc_db):
+        refuse_order2(
+            "scipy.special.gamma",
+            _f,
+            "its partials are the second derivatives of the incomplete function, summed on plain values: the third "
+            "derivatives an engine would need to differentiate them are not carried",
+        )
+    refuse_edges(
+        "scipy.special.gamma",
+        special.betainc,
+        ("tiny", "subnormal"),
+        "scipy's betainc is wrong for shape parameters near 0: betainc(0.3e-300, 0.7e-300, 0.2e-300) is 1.0, where "
+        "I_x(a, b) tends to b / (a + b) = 0.7 (mpmath agrees), and it stays 1.0 as a moves: the finite differences "
+        "see a constant",
     )
     refuse_edges(
         "scipy.special.gamma",

@@ -3,8 +3,9 @@
 * ``GAMMA``, through ``scalar_rule``: ``gamma``, ``gammaln``, ``loggamma``,
   ``rgamma``, ``digamma`` (``psi``), ``beta``, ``betaln``, and the
   regularized incomplete functions ``gammainc``, ``gammaincc``, ``betainc``
-  in ``x``; their shape parameters ``a``, ``b`` get a
-  ``NotImplementedTangent`` naming them.
+  in every argument: in ``x`` by their densities, in the shape parameters
+  ``a``, ``b`` by series and continued fractions differentiated term by
+  term (``_parameters``).
 * ``polygamma(n, x)``, ``multigammaln(a, d)`` and ``zeta(x, q)``, Python
   functions that take keywords too, through ``bound_rule``: the order ``n``
   and the dimension ``d`` are integers (``NoTangent()``); ``zeta`` is
@@ -23,10 +24,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from chainrules_core import NoTangent, NotImplementedTangent, not_implemented, scalar_rule
+from chainrules_core import NoTangent, scalar_rule
 from chainrules_core.followed import follow, is_followed, primal_of
 
 from ..._makers import bound_rule
+from . import _parameters
+from ._parameters import betainc_dab, gammainc_da
 
 # B_2, B_4, ..., B_16
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
@@ -142,26 +145,25 @@ def _betaln_partials(m: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     return special.psi(a) - psi_ab, special.psi(b) - psi_ab
 
 
-def _in(name: str, parameter: str) -> NotImplementedTangent:
-    return not_implemented(f"scipy.special.{name}: the derivative in the shape parameter {parameter}")
-
-
 def _gamma_density(a: Any, x: Any) -> Any:
     """x^(a-1) e^(-x) / Gamma(a): d/dx of gammainc (DLMF 8.2.1, 8.2.4); at x = 0: 0, 1 or inf as a >, ==, < 1.
 
-    0 at x = inf (e^-x wins over the power, not inf - inf). Where scipy's gammaln overflows (a below
-    about 1e-308), log Gamma(a) = log Gamma(1 + a) - log a (DLMF 5.5.1).
+    0 at x = inf (e^-x wins over the power, not inf - inf) and at a = inf, where P is 0 for every finite x.
+    Where scipy's gammaln overflows (a below about 1e-308), log Gamma(a) = log Gamma(1 + a) - log a (DLMF 5.5.1).
     """
     log_gamma = special.gammaln(a)
     with np.errstate(divide="ignore"):
         log_gamma = np.where(np.isinf(log_gamma) & (a > 0), special.gammaln(1 + a) - np.log(a), log_gamma)
     with np.errstate(invalid="ignore"):
-        return np.where(x == np.inf, 0.0, np.exp(special.xlogy(a - 1, x) - x - log_gamma))
+        return np.where((x == np.inf) | (a == np.inf), 0.0, np.exp(special.xlogy(a - 1, x) - x - log_gamma))
 
 
 def _beta_density(a: Any, b: Any, x: Any) -> Any:
-    """x^(a-1) (1-x)^(b-1) / B(a, b): d/dx of betainc (DLMF 8.17.1-2)."""
-    return np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
+    """x^(a-1) (1-x)^(b-1) / B(a, b): d/dx of betainc (DLMF 8.17.1-2); 0 where a or b is infinite, where I is
+    constant (0 or 1) inside (0, 1)."""
+    with np.errstate(invalid="ignore"):
+        density = np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
+    return np.where((a == np.inf) | (b == np.inf), 0.0, density)
 
 
 # ----- partial derivatives given the output and the inputs; `m` is numpy -----
@@ -173,13 +175,25 @@ GAMMA: dict[Any, Callable[..., Any]] = {
     special.digamma: lambda m, out, x: _trigamma(x),  # DLMF 5.15.1
     special.beta: _beta_partials,
     special.betaln: _betaln_partials,
-    special.gammainc: lambda m, out, a, x: (_in("gammainc", "a"), _gamma_density(a, x)),
-    special.gammaincc: lambda m, out, a, x: (_in("gammaincc", "a"), -_gamma_density(a, x)),
-    special.betainc: lambda m, out, a, b, x: (_in("betainc", "a"), _in("betainc", "b"), _beta_density(a, b, x)),
+    # in the shape parameters: series and continued fractions differentiated (``_parameters``); Q = 1 - P
+    special.gammainc: lambda m, out, a, x: (gammainc_da(a, x), _gamma_density(a, x)),
+    special.gammaincc: lambda m, out, a, x: (-gammainc_da(a, x), -_gamma_density(a, x)),
+    special.betainc: lambda m, out, a, b, x: (*betainc_dab(a, b, x), _beta_density(a, b, x)),
 }
 
 for _f, _partials in GAMMA.items():
     scalar_rule(_f, functools.partial(_partials, np))
+
+SHAPE_DERIVATIVES: dict[Any, Callable[..., Any]] = {
+    _parameters.gammainc_da: _parameters.gammainc_da_partials,
+    _parameters.betainc_da: _parameters.betainc_da_partials,
+    _parameters.betainc_db: _parameters.betainc_db_partials,
+}
+"""The derivatives of the incomplete functions in their shape parameters: steps of the pullbacks above, with rules
+of their own (second derivatives by the same sums), so that an engine differentiating a pullback follows one call."""
+
+for _f, _partials in SHAPE_DERIVATIVES.items():
+    scalar_rule(_f, _partials)
 
 
 def _polygamma_partials(out: Any, n: Any, x: Any) -> tuple[Any, Any]:

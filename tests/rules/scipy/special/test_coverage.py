@@ -46,9 +46,9 @@ RULES = {
     "multigammaln": ((2.5, 3), {}),  # d is an integer: NoTangent
     "beta": ((0.5, 1.5), {}),
     "betaln": ((0.5, 1.5), {}),
-    "gammainc": ((1.5, 0.7), {0: (_SHAPE, "a")}),
-    "gammaincc": ((1.5, 0.7), {0: (_SHAPE, "a")}),
-    "betainc": ((1.5, 2.5, 0.3), {0: (_SHAPE, "a"), 1: (_SHAPE, "b")}),
+    "gammainc": ((1.5, 0.7), {}),
+    "gammaincc": ((1.5, 0.7), {}),
+    "betainc": ((1.5, 2.5, 0.3), {}),
     "zeta": ((3.0, 1.5), {}),
     # Bessel functions: a real order is not implemented, an integer one gets NoTangent
     "i0": ((0.5,), {}),
