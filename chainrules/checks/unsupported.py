@@ -52,8 +52,6 @@ UNSUPPORTED: dict[str, str] = {
     # scipy
     "scipy.linalg.schur": "not written yet",
     "scipy.special.gammasgn": "not written yet",
-    "scipy.special.hyp1f1": "the derivatives in a and b need a series in the parameters; not written yet",
-    "scipy.special.hyp2f1": "the derivatives in a, b and c need a series in the parameters; not written yet",
     "scipy.special.owens_t": "not written yet",
     "scipy.special.comb": "not written yet",
     "scipy.special.factorial": "not written yet",

@@ -349,3 +349,175 @@ def betainc_da_partials(out: Any, a: Any, b: Any, x: Any) -> tuple[Any, Any, Any
 def betainc_db_partials(out: Any, a: Any, b: Any, x: Any) -> tuple[Any, Any, Any]:
     (_, second) = _beta_shapes(a, b, x, second=True)
     return second[1], second[2], _beta_mixed(a, b, x)[1]
+
+
+# ----- hypergeometric series in their parameters -----
+
+
+def _pairs(k: int) -> tuple[Any, Any]:
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    return np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
+
+
+def _jet_product(left: Jet, right: Jet, pairs: tuple[Any, Any] | None) -> Jet:
+    """The product of two jets: (f g)' = f' g + f g', (f g)'' = f'' g + f'_i g'_j + f'_j g'_i + f g''."""
+    (v1, d1, h1), (v2, d2, h2) = left, right
+    h = None
+    if pairs is not None:
+        i, j = pairs
+        h = v1 * h2 + v2 * h1 + d1[i] * d2[j] + d1[j] * d2[i]
+    return v1 * v2, v1 * d2 + v2 * d1, h
+
+
+def hypergeometric_series(
+    upper: tuple[Any, ...], lower: tuple[Any, ...], x: Any, second: bool, eps: float
+) -> tuple[Jet, Any]:
+    """``pFq(upper; lower; x) = sum (u_1)_n ... (u_p)_n / ((l_1)_n ... (l_q)_n) x^n / n!`` (DLMF 16.2.1) with its
+    derivatives in the parameters (upper, then lower) and, with ``second``, its second derivatives (pairs i <= j),
+    and where the sum settled.
+
+    Each term is the last times ``r_n = prod(u + n - 1) / prod(l + n - 1) x / n``, differentiated by the product
+    rule: the factor ``u + n - 1`` has derivative 1 in its own parameter, ``1 / (l + n - 1)`` has ``-1/(l + n - 1)²``
+    and ``2/(l + n - 1)³``. No division by ``u + n - 1``, so a nonpositive integer upper parameter (a polynomial)
+    keeps its derivatives. Meant for ``|x| < 1`` (2F1) or x >= 0 (1F1): the sum stops where its terms, and their
+    derivatives, are below ``eps`` of the sums.
+    """
+    params = (*upper, *lower)
+    k = len(params)
+    shape = np.broadcast(*params, x).shape
+    pairs = _pairs(k) if second else None
+    n_pairs = len(pairs[0]) if pairs is not None else 0
+    unit = np.eye(k).reshape((k, k, *(1,) * len(shape)))
+    zero_d, zero_h = np.zeros((k, *shape)), (np.zeros((n_pairs, *shape)) if second else None)
+    term: Jet = (np.ones(shape, dtype=np.result_type(x, float)), zero_d, zero_h)
+    total = term
+    settled = np.zeros(shape, dtype=bool)
+    for n in range(1, MAX_TERMS + 1):
+        ratio: Jet = (x / n + np.zeros(shape), zero_d, zero_h)
+        for i, u in enumerate(upper):
+            ratio = _jet_product(ratio, (u + (n - 1), unit[i], zero_h), pairs)
+        for i, low in enumerate(lower, start=len(upper)):
+            g = 1 / (low + (n - 1))
+            h = None
+            if second:
+                assert pairs is not None
+                h = np.where((pairs[0] == i) & (pairs[1] == i), 2.0, 0.0).reshape((n_pairs, *(1,) * len(shape)))
+                h = h * g**3
+            ratio = _jet_product(ratio, (g, -unit[i] * g * g, h), pairs)
+        term = _jet_product(term, ratio, pairs)
+        total = (total[0] + term[0], total[1] + term[1], None if not second else total[2] + term[2])
+        size = np.abs(total[0])
+        done = _settled(term[0], size, eps) & np.all(_settled(term[1], np.maximum(np.abs(total[1]), size), eps), 0)
+        if second:
+            done &= np.all(_settled(term[2], np.maximum(np.abs(total[2]), size), eps), 0)
+        settled = done
+        if np.all(settled):
+            break
+    return total, settled
+
+
+HYP_REACH = 800.0
+"""How far the hypergeometric series go: 1F1 while its largest term comes before this many (at
+n ~ (|x| + sqrt(x² + 4 |a x|)) / 2), 2F1 while |a| + |b| + |c| is below it. Beyond, the derivatives in the parameters
+are NaN: they would need the asymptotic expansions (DLMF 13.7, 15.12)."""
+
+
+def _hyp1f1_jet(a: Any, b: Any, x: Any, second: bool) -> tuple[Jet, Any]:
+    """M(a, b, x) = 1F1(a; b; x) with its derivatives in (a, b): the series for Re(x) >= 0, and for Re(x) < 0
+    Kummer's transformation M(a, b, x) = e^x M(b - a, b, -x) (DLMF 13.2.39), whose terms do not cancel:
+    with N(alpha, beta) = M(alpha, beta, -x), alpha = b - a, M_a = -e^x N_alpha, M_b = e^x (N_alpha + N_beta),
+    M_aa = e^x N_aa, M_ab = -e^x (N_aa + N_ab), M_bb = e^x (N_aa + 2 N_ab + N_bb) (alpha, beta written a, b).
+    NaN beyond ``HYP_REACH``."""
+    a, b, x = _floats(a, b, x)
+    eps = _eps(np.result_type(a, b, x))
+    left = np.real(x) < 0
+    # within reach of 2000 terms: the terms grow while |(a + n) x| > |(b + n) n|, up to n ~ (|x| + sqrt(x² + 4 |a x|))
+    # / 2, and fall from there at least as fast as they grew
+    with np.errstate(all="ignore"):
+        size = np.abs(x)
+        reach = (size + np.sqrt(size * size + 4 * size * np.abs(np.where(left, b - a, a)))) / 2 < HYP_REACH
+        # M(a, b, x) -> 1 as b -> inf, its derivatives -> 0 (each term but the first has (b)_n below)
+        far = (np.abs(b) == np.inf) & np.isfinite(a) & np.isfinite(x)
+    x = np.where(reach, x, 0.0)
+    if np.any(far):
+        (v, d, h), settled = _hyp1f1_jet(np.where(far, 1.0, a), np.where(far, 1.0, b), x, second)
+        jet = (v, np.where(far, 0.0, d), None if h is None else np.where(far, 0.0, h))
+        return jet, (settled & reach) | far
+    if not np.any(left):
+        jet, settled = hypergeometric_series((a,), (b,), x, second, eps)
+        return jet, settled & reach
+    (v, d, h), settled = hypergeometric_series((np.where(left, b - a, a),), (b,), np.where(left, -x, x), second, eps)
+    settled &= reach
+    e = np.where(left, np.exp(x), 1.0)
+    d = np.stack([np.where(left, -e * d[0], d[0]), np.where(left, e * (d[0] + d[1]), d[1])])
+    if second:
+        assert h is not None
+        aa, ab, bb = h
+        h = np.stack(
+            [np.where(left, e * aa, aa), np.where(left, -e * (aa + ab), ab), np.where(left, e * (aa + 2 * ab + bb), bb)]
+        )
+    return (e * v, d, h), settled
+
+
+def _settled_or_nan(values: Any, settled: Any) -> Any:
+    return np.where(settled, values, np.nan)
+
+
+def hyp1f1_dparam(k: int, a: Any, b: Any, x: Any) -> Any:
+    """d/da (k = 0) or d/db (k = 1) of ``scipy.special.hyp1f1(a, b, x)``, by ``_hyp1f1_jet``; NaN where 2000 terms
+    do not settle. An engine's values go through as one step, with this function's rules."""
+    if is_followed(a) or is_followed(b) or is_followed(x):
+        return follow(hyp1f1_dparam, k, a, b, x)
+    (_, d, _), settled = _hyp1f1_jet(a, b, x, second=False)
+    return _settled_or_nan(d[k], settled)
+
+
+def hyp1f1_dparam_partials(out: Any, k: Any, a: Any, b: Any, x: Any) -> tuple[Any, ...]:
+    """The second derivatives in (a, b) by the same series, and in x: d/dx M = (a/b) M(a + 1, b + 1, x) (DLMF
+    13.3.15) differentiated in the parameter, (d/dk (a/b)) M(a + 1, b + 1, x) + (a/b) M_k(a + 1, b + 1, x)."""
+    k = int(k)
+    (_, _, h), settled = _hyp1f1_jet(a, b, x, second=True)
+    assert h is not None
+    a, b, x = _floats(a, b, x)
+    (_, shifted, _), shifted_settled = _hyp1f1_jet(a + 1, b + 1, x, second=False)
+    ratio_slope = 1 / b if k == 0 else -a / (b * b)
+    in_x = ratio_slope * special.hyp1f1(a + 1, b + 1, x) + a / b * shifted[k]
+    in_a, in_b = (h[0], h[1]) if k == 0 else (h[1], h[2])
+    return 0.0, _settled_or_nan(in_a, settled), _settled_or_nan(in_b, settled), _settled_or_nan(in_x, shifted_settled)
+
+
+def _hyp2f1_jet(a: Any, b: Any, c: Any, x: Any, second: bool) -> tuple[Jet, Any]:
+    """2F1(a, b; c; x) with its derivatives in (a, b, c) by the series (DLMF 15.2.1), for |x| <= 0.95 and
+    |a| + |b| + |c| < ``HYP_REACH``, where 2000 terms settle it; NaN elsewhere."""
+    a, b, c, x = _floats(a, b, c, x)
+    eps = _eps(np.result_type(a, b, c, x))
+    with np.errstate(all="ignore"):
+        inside = (np.abs(x) <= 0.95) & (np.abs(a) + np.abs(b) + np.abs(c) < HYP_REACH)
+        # F(a, b; c; x) -> 1 as c -> inf, its derivatives -> 0 (each term but the first has (c)_n below)
+        far = (np.abs(c) == np.inf) & np.isfinite(a) & np.isfinite(b) & (np.abs(x) <= 0.95)
+    (v, d, h), settled = hypergeometric_series((a, b), (c,), np.where(inside, x, 0.0), second, eps)
+    jet = (v, np.where(far, 0.0, d), None if h is None else np.where(far, 0.0, h))
+    return jet, (settled & inside) | far
+
+
+def hyp2f1_dparam(k: int, a: Any, b: Any, c: Any, x: Any) -> Any:
+    """d/da, d/db or d/dc (k = 0, 1, 2) of ``scipy.special.hyp2f1(a, b, c, x)``, by ``_hyp2f1_jet``. An engine's
+    values go through as one step, with this function's rules."""
+    if is_followed(a) or is_followed(b) or is_followed(c) or is_followed(x):
+        return follow(hyp2f1_dparam, k, a, b, c, x)
+    (_, d, _), settled = _hyp2f1_jet(a, b, c, x, second=False)
+    return _settled_or_nan(d[k], settled)
+
+
+def hyp2f1_dparam_partials(out: Any, k: Any, a: Any, b: Any, c: Any, x: Any) -> tuple[Any, ...]:
+    """The second derivatives in (a, b, c) by the same series, and in x: d/dx F = (a b / c) F(a+1, b+1; c+1; x)
+    (DLMF 15.5.1) differentiated in the parameter, as for ``hyp1f1_dparam_partials``."""
+    k = int(k)
+    (_, _, h), settled = _hyp2f1_jet(a, b, c, x, second=True)
+    assert h is not None
+    a, b, c, x = _floats(a, b, c, x)
+    (_, shifted, _), shifted_settled = _hyp2f1_jet(a + 1, b + 1, c + 1, x, second=False)
+    ratio_slope = (b / c, a / c, -a * b / (c * c))[k]
+    in_x = ratio_slope * special.hyp2f1(a + 1, b + 1, c + 1, x) + a * b / c * shifted[k]
+    row = {0: (0, 1, 2), 1: (1, 3, 4), 2: (2, 4, 5)}[k]  # the pairs (k, 0), (k, 1), (k, 2) among (i <= j)
+    return (0.0, *(_settled_or_nan(h[p], settled) for p in row), _settled_or_nan(in_x, shifted_settled))
