@@ -51,10 +51,6 @@ UNSUPPORTED: dict[str, str] = {
     "numpy.fft.rfftfreq": FREQUENCIES,
     # scipy
     "scipy.linalg.schur": "not written yet",
-    "scipy.special.gammasgn": "not written yet",
-    "scipy.special.owens_t": "not written yet",
-    "scipy.special.comb": "not written yet",
-    "scipy.special.factorial": "not written yet",
     # scipy.fft
     "scipy.fft.fft": "not written yet",
     "scipy.fft.ifft": "not written yet",

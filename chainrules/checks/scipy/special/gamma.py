@@ -40,6 +40,7 @@ def _table_checks() -> dict[object, TableCheck]:
         special.digamma: unary(POSITIVE),
         special.beta: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
         special.betaln: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),
+        special.poch: binary(POSITIVE_REAL_ONLY, POSITIVE_REAL_ONLY),  # scipy's poch is real
     }
 
 
@@ -88,7 +89,20 @@ def _cases() -> list[Case]:
     for f in (special.gamma, special.gammaln, special.digamma):
         cases += point_cases(f, (-2.5, -0.5, -1.2), name="negative")
     polygamma, multigammaln, zeta = special.polygamma, special.multigammaln, special.zeta
+    factorial, comb = special.factorial, special.comb
     return [
+        # factorial and comb (exact=False): smooth away from n = 0 (factorial) and k = 0, k = N (comb), where scipy's
+        # values jump to 0
+        Case(factorial, (Arg(POSITIVE_REAL_ONLY, (3,)),)),
+        Case(factorial, (Arg(Domain(-4.0, -0.1, complex=False), (2,)),), name="zero for negative n"),
+        Case(factorial, (Arg(Domain(-0.9, -0.1, complex=False), ()),), kwargs={"extend": "complex"}, name="complex"),
+        Case(factorial, (np.array([3, 4]),), kwargs={"exact": True}, name="exact"),
+        Case(comb, (Arg(Domain(5.0, 9.0, complex=False), (3,)), Arg(Domain(0.5, 4.0, complex=False), ()))),
+        Case(
+            comb,
+            (Arg(Domain(2.0, 5.0, complex=False), None), Arg(Domain(0.5, 2.5, complex=False), None)),
+            kwargs={"repetition": True},
+        ),
         *cases,
         *_incomplete_cases(),
         *point_cases(special.digamma, (-2.5 + 0.5j, -0.3 + 1.0j, 0.2 - 2.0j), name="reflected", dtypes=COMPLEX),

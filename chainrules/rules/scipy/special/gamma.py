@@ -6,6 +6,11 @@
   in every argument: in ``x`` by their densities, in the shape parameters
   ``a``, ``b`` by series and continued fractions differentiated term by
   term (``_parameters``).
+* ``poch(z, m)``, in the table: both arguments, by digamma.
+* ``factorial(n, exact=False)`` and ``comb(N, k, exact=False)`` (also
+  ``repetition=True``), through ``bound_rule``, by digamma; ``exact=True``
+  computes integers, which get ``NoTangent()``. ``gammasgn`` is registered
+  as non-differentiable.
 * ``polygamma(n, x)``, ``multigammaln(a, d)`` and ``zeta(x, q)``, Python
   functions that take keywords too, through ``bound_rule``: the order ``n``
   and the dimension ``d`` are integers (``NoTangent()``); ``zeta`` is
@@ -24,7 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from chainrules_core import NoTangent, scalar_rule
+from chainrules_core import NoTangent, non_differentiable, scalar_rule
 from chainrules_core.followed import follow, is_followed, primal_of
 
 from ..._makers import bound_rule
@@ -166,6 +171,12 @@ def _beta_density(a: Any, b: Any, x: Any) -> Any:
     return np.where((a == np.inf) | (b == np.inf), 0.0, density)
 
 
+def _poch_partials(m: Any, out: Any, z: Any, n: Any) -> tuple[Any, Any]:
+    # (z)_n = Gamma(z + n) / Gamma(z) (DLMF 5.2.5): d/dz = (z)_n (psi(z + n) - psi(z)), d/dn = (z)_n psi(z + n)
+    psi_zn = special.psi(z + n)
+    return out * (psi_zn - special.psi(z)), out * psi_zn
+
+
 # ----- partial derivatives given the output and the inputs; `m` is numpy -----
 GAMMA: dict[Any, Callable[..., Any]] = {
     special.gamma: lambda m, out, x: out * special.psi(x),  # psi = Gamma'/Gamma (DLMF 5.2.2); nan at the poles
@@ -179,6 +190,7 @@ GAMMA: dict[Any, Callable[..., Any]] = {
     special.gammainc: lambda m, out, a, x: (gammainc_da(a, x), _gamma_density(a, x)),
     special.gammaincc: lambda m, out, a, x: (-gammainc_da(a, x), -_gamma_density(a, x)),
     special.betainc: lambda m, out, a, b, x: (*betainc_dab(a, b, x), _beta_density(a, b, x)),
+    special.poch: _poch_partials,
 }
 
 for _f, _partials in GAMMA.items():
@@ -209,3 +221,36 @@ def _multigammaln_partials(out: Any, a: Any, d: Any) -> tuple[Any, Any]:
 bound_rule(special.polygamma, _polygamma_partials, ("n", "x"))
 bound_rule(special.multigammaln, _multigammaln_partials, ("a", "d"))
 bound_rule(special.zeta, _zeta_partials, ("x", "q"))
+
+
+def _factorial_partials(out: Any, n: Any, exact: Any = False, extend: Any = "zero") -> tuple[Any, ...]:
+    """n! = Gamma(n + 1), so d/dn = Gamma(n + 1) psi(n + 1) (DLMF 5.4.1, 5.2.2). scipy's factorial is 0 for n < 0
+    (``extend="zero"``): there the derivative is 0, and n = 0 is a jump (from 0 to 1). ``exact=True`` computes
+    integers: no tangent. The options get none either."""
+    if exact:
+        return NoTangent(), NoTangent(), NoTangent()
+    derivative = out * special.psi(n + 1)
+    if extend != "complex":
+        derivative = np.where(primal_of(n) < 0, 0.0, derivative)
+    return derivative, NoTangent(), NoTangent()
+
+
+def _comb_partials(out: Any, N: Any, k: Any, exact: Any = False, repetition: Any = False) -> tuple[Any, ...]:
+    """C(N, k) = Gamma(N + 1) / (Gamma(k + 1) Gamma(N - k + 1)) (DLMF 26.3.1, 5.2.2): d/dN = C (psi(N + 1) -
+    psi(N - k + 1)), d/dk = C (psi(N - k + 1) - psi(k + 1)). With ``repetition``, C(N + k - 1, k): the chain rule.
+    scipy's comb is 0 outside 0 <= k <= N: there the derivatives are 0 (the edges are jumps). ``exact=True``
+    computes integers: no tangent."""
+    if exact:
+        return NoTangent(), NoTangent(), NoTangent(), NoTangent()
+    top = N + k - 1 if repetition else N
+    psi_rest = special.psi(top - k + 1)
+    in_top, in_k = out * (special.psi(top + 1) - psi_rest), out * (psi_rest - special.psi(k + 1))
+    if repetition:
+        in_k = in_k + in_top
+    outside = primal_of(out) == 0
+    return np.where(outside, 0.0, in_top), np.where(outside, 0.0, in_k), NoTangent(), NoTangent()
+
+
+bound_rule(special.factorial, _factorial_partials, ("n", "exact", "extend"))
+bound_rule(special.comb, _comb_partials, ("N", "k", "exact", "repetition"))
+non_differentiable(special.gammasgn)  # the sign of Gamma: piecewise constant, its derivative 0 where it has one

@@ -36,6 +36,7 @@ RULES = {
     "ndtr": ((0.5,), {}),
     "ndtri": ((0.3,), {}),
     "log_ndtr": ((0.5,), {}),
+    "owens_t": ((0.5, 1.5), {}),
     # gamma and zeta
     "gamma": ((0.5,), {}),
     "gammaln": ((0.5,), {}),
@@ -50,6 +51,9 @@ RULES = {
     "gammainc": ((1.5, 0.7), {}),
     "gammaincc": ((1.5, 0.7), {}),
     "betainc": ((1.5, 2.5, 0.3), {}),
+    "poch": ((2.5, 1.5), {}),
+    "factorial": ((2.5,), {}),
+    "comb": ((5.5, 2.5), {}),
     "zeta": ((3.0, 1.5), {}),
     # hypergeometric
     "hyp1f1": ((0.7, 1.3, 2.0), {}),
@@ -76,6 +80,7 @@ RULES = {
     "exp1": ((0.5,), {}),
     "expn": ((2, 0.5), {}),  # n is an integer: NoTangent
     "sici": ((0.5,), {}),
+    "fresnel": ((0.5,), {}),
     "spence": ((0.5,), {}),
     "ellipk": ((0.5,), {}),
     "ellipe": ((0.5,), {}),
@@ -140,3 +145,10 @@ def test_without_a_rule_says_why(name):
     assert NO_RULE[name]
     f = getattr(special, name)
     assert not rrule.records_for(f) and not frule.records_for(f)
+
+
+def test_gammasgn_is_non_differentiable():
+    """The sign of Gamma is piecewise constant: registered as non-differentiable, NoTangent in both modes."""
+    assert {r.kind for r in rrule.records() if r.primal is special.gammasgn} == {"non_differentiable"}
+    assert rrule(special.gammasgn, -0.5)[1](1.0) == (NoTangent(), NoTangent())
+    assert frule((NoTangent(), 1.0), special.gammasgn, -0.5) == (-1.0, NoTangent())
