@@ -36,6 +36,25 @@ _PAIRS = {1: ((0, 0),), 2: ((0, 0), (0, 1), (1, 1))}
 Jet = tuple[Any, Any, Any]
 
 
+def _remember_last(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` answering a call with the same arguments as the last one from memory: the partials of one
+    parameter's derivative and of the next ask for the same sums (an engine's second derivatives)."""
+    last: list[Any] = [None, None]
+
+    def remembering(*args: Any, **options: Any) -> Any:
+        key = (
+            tuple((a.dtype.str, a.shape, a.tobytes()) if isinstance(a, np.ndarray) else (type(a), a) for a in args),
+            tuple(sorted(options.items())),
+        )
+        if last[0] != key:
+            last[:] = [key, method(*args, **options)]
+        return last[1]
+
+    remembering.__name__ = remembering.__qualname__ = method.__name__
+    remembering.__doc__ = method.__doc__
+    return remembering
+
+
 def _floats(*values: Any) -> tuple[Any, ...]:
     return tuple(np.asarray(v, dtype=np.result_type(v, np.float64)) for v in values)
 
@@ -164,6 +183,7 @@ def _gamma_fraction(a: Any, x: Any, second: bool, eps: float) -> tuple[Any, Any,
     return d1, d2, settled
 
 
+@_remember_last
 def _gamma_shape(a: Any, x: Any, second: bool) -> tuple[Any, Any]:
     """dP(a, x)/da (and d²P/da²), a >= 0, x >= 0: where x < a + 1 the series, elsewhere the continued fraction, as
     Numerical Recipes 6.2 divides the plane for P itself (JAX's ``igamma_grad_a``, jax/_src/lax/special.py, after
@@ -275,6 +295,7 @@ def _beta_fraction(a: Any, b: Any, x: Any, second: bool, eps: float) -> tuple[An
     return first, (value * (la * la + laa), value * (la * lb + lab), value * (lb * lb + lbb)), settled
 
 
+@_remember_last
 def _beta_shapes(a: Any, b: Any, x: Any, second: bool) -> tuple[tuple[Any, Any], Any]:
     """dI_x(a, b)/da and /db (and the second derivatives aa, ab, bb), a, b > 0, 0 <= x <= 1: the continued fraction
     where x < (a + 1)/(a + b + 2), elsewhere I_x(a, b) = 1 - I_(1-x)(b, a) (DLMF 8.17.4). 0 where I is constant:
@@ -422,6 +443,7 @@ n ~ (|x| + sqrt(x² + 4 |a x|)) / 2), 2F1 while |a| + |b| + |c| is below it. Bey
 are NaN: they would need the asymptotic expansions (DLMF 13.7, 15.12)."""
 
 
+@_remember_last
 def _hyp1f1_jet(a: Any, b: Any, x: Any, second: bool) -> tuple[Jet, Any]:
     """M(a, b, x) = 1F1(a; b; x) with its derivatives in (a, b): the series for Re(x) >= 0, and for Re(x) < 0
     Kummer's transformation M(a, b, x) = e^x M(b - a, b, -x) (DLMF 13.2.39), whose terms do not cancel:
@@ -486,6 +508,7 @@ def hyp1f1_dparam_partials(out: Any, k: Any, a: Any, b: Any, x: Any) -> tuple[An
     return 0.0, _settled_or_nan(in_a, settled), _settled_or_nan(in_b, settled), _settled_or_nan(in_x, shifted_settled)
 
 
+@_remember_last
 def _hyp2f1_jet(a: Any, b: Any, c: Any, x: Any, second: bool) -> tuple[Jet, Any]:
     """2F1(a, b; c; x) with its derivatives in (a, b, c) by the series (DLMF 15.2.1), for |x| <= 0.95 and
     |a| + |b| + |c| < ``HYP_REACH``, where 2000 terms settle it; NaN elsewhere."""

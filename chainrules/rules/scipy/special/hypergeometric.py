@@ -17,6 +17,7 @@ from scipy import special
 
 from chainrules_core import scalar_rule
 
+from ..._makers import bound_rule
 from . import _parameters
 from ._parameters import hyp1f1_dparam, hyp2f1_dparam
 
@@ -35,10 +36,12 @@ def _hyp2f1_partials(out: Any, a: Any, b: Any, c: Any, x: Any) -> tuple[Any, Any
 HYPERGEOMETRIC: dict[Any, Callable[..., Any]] = {
     special.hyp1f1: _hyp1f1_partials,
     special.hyp2f1: _hyp2f1_partials,
-    # the derivatives in the parameters, steps of the pullbacks above; k, which parameter, is an integer
-    hyp1f1_dparam: _parameters.hyp1f1_dparam_partials,
-    hyp2f1_dparam: _parameters.hyp2f1_dparam_partials,
 }
 
 for _f, _partials in HYPERGEOMETRIC.items():
     scalar_rule(_f, _partials)
+
+# the derivatives in the parameters, steps of the pullbacks above (k, which parameter, is an integer): rules without
+# fast paths, which the second-order checks of hyp1f1 and hyp2f1 differentiate and tests hold to mpmath
+bound_rule(hyp1f1_dparam, _parameters.hyp1f1_dparam_partials, ("k", "a", "b", "x"))
+bound_rule(hyp2f1_dparam, _parameters.hyp2f1_dparam_partials, ("k", "a", "b", "c", "x"))
