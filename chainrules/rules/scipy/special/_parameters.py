@@ -1,19 +1,23 @@
-"""Derivatives of the incomplete gamma and beta functions in their shape parameters.
+"""Derivatives of scipy.special's functions in their parameters, by series and continued fractions.
 
-``gammainc_da(a, x)`` is dP(a, x)/da, and ``betainc_da(a, b, x)``,
-``betainc_db(a, b, x)`` are dI_x(a, b)/da and /db: series and continued
-fractions differentiated term by term. ``gamma.py`` takes the partials of
-``gammainc``, ``gammaincc`` and ``betainc`` from them. Each is a function
-with rules of its own (registered in ``gamma.py``, checked in
-``chainrules.checks.scipy.special.gamma``): an engine differentiating a
-pullback (second order) follows one call of it, whose partials are the
-same sums carried to second derivatives and closed forms in ``x``, not
-thousands of steps of a loop.
+``gammainc_da(a, x)`` is dP(a, x)/da, ``betainc_da(a, b, x)`` and
+``betainc_db(a, b, x)`` are dI_x(a, b)/da and /db, ``hyp1f1_dparam(k, a, b,
+x)`` and ``hyp2f1_dparam(k, a, b, c, x)`` the derivatives of 1F1 and 2F1 in
+their k-th parameter: series and continued fractions differentiated term by
+term. ``gamma.py`` and ``hypergeometric.py`` take the partials of
+``gammainc``, ``gammaincc``, ``betainc``, ``hyp1f1`` and ``hyp2f1`` from
+them, and register rules for each (``bound_rule``): an engine
+differentiating a pullback (second order) follows one call, whose partials
+are the same sums carried to second derivatives and closed forms in ``x``,
+not thousands of steps of a loop. The second-order checks of those
+functions differentiate their pullbacks, and so check these rules; the
+tests hold them to mpmath.
 
-A sum stops where every entry's last change is below ``EPS`` of it (four
-units in the last place of float32 for float32 input); where
+The sums run in float64 (complex128), whatever the input's precision, and
+stop where every entry's last change is below ``EPS`` of it; where
 ``MAX_TERMS`` do not reach that, the derivative is NaN (near ``x = a``
-from ``a ~ 5e4`` on; near ``x = a / (a + b)`` from ``a + b ~ 1e6``).
+from ``a ~ 5e4`` on; near ``x = a / (a + b)`` from ``a + b ~ 1e6``; the
+hypergeometric series beyond ``HYP_REACH``).
 """
 
 from __future__ import annotations
@@ -57,10 +61,6 @@ def _remember_last(method: Callable[..., Any]) -> Callable[..., Any]:
 
 def _floats(*values: Any) -> tuple[Any, ...]:
     return tuple(np.asarray(v, dtype=np.result_type(v, np.float64)) for v in values)
-
-
-def _eps(like: Any) -> float:
-    return 4 * float(np.finfo(np.float32).eps) if np.result_type(like) == np.float32 else EPS
 
 
 def _settled(change: Any, size: Any, eps: float) -> Any:
@@ -190,7 +190,7 @@ def _gamma_shape(a: Any, x: Any, second: bool) -> tuple[Any, Any]:
     TensorFlow, splits alike at x <= 1 or x < a). 0 where P is constant: x = 0, x = inf, a = inf, and where the
     prefactor x^a e^-x / Gamma(a + 1), times a polynomial in a and log x, is below float64's range."""
     a, x = _floats(a, x)
-    eps = _eps(np.result_type(a, x))
+    eps = EPS
     with np.errstate(all="ignore"):
         log_prefactor = a * np.log(x) - x - special.gammaln(a + 1)
         invalid = ~((a >= 0) & (x >= 0))  # NaN too
@@ -301,7 +301,7 @@ def _beta_shapes(a: Any, b: Any, x: Any, second: bool) -> tuple[tuple[Any, Any],
     where x < (a + 1)/(a + b + 2), elsewhere I_x(a, b) = 1 - I_(1-x)(b, a) (DLMF 8.17.4). 0 where I is constant:
     x = 0, x = 1, an infinite a or b, and where the prefactor is below float64's range."""
     a, b, x = _floats(a, b, x)
-    eps = _eps(np.result_type(a, b, x))
+    eps = EPS
     with np.errstate(all="ignore"):
         direct = x < (a + 1) / (a + b + 2)
         p, q = np.where(direct, a, b), np.where(direct, b, a)
@@ -451,7 +451,7 @@ def _hyp1f1_jet(a: Any, b: Any, x: Any, second: bool) -> tuple[Jet, Any]:
     M_aa = e^x N_aa, M_ab = -e^x (N_aa + N_ab), M_bb = e^x (N_aa + 2 N_ab + N_bb) (alpha, beta written a, b).
     NaN beyond ``HYP_REACH``."""
     a, b, x = _floats(a, b, x)
-    eps = _eps(np.result_type(a, b, x))
+    eps = EPS
     left = np.real(x) < 0
     # within reach of 2000 terms: the terms grow while |(a + n) x| > |(b + n) n|, up to n ~ (|x| + sqrt(x² + 4 |a x|))
     # / 2, and fall from there at least as fast as they grew
@@ -513,7 +513,7 @@ def _hyp2f1_jet(a: Any, b: Any, c: Any, x: Any, second: bool) -> tuple[Jet, Any]
     """2F1(a, b; c; x) with its derivatives in (a, b, c) by the series (DLMF 15.2.1), for |x| <= 0.95 and
     |a| + |b| + |c| < ``HYP_REACH``, where 2000 terms settle it; NaN elsewhere."""
     a, b, c, x = _floats(a, b, c, x)
-    eps = _eps(np.result_type(a, b, c, x))
+    eps = EPS
     with np.errstate(all="ignore"):
         inside = (np.abs(x) <= 0.95) & (np.abs(a) + np.abs(b) + np.abs(c) < HYP_REACH)
         # F(a, b; c; x) -> 1 as c -> inf, its derivatives -> 0 (each term but the first has (c)_n below)
