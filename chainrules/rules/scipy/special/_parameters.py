@@ -187,8 +187,9 @@ def _gamma_fraction(a: Any, x: Any, second: bool, eps: float) -> tuple[Any, Any,
 def _gamma_shape(a: Any, x: Any, second: bool) -> tuple[Any, Any]:
     """dP(a, x)/da (and d²P/da²), a >= 0, x >= 0: where x < a + 1 the series, elsewhere the continued fraction, as
     Numerical Recipes 6.2 divides the plane for P itself (JAX's ``igamma_grad_a``, jax/_src/lax/special.py, after
-    TensorFlow, splits alike at x <= 1 or x < a). 0 where P is constant: x = 0, x = inf, a = inf, and where the
-    prefactor x^a e^-x / Gamma(a + 1), times a polynomial in a and log x, is below float64's range."""
+    TensorFlow, splits nearly alike: the series where x <= 1 or x <= a). 0 where P is constant: x = 0, x = inf,
+    a = inf, and where the prefactor x^a e^-x / Gamma(a + 1), times a polynomial in a and log x, is below float64's
+    range."""
     a, x = _floats(a, x)
     eps = EPS
     with np.errstate(all="ignore"):
