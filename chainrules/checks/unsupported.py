@@ -51,12 +51,6 @@ UNSUPPORTED: dict[str, str] = {
     "numpy.fft.fftfreq": FREQUENCIES,
     "numpy.fft.rfftfreq": FREQUENCIES,
     # scipy
-    "scipy.special.gammasgn": "not written yet",
-    "scipy.special.hyp1f1": "the derivatives in a and b need a series in the parameters; not written yet",
-    "scipy.special.hyp2f1": "the derivatives in a, b and c need a series in the parameters; not written yet",
-    "scipy.special.owens_t": "not written yet",
-    "scipy.special.comb": "not written yet",
-    "scipy.special.factorial": "not written yet",
     # scipy.fft
     "scipy.fft.fhtoffset": (
         "it picks fht's offset from dln, mu and bias (piecewise smooth, through a round), and fht has no "

@@ -30,6 +30,7 @@ the section at the bottom.
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -485,15 +486,26 @@ def bound_rule(f: Callable[..., Any], partials: Callable[..., Any], parameters: 
     ``not_implemented(...)`` for a missing derivative). As with every rule,
     only the positional arguments get cotangents; the pullback conjugates the
     partials and sums them back to each argument's shape, as ``scalar_rule``
-    does. A call with ``out=`` gets no rule.
+    does. A call with ``out=`` gets no rule. A parameter the call skips before
+    the last one it gives takes ``f``'s default (``factorial(n, extend=...)``).
     """
+    try:
+        signature = inspect.signature(f).parameters.values()
+        defaults = {p.name: p.default for p in signature if p.default is not inspect.Parameter.empty}
+    except (TypeError, ValueError):  # a ufunc: no signature, and no parameter by keyword
+        defaults = {}
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         values = list(args)
-        for name in parameters[len(args) :]:
-            if name not in kwargs:
+        rest = parameters[len(args) :]
+        last = max((i + 1 for i, name in enumerate(rest) if name in kwargs), default=0)
+        for name in rest[:last]:
+            if name in kwargs:
+                values.append(kwargs[name])
+            elif name in defaults:
+                values.append(defaults[name])
+            else:
                 break
-            values.append(kwargs[name])
         return values
 
     def _rrule_bound(f: Any, *args: Any, **kwargs: Any) -> Any:

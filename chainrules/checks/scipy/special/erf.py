@@ -6,7 +6,7 @@ from chainrules.checks._tables import INF, TableCheck, unary
 from chainrules.checks.scipy.special.logistic import point_cases, register_family
 from chainrules.testing.edges import refuse_edges
 from chainrules.testing.second_order import refuse_order2
-from chainrules_core.testing.cases import REALS, Case, Domain
+from chainrules_core.testing.cases import REAL_ONLY, REALS, Arg, Case, Domain
 
 try:
     from scipy import special
@@ -52,6 +52,12 @@ def _cases() -> list[Case]:
     }
     for f, points in far.items():
         cases += point_cases(f, points, name="far out")
+    # Owen's T: scipy's is real; h of either sign, a on either side of 1 (where scipy switches methods)
+    real = REAL_ONLY
+    cases += [
+        Case(special.owens_t, (Arg(real, None), Arg(real, None))),
+        Case(special.owens_t, (Arg(real, (2, 1)), Arg(_real(-3.0, 3.0), (3,)))),
+    ]
     return cases
 
 

@@ -11,6 +11,7 @@ from chainrules_core.testing.cases import (
     NONZERO_REAL_ONLY,
     POSITIVE,
     POSITIVE_REAL_ONLY,
+    REALS,
     Arg,
     Case,
     Domain,
@@ -50,6 +51,7 @@ def _cases() -> list[Case]:
     cases.append(Case(special.expi, (Arg(NONZERO_REAL_ONLY, (2, 3)),), name="negative too"))
     cases += [Case(special.sici, (Arg(NONZERO_REAL_ONLY, s),)) for (s,) in UNARY_SHAPES]
     cases.append(Case(special.sici, (Arg(POSITIVE, (2, 3)),), name="complex", dtypes=("complex128",)))
+    cases += [Case(special.fresnel, (Arg(REALS, s),)) for (s,) in ((None,), ((2, 3),))]
     return cases
 
 

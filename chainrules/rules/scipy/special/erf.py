@@ -1,8 +1,9 @@
 """Rules for the error functions of ``scipy.special``: ``erf``, ``erfc``, ``erfinv``, ``erfcinv``, ``erfcx``, ``erfi``,
-``dawsn``, ``ndtr``, ``ndtri``, ``log_ndtr``.
+``dawsn``, ``ndtr``, ``ndtri``, ``log_ndtr``, and Owen's T function ``owens_t(h, a)``.
 
 One table, ``ERROR_FUNCTIONS``, registered with ``scalar_rule``; every entry
 is holomorphic where scipy accepts complex input (all but the inverses).
+``owens_t`` (real arguments only) differentiates its integral.
 Imported when ``scipy.special`` is.
 """
 
@@ -117,3 +118,18 @@ ERROR_FUNCTIONS: dict[Any, Callable[..., Any]] = {
 
 for _f, _partials in ERROR_FUNCTIONS.items():
     scalar_rule(_f, functools.partial(_partials, np))
+
+
+def _owens_t_partials(out: Any, h: Any, a: Any) -> tuple[Any, Any]:
+    """Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h² (1 + t²)/2) / (1 + t²) dt (Owen 1956, "Tables for computing
+    bivariate normal probabilities", eq. 2.1), differentiated under the integral: dT/da is the integrand at a,
+    dT/dh = -h/(2 pi) int_0^a exp(-h² (1 + t²)/2) dt = -exp(-h²/2) erf(a h / sqrt 2) / (2 sqrt(2 pi)) (DLMF 7.2.1).
+    Both tend to 0 at an infinite h; at an infinite a, dT/da is 0 and dT/dh = -exp(-h²/2) sign(h) / (2 sqrt(2 pi))."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        h_dot = -np.exp(-h * h / 2) * special.erf(a * h / math.sqrt(2)) / (2 * SQRT_2PI)
+        a_dot = np.exp(-h * h * (1 + a * a) / 2) / (2 * np.pi * (1 + a * a))
+    h_dot = np.where(np.isinf(h), 0.0, h_dot)  # exp(-inf) erf(...) with erf(0 * inf) = nan at a = 0
+    return h_dot, np.where(np.isinf(a) & ~np.isnan(h), 0.0, a_dot)
+
+
+scalar_rule(special.owens_t, _owens_t_partials)

@@ -3,8 +3,14 @@
 * ``GAMMA``, through ``scalar_rule``: ``gamma``, ``gammaln``, ``loggamma``,
   ``rgamma``, ``digamma`` (``psi``), ``beta``, ``betaln``, and the
   regularized incomplete functions ``gammainc``, ``gammaincc``, ``betainc``
-  in ``x``; their shape parameters ``a``, ``b`` get a
-  ``NotImplementedTangent`` naming them.
+  in every argument: in ``x`` by their densities, in the shape parameters
+  ``a``, ``b`` by series and continued fractions differentiated term by
+  term (``_parameters``).
+* ``poch(z, m)``, in the table: both arguments, by digamma.
+* ``factorial(n, exact=False)`` and ``comb(N, k, exact=False)`` (also
+  ``repetition=True``), through ``bound_rule``, by digamma; ``exact=True``
+  computes integers, which get ``NoTangent()``. ``gammasgn`` is registered
+  as non-differentiable.
 * ``polygamma(n, x)``, ``multigammaln(a, d)`` and ``zeta(x, q)``, Python
   functions that take keywords too, through ``bound_rule``: the order ``n``
   and the dimension ``d`` are integers (``NoTangent()``); ``zeta`` is
@@ -23,10 +29,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from chainrules_core import NoTangent, NotImplementedTangent, not_implemented, scalar_rule
+from chainrules_core import NoTangent, non_differentiable, scalar_rule
 from chainrules_core.followed import follow, is_followed, primal_of
 
 from ..._makers import bound_rule
+from . import _parameters
+from ._parameters import betainc_dab, gammainc_da
 
 # B_2, B_4, ..., B_16
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
@@ -142,26 +150,31 @@ def _betaln_partials(m: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
     return special.psi(a) - psi_ab, special.psi(b) - psi_ab
 
 
-def _in(name: str, parameter: str) -> NotImplementedTangent:
-    return not_implemented(f"scipy.special.{name}: the derivative in the shape parameter {parameter}")
-
-
 def _gamma_density(a: Any, x: Any) -> Any:
     """x^(a-1) e^(-x) / Gamma(a): d/dx of gammainc (DLMF 8.2.1, 8.2.4); at x = 0: 0, 1 or inf as a >, ==, < 1.
 
-    0 at x = inf (e^-x wins over the power, not inf - inf). Where scipy's gammaln overflows (a below
-    about 1e-308), log Gamma(a) = log Gamma(1 + a) - log a (DLMF 5.5.1).
+    0 at x = inf (e^-x wins over the power, not inf - inf) and at a = inf, where P is 0 for every finite x.
+    Where scipy's gammaln overflows (a below about 1e-308), log Gamma(a) = log Gamma(1 + a) - log a (DLMF 5.5.1).
     """
     log_gamma = special.gammaln(a)
     with np.errstate(divide="ignore"):
         log_gamma = np.where(np.isinf(log_gamma) & (a > 0), special.gammaln(1 + a) - np.log(a), log_gamma)
     with np.errstate(invalid="ignore"):
-        return np.where(x == np.inf, 0.0, np.exp(special.xlogy(a - 1, x) - x - log_gamma))
+        return np.where((x == np.inf) | (a == np.inf), 0.0, np.exp(special.xlogy(a - 1, x) - x - log_gamma))
 
 
 def _beta_density(a: Any, b: Any, x: Any) -> Any:
-    """x^(a-1) (1-x)^(b-1) / B(a, b): d/dx of betainc (DLMF 8.17.1-2)."""
-    return np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
+    """x^(a-1) (1-x)^(b-1) / B(a, b): d/dx of betainc (DLMF 8.17.1-2); 0 where a or b is infinite, where I is
+    constant (0 or 1) inside (0, 1)."""
+    with np.errstate(invalid="ignore"):
+        density = np.exp(special.xlogy(a - 1, x) + special.xlog1py(b - 1, -x) - special.betaln(a, b))
+    return np.where((a == np.inf) | (b == np.inf), 0.0, density)
+
+
+def _poch_partials(m: Any, out: Any, z: Any, n: Any) -> tuple[Any, Any]:
+    # (z)_n = Gamma(z + n) / Gamma(z) (DLMF 5.2.5): d/dz = (z)_n (psi(z + n) - psi(z)), d/dn = (z)_n psi(z + n)
+    psi_zn = special.psi(z + n)
+    return out * (psi_zn - special.psi(z)), out * psi_zn
 
 
 # ----- partial derivatives given the output and the inputs; `m` is numpy -----
@@ -173,13 +186,23 @@ GAMMA: dict[Any, Callable[..., Any]] = {
     special.digamma: lambda m, out, x: _trigamma(x),  # DLMF 5.15.1
     special.beta: _beta_partials,
     special.betaln: _betaln_partials,
-    special.gammainc: lambda m, out, a, x: (_in("gammainc", "a"), _gamma_density(a, x)),
-    special.gammaincc: lambda m, out, a, x: (_in("gammaincc", "a"), -_gamma_density(a, x)),
-    special.betainc: lambda m, out, a, b, x: (_in("betainc", "a"), _in("betainc", "b"), _beta_density(a, b, x)),
+    # in the shape parameters: series and continued fractions differentiated (``_parameters``); Q = 1 - P
+    special.gammainc: lambda m, out, a, x: (gammainc_da(a, x), _gamma_density(a, x)),
+    special.gammaincc: lambda m, out, a, x: (-gammainc_da(a, x), -_gamma_density(a, x)),
+    special.betainc: lambda m, out, a, b, x: (*betainc_dab(a, b, x), _beta_density(a, b, x)),
+    special.poch: _poch_partials,
 }
 
 for _f, _partials in GAMMA.items():
     scalar_rule(_f, functools.partial(_partials, np))
+
+# The derivatives of the incomplete functions in their shape parameters: steps of the pullbacks above, with rules of
+# their own (second derivatives by the same sums), so that an engine differentiating a pullback follows one call.
+# bound_rule: rules without fast paths, for steps of pullbacks that no user calls; the second-order checks of the
+# functions above differentiate them, and tests hold them to mpmath
+bound_rule(_parameters.gammainc_da, _parameters.gammainc_da_partials, ("a", "x"))
+bound_rule(_parameters.betainc_da, _parameters.betainc_da_partials, ("a", "b", "x"))
+bound_rule(_parameters.betainc_db, _parameters.betainc_db_partials, ("a", "b", "x"))
 
 
 def _polygamma_partials(out: Any, n: Any, x: Any) -> tuple[Any, Any]:
@@ -195,3 +218,36 @@ def _multigammaln_partials(out: Any, a: Any, d: Any) -> tuple[Any, Any]:
 bound_rule(special.polygamma, _polygamma_partials, ("n", "x"))
 bound_rule(special.multigammaln, _multigammaln_partials, ("a", "d"))
 bound_rule(special.zeta, _zeta_partials, ("x", "q"))
+
+
+def _factorial_partials(out: Any, n: Any, exact: Any = False, extend: Any = "zero") -> tuple[Any, ...]:
+    """n! = Gamma(n + 1), so d/dn = Gamma(n + 1) psi(n + 1) (DLMF 5.4.1, 5.2.2). scipy's factorial is 0 for n < 0
+    (``extend="zero"``): there the derivative is 0, and n = 0 is a jump (from 0 to 1). ``exact=True`` computes
+    integers: no tangent. The options get none either."""
+    if exact:
+        return NoTangent(), NoTangent(), NoTangent()
+    derivative = out * special.psi(n + 1)
+    if extend != "complex":
+        derivative = np.where(primal_of(n) < 0, 0.0, derivative)
+    return derivative, NoTangent(), NoTangent()
+
+
+def _comb_partials(out: Any, N: Any, k: Any, exact: Any = False, repetition: Any = False) -> tuple[Any, ...]:
+    """C(N, k) = Gamma(N + 1) / (Gamma(k + 1) Gamma(N - k + 1)) (DLMF 26.3.1, 5.2.2): d/dN = C (psi(N + 1) -
+    psi(N - k + 1)), d/dk = C (psi(N - k + 1) - psi(k + 1)). With ``repetition``, C(N + k - 1, k): the chain rule.
+    scipy's comb is 0 outside 0 <= k <= N: there the derivatives are 0 (the edges are jumps). ``exact=True``
+    computes integers: no tangent."""
+    if exact:
+        return NoTangent(), NoTangent(), NoTangent(), NoTangent()
+    top = N + k - 1 if repetition else N
+    psi_rest = special.psi(top - k + 1)
+    in_top, in_k = out * (special.psi(top + 1) - psi_rest), out * (psi_rest - special.psi(k + 1))
+    if repetition:
+        in_k = in_k + in_top
+    outside = primal_of(out) == 0
+    return np.where(outside, 0.0, in_top), np.where(outside, 0.0, in_k), NoTangent(), NoTangent()
+
+
+bound_rule(special.factorial, _factorial_partials, ("n", "exact", "extend"))
+bound_rule(special.comb, _comb_partials, ("N", "k", "exact", "repetition"))
+non_differentiable(special.gammasgn)  # the sign of Gamma: piecewise constant, its derivative 0 where it has one

@@ -1,9 +1,10 @@
-"""Rules for the integrals of ``scipy.special``: ``expi``, ``exp1``, ``expn``, ``sici``, ``spence``, ``ellipk``,
-``ellipe``.
+"""Rules for the integrals of ``scipy.special``: ``expi``, ``exp1``, ``expn``, ``sici``, ``fresnel``, ``spence``,
+``ellipk``, ``ellipe``.
 
 ``INTEGRALS``, through ``scalar_rule`` (the order ``n`` of ``expn`` is an
-integer: ``NoTangent()``); ``sici``, which returns the pair ``(Si(x),
-Ci(x))``, has a hand-written rule with a tuple tangent. Each derivative is
+integer: ``NoTangent()``); ``sici`` and ``fresnel``, which return pairs
+(``(Si(x), Ci(x))``, ``(S(x), C(x))``), have hand-written rules with a tuple
+tangent. Each derivative is
 the integrand at the upper limit (DLMF 6.2, 8.19, 25.12) or, for the
 complete elliptic integrals, DLMF 19.4.1. Imported when ``scipy.special``
 is.
@@ -107,7 +108,7 @@ for _f, _partials in INTEGRALS.items():
     scalar_rule(_f, functools.partial(_partials, np))
 
 
-# ----- sici(x) = (Si(x), Ci(x)) -----
+# ----- sici(x) = (Si(x), Ci(x)) and fresnel(x) = (S(x), C(x)): pairs -----
 
 
 def _sici_partials(x: Any) -> tuple[Any, Any]:
@@ -118,32 +119,54 @@ def _sici_partials(x: Any) -> tuple[Any, Any]:
         return np.where(infinite, 0.0, np.sinc(x / np.pi)), np.where(infinite, 0.0, np.cos(x) / x)
 
 
-@rrule.register(special.sici)
-def _rrule_sici(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    if refused(1, (x, *args), kwargs):
-        return None
-    out = f(x, **kwargs)
-    project_x = ProjectTo(x)
-    shapes = [value_shape(o) for o in out]
-
-    def sici_pullback(out_bar: Any) -> tuple[Any, Any]:
-        bars = [checked_seed(f, b, shape) for b, shape in zip(tuple_entries(out_bar, 2), shapes)]
-        if project_x.is_no_tangent:
-            return NoTangent(), NoTangent()
-        partials = _sici_partials(np.asarray(x))
-        terms = [np.conjugate(p) * b for p, b in zip(partials, bars) if not isinstance(b, AbstractZero)]
-        return NoTangent(), project_x(sum(terms[1:], terms[0]) if terms else ZeroTangent())
-
-    return out, sici_pullback
+def _fresnel_partials(x: Any) -> tuple[Any, Any]:
+    """S' = sin(pi x²/2), C' = cos(pi x²/2) (DLMF 7.2.7-8, scipy's order (S, C)), holomorphic. At real x = +-inf
+    both tend to their limits +-1/2 (DLMF 7.5.3): the derivatives, which oscillate without decaying, are 0 there,
+    the derivative of the limit, as for sici."""
+    infinite = (x == np.inf) | (x == -np.inf)
+    with np.errstate(invalid="ignore"):
+        phase = np.pi / 2 * x * x
+        return np.where(infinite, 0.0, np.sin(phase)), np.where(infinite, 0.0, np.cos(phase))
 
 
-@frule.register(special.sici)
-def _frule_sici(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    if refused(1, (x, *args), kwargs):
-        return None
-    out = f(x, **kwargs)
-    x_dot = checked_tangent(f, tangents[1], x, 1)
-    if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
-        return out, ZeroTangent()
-    si_dot, ci_dot = (ProjectTo(o)(p * x_dot) for o, p in zip(out, _sici_partials(np.asarray(x))))
-    return out, Tangent(tuple, si_dot, ci_dot)
+def _pair_rules(f: Any, partials: Callable[[Any], tuple[Any, Any]]) -> None:
+    """``frule`` and ``rrule`` for an elementwise ``f`` of one argument returning a pair: a tuple tangent, and a
+    pullback taking a tuple cotangent whose entries may be zeros (``sici``, ``fresnel``)."""
+    name = f.__name__
+    pullback_name = f"{name}_pullback"
+
+    def _rrule_pair(f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, (x, *args), kwargs):
+            return None
+        out = f(x, **kwargs)
+        project_x = ProjectTo(x)
+        shapes = [value_shape(o) for o in out]
+
+        def pair_pullback(out_bar: Any) -> tuple[Any, Any]:
+            bars = [checked_seed(f, b, shape) for b, shape in zip(tuple_entries(out_bar, 2), shapes)]
+            if project_x.is_no_tangent:
+                return NoTangent(), NoTangent()
+            ps = partials(np.asarray(x))
+            terms = [np.conjugate(p) * b for p, b in zip(ps, bars) if not isinstance(b, AbstractZero)]
+            return NoTangent(), project_x(sum(terms[1:], terms[0]) if terms else ZeroTangent())
+
+        pair_pullback.__name__ = pullback_name
+        return out, pair_pullback
+
+    def _frule_pair(tangents: tuple[Any, ...], f: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if refused(1, (x, *args), kwargs):
+            return None
+        out = f(x, **kwargs)
+        x_dot = checked_tangent(f, tangents[1], x, 1)
+        if isinstance(x_dot, AbstractZero) or ProjectTo(x).is_no_tangent:
+            return out, ZeroTangent()
+        first, second = (ProjectTo(o)(p * x_dot) for o, p in zip(out, partials(np.asarray(x))))
+        return out, Tangent(tuple, first, second)
+
+    _rrule_pair.__name__, _frule_pair.__name__ = f"_rrule_{name}", f"_frule_{name}"
+    rrule.register(f)(_rrule_pair)
+    frule.register(f)(_frule_pair)
+
+
+_pair_rules(special.sici, _sici_partials)
+_pair_rules(special.fresnel, _fresnel_partials)

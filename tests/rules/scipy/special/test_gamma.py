@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, NotImplementedTangent, ZeroTangent, frule, rrule
+from chainrules_core import NoTangent, ZeroTangent, frule, rrule
 from tests.rules.cases import case_params
 
 special = pytest.importorskip("scipy.special", reason="scipy is an optional dependency")
@@ -19,25 +19,17 @@ def test_rule(case, dtype, mode):
     case.run(dtype, mode)
 
 
-@pytest.mark.parametrize(
-    "f, args, missing",
-    [
-        (special.gammainc, (1.5, 0.7), {1: "a"}),
-        (special.gammaincc, (np.array([1.5, 2.0]), 0.7), {1: "a"}),
-        (special.betainc, (1.5, 2.5, 0.3), {1: "a", 2: "b"}),
-    ],
-)
-def test_shape_parameters_are_not_implemented(f, args, missing):
-    """Their cotangents are NotImplementedTangents naming them; an frule moving one returns one too."""
-    out, pullback = rrule(f, *args)
-    bars = pullback(np.ones_like(out))
-    for i, name in missing.items():
-        assert isinstance(bars[i], NotImplementedTangent)
-        assert f"{f.__name__}: the derivative in the shape parameter {name}" in bars[i].info
-    assert not isinstance(bars[-1], NotImplementedTangent)
-    tangents = [ZeroTangent()] * len(args)
-    tangents[0] = np.ones_like(args[0])
-    assert isinstance(frule((NoTangent(), *tangents), f, *args)[1], NotImplementedTangent)
+def test_shape_parameters_by_both_rules():
+    """d/da of gammainc and gammaincc (Q = 1 - P), and d/da, d/db of betainc, by the pullback and the pushforward."""
+    from chainrules.rules.scipy.special._parameters import betainc_da, betainc_db, gammainc_da
+
+    _, a_bar, _ = rrule(special.gammainc, 1.5, 0.7)[1](1.0)
+    assert a_bar == pytest.approx(gammainc_da(1.5, 0.7), rel=1e-15)
+    assert rrule(special.gammaincc, 1.5, 0.7)[1](1.0)[1] == pytest.approx(-a_bar, rel=1e-15)
+    assert frule((NoTangent(), 1.0, ZeroTangent()), special.gammainc, 1.5, 0.7)[1] == pytest.approx(a_bar, rel=1e-15)
+    _, a_bar, b_bar, _ = rrule(special.betainc, 1.5, 2.5, 0.3)[1](1.0)
+    expected = (float(betainc_da(1.5, 2.5, 0.3)), float(betainc_db(1.5, 2.5, 0.3)))
+    assert (a_bar, b_bar) == pytest.approx(expected, rel=1e-15)
 
 
 def test_integer_shape_parameters_get_no_tangent():
@@ -137,3 +129,62 @@ def test_rgamma_second_derivative_at_a_pole_of_gamma(x, expected):
 
     assert ad.gradient(slope, np.float64(x))[0] == pytest.approx(expected, rel=1e-12)
     assert ad.jvp(slope, (np.float64(x),), (1.0,))[1] == pytest.approx(expected, rel=1e-12)
+
+
+# mpmath at 40 digits, where P or I is small (near 1, 1 - Q, 1 - I lose digits) and either side of the switches
+GAMMA_SHAPES = [0.05, 1.0, 2.5, 30.0]
+GAMMA_XS = [0.02, 1.9, 3.1, 30.0]
+BETA_POINTS = [(a, b, x) for a in (0.3, 4.0, 20.0) for b in (0.5, 15.0) for x in (0.05, 0.4, 0.95)]
+
+
+def _mpmath():
+    return pytest.importorskip("mpmath", reason="mpmath checks the derivatives in the shape parameters")
+
+
+def test_gammainc_in_a_against_mpmath():
+    """dP/da, d²P/da² and d²P/da dx over positive a and x (JAX's test ranges), either side of x = a + 1."""
+    mp = _mpmath()
+    from chainrules.rules.scipy.special._parameters import _gamma_shape, gammainc_da_partials
+
+    mp.mp.dps = 40
+
+    def p(a, x):
+        if x < a + 1:
+            return mp.gammainc(a, 0, x, regularized=True)
+        return 1 - mp.gammainc(a, x, mp.inf, regularized=True)
+
+    a, x = (v.ravel() for v in np.meshgrid(GAMMA_SHAPES, GAMMA_XS))
+    first, second = _gamma_shape(a, x, second=True)
+    mixed = gammainc_da_partials(None, a, x)[1]
+    for i in range(a.size):
+        ai, xi = mp.mpf(a[i]), mp.mpf(x[i])
+        expected = [mp.diff(p, (ai, xi), (n, 0)) for n in (1, 2)] + [mp.diff(p, (ai, xi), (1, 1))]
+        np.testing.assert_allclose([first[i], second[i], mixed[i]], [float(e) for e in expected], rtol=1e-10)
+
+
+def test_betainc_in_a_and_b_against_mpmath():
+    """dI/da, dI/db and the second derivatives (aa, ab, bb, and with x) either side of x = (a + 1)/(a + b + 2)."""
+    mp = _mpmath()
+    from chainrules.rules.scipy.special._parameters import _beta_mixed, _beta_shapes
+
+    mp.mp.dps = 40
+    a, b, x = (np.array(v) for v in zip(*BETA_POINTS))
+    (da, db), (haa, hab, hbb) = _beta_shapes(a, b, x, second=True)
+    ma, mb = _beta_mixed(a, b, x)
+    orders = ((1, 0, 0), (0, 1, 0), (2, 0, 0), (1, 1, 0), (0, 2, 0), (1, 0, 1), (0, 1, 1))
+    for i, point in enumerate(BETA_POINTS):
+        expected = [mp.diff(lambda *v: mp.betainc(v[0], v[1], 0, v[2], regularized=True), point, n) for n in orders]
+        actual = [v[i] for v in (da, db, haa, hab, hbb, ma, mb)]
+        np.testing.assert_allclose(actual, [float(e) for e in expected], rtol=1e-9)
+
+
+def test_shape_derivatives_at_the_ends():
+    """0 where the function is constant in its shape parameter (x = 0, x = inf, an infinite shape), NaN outside the
+    domain."""
+    from chainrules.rules.scipy.special._parameters import betainc_dab, gammainc_da
+
+    np.testing.assert_array_equal(gammainc_da(np.array([2.0, 2.0, np.inf]), np.array([0.0, np.inf, 3.0])), 0.0)
+    assert np.isnan(gammainc_da(-1.0, 2.0)) and np.isnan(gammainc_da(2.0, np.nan))
+    for d in betainc_dab(np.array([2.0, 2.0, np.inf]), np.array([3.0, 3.0, 1.0]), np.array([0.0, 1.0, 0.5])):
+        np.testing.assert_array_equal(d, 0.0)
+    assert np.all(np.isnan(betainc_dab(2.0, 3.0, 1.5)))
