@@ -129,11 +129,10 @@ def test_check_says_which_families_it_skipped_and_why(monkeypatch: pytest.Monkey
     status, out, _ = run("check", "np.tanh", "--no-progress", "--dtype", "float64")
     assert status == 0
     last = out.splitlines()[-1]
-    assert last.startswith("skipped 4 families (scipy.linalg.factorizations, scipy.linalg.matfuncs, ")
+    families = sorted(f"scipy.linalg.{p.stem}" for p in Path(cli.__file__).parent.glob("rules/scipy/linalg/[!_]*.py"))
+    assert last.startswith(f"skipped {len(families)} families (scipy.linalg.factorizations, scipy.linalg.matfuncs, ")
     assert last.endswith("): scipy is not installed (pip install 'chainrules[scipy]')")
-    assert cli.skipped_families()["scipy.linalg"] == sorted(
-        f"scipy.linalg.{p.stem}" for p in Path(cli.__file__).parent.glob("rules/scipy/linalg/[!_]*.py")
-    )
+    assert cli.skipped_families()["scipy.linalg"] == families
 
 
 def test_bad_mode_is_a_usage_error() -> None:

@@ -41,7 +41,9 @@ def test_every_registered_primal_has_one_entry_in_its_family_page(catalogue: Any
     for row in rows:
         page = catalogue.family_page(row.families[0])
         assert (row.name, catalogue.anchor(row.name)) in headings[page], (row.name, page)
-    listed = [name for page, found in headings.items() if page.count("/") == 1 for name, _ in found]
+    # the family pages, where each primal has one entry (the list without rules may name a refusing one again)
+    families = [page for page in headings if page.count("/") == 1 and not page.endswith("/unsupported.md")]
+    listed = [name for page in families for name, _ in headings[page]]
     assert len(listed) == len(set(listed))
 
 
