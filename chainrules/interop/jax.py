@@ -261,6 +261,8 @@ def _reverse(call: Call, out_shape: Any) -> Any:
         return _primal(call, out_shape, operands)
 
     def fn_fwd(*operands: Any) -> Any:
+        if sum(np.size(o) for o in operands) < KEEP_FROM:  # small: the backward pass runs the primal again
+            return fn(*operands), (operands, None)
         *outputs, token = _primal_kept(call, out_shape, operands)
         return tuple(outputs), (operands, token)
 
@@ -270,6 +272,16 @@ def _reverse(call: Call, out_shape: Any) -> Any:
 
     fn.defvjp(fn_fwd, fn_bwd)
     return fn
+
+
+KEEP_FROM = 65_536
+"""The number of operand entries from which the forward pass keeps its pullback for the backward pass (``_Kept``).
+
+Keeping it makes the backward callback depend on the forward one, so XLA no
+longer drops the forward callback when only the gradient is used
+(``jit(grad(...))``): one more host round trip (about 0.1 ms). Running the
+primal again in the backward callback costs a pass over the data instead,
+which is less below this size and more above it (docs/interop.md)."""
 
 
 class _Kept:

@@ -543,7 +543,7 @@ def _apply_native(
         elif torch._C._are_functorch_transforms_active():
             outputs = _Native.apply(call, _Cache(), *params, *operands)
         else:  # the same without setup_context, whose apply costs an inspect.signature per call
-            outputs = _NativeEager.apply(call, _Cache(), *params, *operands)
+            outputs = _NativeEager.apply(call, *params, *operands)
     except TypeError:
         if torch.compiler.is_compiling():
             raise
@@ -606,12 +606,7 @@ class _NativeReverse(torch.autograd.Function):
         out, pullback = _native_rrule(call, operands)
         if cache is not None:
             cache.pullback = pullback
-        like = operands[0] if operands else torch.empty(())
-        outputs, call.kind = (list(out), type(out)) if isinstance(out, (tuple, list)) else ([out], None)
-        call.n_outputs = len(outputs)
-        tensors = [_as_tensor(o, like) for o in outputs]
-        # an input returned as it is (np.positive) must leave as a view: torch saves the inputs
-        return tuple(t.view_as(t) if any(t is x for x in operands) else t for t in tensors)
+        return _native_outputs(call, out, operands)
 
     @staticmethod
     def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
@@ -640,18 +635,36 @@ class _Native(_NativeReverse):
 
     @staticmethod
     def jvp(ctx: Any, _call: Any, _cache: Any, *dots: Any) -> Any:
-        if _forward_over_forward():
-            raise NotImplementedError(
-                f"{ctx.call.name}: forward mode over forward mode (torch.func.jvp of jvp, jacfwd of jacfwd) is not "
-                f"available: torch runs an autograd.Function's jvp with forward gradients off, so the outer "
-                f"tangent would be a silent zero; use jacfwd(jacrev(...)) or torch.func.hessian"
-            )
-        operands = ctx.saved_tensors
-        tangents = ctx.call.pushforward(operands, dots) or [None] * len(ctx.outputs)
-        return tuple(
-            torch.zeros(shape, dtype=dtype, device=device) if t is None else _as_tensor(t, operands[0]).to(dtype)
-            for t, (shape, dtype, device) in zip(tangents, ctx.outputs)
+        return _native_jvp(ctx, dots)
+
+
+def _native_jvp(ctx: Any, dots: Sequence[Any]) -> tuple[Any, ...]:
+    """The output tangents of a native Function's saved call: ``frule`` on the saved inputs, traced by torch."""
+    if _forward_over_forward():
+        raise NotImplementedError(
+            f"{ctx.call.name}: forward mode over forward mode (torch.func.jvp of jvp, jacfwd of jacfwd) is not "
+            f"available: torch runs an autograd.Function's jvp with forward gradients off, so the outer "
+            f"tangent would be a silent zero; use jacfwd(jacrev(...)) or torch.func.hessian"
         )
+    operands = ctx.saved_tensors
+    tangents = ctx.call.pushforward(operands, dots) or [None] * len(ctx.outputs)
+    return tuple(
+        torch.zeros(shape, dtype=dtype, device=device) if t is None else _as_tensor(t, operands[0]).to(dtype)
+        for t, (shape, dtype, device) in zip(tangents, ctx.outputs)
+    )
+
+
+def _native_outputs(call: Call, out: Any, operands: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    """A rule's output as a tuple of tensors (``call`` records its container); an input returned as it is
+    (``np.positive``) leaves as a view, as torch saves the inputs."""
+    if type(out) is torch.Tensor:  # one output, the common case
+        call.kind, call.n_outputs = None, 1
+        return (out.view_as(out) if any(out is x for x in operands) else out,)
+    like = operands[0] if operands else torch.empty(())
+    outputs, call.kind = (list(out), type(out)) if isinstance(out, (tuple, list)) else ([out], None)
+    call.n_outputs = len(outputs)
+    tensors = [_as_tensor(o, like) for o in outputs]
+    return tuple(t.view_as(t) if any(t is x for x in operands) else t for t in tensors)
 
 
 class _NativeEager(torch.autograd.Function):
@@ -660,9 +673,10 @@ class _NativeEager(torch.autograd.Function):
     ``inspect.signature`` at every call."""
 
     @staticmethod
-    def forward(ctx: Any, call: Call, cache: _Cache, *operands: torch.Tensor) -> Any:
-        output = _NativeReverse.forward(call, cache, *operands)
-        ctx.call, ctx.cache = call, cache
+    def forward(ctx: Any, call: Call, *operands: torch.Tensor) -> Any:
+        out, ctx.pullback = _native_rrule(call, operands)
+        output = _native_outputs(call, out, operands)
+        ctx.call = call
         ctx.outputs = [(t.shape, t.dtype, t.device) for t in output]
         integers = [t for t in output if not (t.is_floating_point() or t.is_complex())]
         if integers:
@@ -676,16 +690,18 @@ class _NativeEager(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, *seeds: Any) -> Any:
         operands = ctx.saved_tensors
-        pullback = ctx.cache.pullback
+        pullback = ctx.pullback
         if torch.is_grad_enabled():  # a graph is wanted: record the rule from the inputs
             _, pullback = _native_rrule(ctx.call, operands)
         call = ctx.call
         if call.kind is None and not call.fields and len(operands) == 1 == len(call.arg_slots):
-            return (None, None, _one_cotangent(call, pullback, operands[0], seeds[0], ctx.needs_input_grad[2]))
-        cotangents = call.pullback(pullback, operands, seeds, ctx.needs_input_grad[2:])
-        return (None, None, *(_fitted(c, x) for c, x in zip(cotangents, operands)))
+            return (None, _one_cotangent(call, pullback, operands[0], seeds[0], ctx.needs_input_grad[1]))
+        cotangents = call.pullback(pullback, operands, seeds, ctx.needs_input_grad[1:])
+        return (None, *(_fitted(c, x) for c, x in zip(cotangents, operands)))
 
-    jvp = staticmethod(_Native.jvp)
+    @staticmethod
+    def jvp(ctx: Any, _call: Any, *dots: Any) -> Any:
+        return _native_jvp(ctx, dots)
 
 
 def _one_cotangent(call: Call, pullback: Any, x: torch.Tensor, seed: Any, wanted: bool) -> Any:
