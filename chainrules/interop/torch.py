@@ -324,6 +324,18 @@ class _Rule(torch.autograd.Function):
         return (*tensors, entries, torch.stack(indices)), (*dims, None, 0)
 
 
+def _keep_eager(ctx: Any, outputs: Sequence[torch.Tensor], operands: Sequence[torch.Tensor]) -> None:
+    """What an eager Function's ``forward`` tells ``ctx``: its integer outputs have no gradient, a missing seed stays
+    ``None``, and the operands are saved for ``backward`` (and for ``jvp`` when a dual level is open)."""
+    integers = [t for t in outputs if not (t.is_floating_point() or t.is_complex())]
+    if integers:
+        ctx.mark_non_differentiable(*integers)
+    ctx.set_materialize_grads(False)
+    ctx.save_for_backward(*operands)
+    if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
+        ctx.save_for_forward(*operands)
+
+
 class _RuleEager(torch.autograd.Function):
     """``_Rule`` for a call outside the transforms of ``torch.func``, in the older form (``forward`` takes ``ctx``,
     which spares torch's ``inspect.signature`` of each call): the evaluation stays on ``ctx``, and a backward pass
@@ -337,13 +349,7 @@ class _RuleEager(torch.autograd.Function):
         outputs = call.record(out)
         tensors = tuple(_tensor(o, avoid=values) for o in outputs)
         ctx.call, ctx.entries = call, [_Entry(values, pullback, outputs)]
-        integers = [t for t in tensors if not (t.is_floating_point() or t.is_complex())]
-        if integers:
-            ctx.mark_non_differentiable(*integers)
-        ctx.set_materialize_grads(False)
-        ctx.save_for_backward(*operands)
-        if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
-            ctx.save_for_forward(*operands)
+        _keep_eager(ctx, tensors, operands)
         return tensors
 
     @staticmethod
@@ -678,13 +684,7 @@ class _NativeEager(torch.autograd.Function):
         output = _native_outputs(call, out, operands)
         ctx.call = call
         ctx.outputs = [(t.shape, t.dtype, t.device) for t in output]
-        integers = [t for t in output if not (t.is_floating_point() or t.is_complex())]
-        if integers:
-            ctx.mark_non_differentiable(*integers)
-        ctx.set_materialize_grads(False)
-        ctx.save_for_backward(*operands)
-        if getattr(forward_ad, "_current_level", 0) >= 0:  # a dual level is open: jvp may be asked
-            ctx.save_for_forward(*operands)
+        _keep_eager(ctx, output, operands)
         return output
 
     @staticmethod
