@@ -459,16 +459,35 @@ def lu_inverse(a: Any) -> Any:
     if type(a) is not np.ndarray or a.dtype.char not in "dD":
         return None
     factored = lu_factored(a)
-    if factored is None:
-        return None
+    return None if factored is None else lu_inverted(factored, overwrite=True)
+
+
+def lu_inverted(factored: tuple[Any, Any, Any], overwrite: bool = False) -> Any:
+    """``inv(a)`` from ``lu_factored(a)`` by LAPACK's ``getri``, into the factors (``overwrite``) or a copy of them
+    (the factors kept for another call); ``None`` where the inverse is not finite."""
     _, lu, piv = factored
+    n = lu.shape[0]
     getri, getri_lwork = _scipy_lu()[0](("getri", "getri_lwork"), (lu,))
-    work, info = getri_lwork(a.shape[0])
+    work, info = getri_lwork(n)
     if info != 0:
         return None
-    inv, info = getri(lu, piv, lwork=max(int(work.real), a.shape[0]), overwrite_lu=True)
+    inv, info = getri(lu, piv, lwork=max(int(work.real), n), overwrite_lu=overwrite)
     # where the inverse overflows (a subnormal matrix), getri's NaN would not be numpy's infinities
     return None if info != 0 or not np.isfinite(inv).all() else inv
+
+
+def lu_slogdet(factored: tuple[Any, Any, Any]) -> tuple[Any, Any]:
+    """numpy's ``slogdet(a)`` from ``lu_factored(a)``, computed as numpy computes it: the sign is the pivots'
+    parity times the signs (the phases, complex) of the diagonal of U, the log of ``|det|`` the sum of the logs of
+    its magnitudes; ``det`` is then ``sign * exp(logabsdet)``, which overflows only where ``det`` does."""
+    _, lu, piv = factored
+    d = np.diagonal(lu)
+    magnitudes = np.abs(d)
+    logabsdet = np.sum(np.log(magnitudes))
+    swaps = np.count_nonzero(piv != np.arange(piv.size))
+    if lu.dtype.kind == "c":
+        return np.prod(d / magnitudes) * (-1.0) ** swaps, logabsdet
+    return lu.dtype.type(-1.0 if (swaps + np.count_nonzero(d < 0)) % 2 else 1.0), logabsdet
 
 
 def lu_solved(factored: tuple[Any, Any, Any], b: Any, trans: int = 0) -> Any:

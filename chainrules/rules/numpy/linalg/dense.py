@@ -22,6 +22,7 @@ matrices in square chunks only: its other arrays get ``TypeError``.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any
@@ -57,6 +58,8 @@ from ._common import (
     linalg_call,
     lu_factored,
     lu_inverse,
+    lu_inverted,
+    lu_slogdet,
     lu_solved,
     matmul_summed,
     per_matrix,
@@ -178,8 +181,7 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
             inv = np.linalg.inv(np.where(singular[..., None, None], _distinct(a), a))
         except np.linalg.LinAlgError:
             return _adjugate_svd(a)
-    cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
-    good = np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
+    good = _conditioned(a, inv)
     if singular is not None:
         good = good & ~singular
     adj = np.asarray(det)[..., None, None] * inv
@@ -190,6 +192,13 @@ def adjugate(a: np.ndarray, det: np.ndarray) -> np.ndarray:
         chosen = bad[..., None, None]
         adj = np.where(chosen, _adjugate_svd(np.where(chosen, a, _distinct(a))), adj)
     return adj
+
+
+def _conditioned(a: np.ndarray, inv: np.ndarray) -> Any:
+    """Whether ``det * inv`` is ``adjugate``'s way for each matrix of ``a``: a 1-norm condition number below
+    ``eps**-0.5`` (false where it is not finite)."""
+    cond = np.linalg.norm(a, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
+    return np.isfinite(cond) & (cond < np.finfo(a.dtype).eps ** -0.5)
 
 
 def _adjugate_svd(a: np.ndarray) -> np.ndarray:
@@ -232,15 +241,19 @@ def _adjugate_in(xp: Any, a: Any, det: Any) -> Any:
 def _rrule_det(f: Any, a: Any) -> Any:
     xp = namespace_of(a)
     out = linalg_call(xp, f, a)
-    project_a = ProjectTo(a)
     a_arr = as_array(a) if xp is np else a
+    return _det_rrule(f, a, out, xp, lambda: _adjugate_in(xp, inexact(a_arr, xp), out))
+
+
+def _det_rrule(f: Any, a: Any, out: Any, xp: Any, adjugate_of: Any) -> Any:
+    """The rrule of ``det`` at ``a``, whose determinant is ``out`` and adjugate ``adjugate_of()``."""
+    project_a = ProjectTo(a)
     shape = value_shape(out)
 
     def det_pullback(out_bar: Any) -> tuple[Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
         # d det = tr(adj(A) dA): A_bar = out_bar adj(A)^H
-        adj = _adjugate_in(xp, inexact(a_arr, xp), out)
-        return NoTangent(), project_a(per_matrix(out_bar, xp) * adjoint(adj, xp))
+        return NoTangent(), project_a(per_matrix(out_bar, xp) * adjoint(adjugate_of(), xp))
 
     return out, det_pullback
 
@@ -282,10 +295,16 @@ def _slogdet_trace_cotangent(xp: Any, sign: Any, sign_bar: Any, logabsdet_bar: A
 def _rrule_slogdet(f: Any, a: Any) -> Any:
     xp = namespace_of(a)
     out = linalg_call(xp, f, a)
+    a_arr = inexact(as_array(a) if xp is np else a, xp)
+    return _slogdet_rrule(f, a, out, xp, a_arr.dtype, lambda: inverse(a_arr, xp))
+
+
+def _slogdet_rrule(f: Any, a: Any, out: Any, xp: Any, dtype: Any, inverse_of: Any) -> Any:
+    """The rrule of ``slogdet`` at ``a`` (of inexact ``dtype``), whose result is ``out`` and inverse
+    ``inverse_of()``."""
     sign = out[0]
     project_a = ProjectTo(a)
-    a_arr = inexact(as_array(a) if xp is np else a, xp)
-    complex_a = is_complex_dtype(xp, a_arr.dtype)
+    complex_a = is_complex_dtype(xp, dtype)
     shapes = [value_shape(x) for x in out]
 
     def slogdet_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -294,8 +313,8 @@ def _rrule_slogdet(f: Any, a: Any) -> Any:
             sign_bar = ZeroTangent()  # the sign of a real determinant is locally constant
         if (isinstance(sign_bar, AbstractZero) and isinstance(logabsdet_bar, AbstractZero)) or project_a.is_no_tangent:
             return NoTangent(), project_a(ZeroTangent())
-        t_bar = _slogdet_trace_cotangent(xp, sign, sign_bar, logabsdet_bar, a_arr.dtype)
-        return NoTangent(), project_a(per_matrix(t_bar, xp) * adjoint(inverse(a_arr, xp), xp))
+        t_bar = _slogdet_trace_cotangent(xp, sign, sign_bar, logabsdet_bar, dtype)
+        return NoTangent(), project_a(per_matrix(t_bar, xp) * adjoint(inverse_of(), xp))
 
     return out, slogdet_pullback
 
@@ -661,5 +680,66 @@ def _rrule_inv_getri(rule: Any, f: Any, a: Any) -> Any:
     return rule(f, a) if out is None else _inv_rrule(f, a, out, np)
 
 
+def _rrule_det_lu(rule: Any, f: Any, a: Any) -> Any:
+    """``det`` of a double-precision matrix from LAPACK's LU (``getrf``), kept for the pullback's adjugate
+    ``det * inv`` (the inverse from the LU, ``getri``), where the rule factorizes again for ``inv``; the rule for
+    other calls (a stack among them), at an exact zero pivot and where det is not finite. The adjugate takes
+    ``adjugate``'s other way where it would: an ill-conditioned matrix, an inverse that is not finite."""
+    factored = _lu_of_double(f, np.linalg.det, a)
+    if factored is None:
+        return rule(f, a)
+    sign, logabsdet = lu_slogdet(factored)
+    out = sign * np.exp(logabsdet)
+    if not np.isfinite(out):
+        return rule(f, a)
+
+    def adjugate_from_lu() -> Any:
+        inv = lu_inverted(factored)
+        if inv is None or not _conditioned(a, inv):
+            return adjugate(a, out)
+        inv *= out
+        return inv
+
+    return _det_rrule(f, a, out, np, adjugate_from_lu)
+
+
+def _rrule_slogdet_lu(rule: Any, f: Any, a: Any) -> Any:
+    """``slogdet`` of a double-precision matrix from LAPACK's LU, kept for the pullback's inverse (``getri``), as
+    ``det``'s; the rule for other calls, at an exact zero pivot and where the matrix is not finite."""
+    factored = _lu_of_double(f, np.linalg.slogdet, a)
+    if factored is None:
+        return rule(f, a)
+    sign, logabsdet = lu_slogdet(factored)
+    if not np.isfinite(logabsdet):
+        return rule(f, a)
+
+    def inverse_from_lu() -> Any:
+        inv = lu_inverted(factored)
+        return inverse(a) if inv is None else inv
+
+    return _slogdet_rrule(f, a, _slogdet_result(sign, logabsdet), np, a.dtype, inverse_from_lu)
+
+
+def _lu_of_double(f: Any, primal: Any, a: Any) -> Any:
+    """``lu_factored(a)`` of a call ``primal(a)`` on a double-precision matrix (scipy's LAPACK is not numpy's: in
+    single precision their results could differ by more than the primal's tolerance); ``None`` otherwise."""
+    if f is not primal or type(a) is not np.ndarray or a.dtype.char not in "dD":
+        return None
+    return lu_factored(a)
+
+
+@functools.cache
+def _slogdet_type() -> Any:
+    """The type of numpy's ``slogdet`` result: ``SlogdetResult`` (numpy 2), a plain tuple before."""
+    return type(np.linalg.slogdet(np.ones((1, 1))))
+
+
+def _slogdet_result(sign: Any, logabsdet: Any) -> Any:
+    kind = _slogdet_type()
+    return (sign, logabsdet) if kind is tuple else kind(sign, logabsdet)
+
+
 rrule.fast_path(np.linalg.solve)(_rrule_solve_lu)
 rrule.fast_path(np.linalg.inv)(_rrule_inv_getri)
+rrule.fast_path(np.linalg.det)(_rrule_det_lu)
+rrule.fast_path(np.linalg.slogdet)(_rrule_slogdet_lu)
