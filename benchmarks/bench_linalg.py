@@ -18,10 +18,14 @@ ratios then compare like with like.
 Run: python benchmarks/bench_linalg.py [n ...]
 
 ``--floor`` gives instead the gradients of ``solve`` (A and B n x n),
-``inv`` and ``cholesky`` (``rrule`` and the pullback, every cotangent forced)
-as ratios to the hand-written numpy primal plus gradient, defined as
-perf_bench.py (docs/benchmarks.md) defines them, measured in alternation
-(``timing.Paired``, the median and quartiles of per-round ratios):
+``inv``, ``cholesky``, ``det`` and ``slogdet`` (its ``logabsdet``; both with
+a scalar seed) (``rrule`` and the pullback, every cotangent forced) as
+ratios to the hand-written numpy primal plus gradient, defined as
+perf_bench.py (docs/benchmarks.md) defines them (``det``'s and
+``slogdet``'s, which it has not, in the same style: ``d = det(A)``,
+``A_bar = g d inv(A)^T``), measured in alternation (``timing.Paired``, the
+median and quartiles of per-round ratios). ``det``'s row is followed by
+LAPACK's kernels run bare (``bare_det``), in the same alternation:
 
     python benchmarks/bench_linalg.py --floor [--rounds R] [n ...]   (default n: 128 512)
 """
@@ -82,7 +86,7 @@ def _tangent(x: Any, rng: np.random.Generator) -> Any:
     return NoTangent() if isinstance(x, str) else rng.normal(size=np.shape(x))
 
 
-# ----- against the hand-written floor: perf_bench.py's baselines, as it defines them -----
+# ----- against the hand-written floor: perf_bench.py's baselines, as it defines them (det's and slogdet's alike) -----
 
 
 def _chol_grad(low: np.ndarray, gl: np.ndarray) -> np.ndarray:
@@ -105,6 +109,31 @@ def h_solve(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
 def h_inv(a: np.ndarray, g: np.ndarray) -> Any:
     ai = np.linalg.inv(a)
     return ai, (-(ai.T @ g @ ai.T),)
+
+
+def h_det(a: np.ndarray, g: float) -> Any:
+    d = np.linalg.det(a)
+    return d, (g * d * np.linalg.inv(a).T,)
+
+
+def h_slogdet(a: np.ndarray, g: float) -> Any:
+    out = np.linalg.slogdet(a)
+    return out, (g * np.linalg.inv(a).T,)
+
+
+def bare_det(a: np.ndarray, g: float) -> Any:
+    """``det`` and its gradient by LAPACK's kernels alone, as ``det``'s rule runs them (``getrf``, the log-sum of
+    U's diagonal, ``getri`` on the factors, one scaling): what bounds the rule."""
+    from scipy.linalg import get_lapack_funcs
+
+    getrf, getri, getri_lwork = get_lapack_funcs(("getrf", "getri", "getri_lwork"), (a,))
+    lu, piv, _ = getrf(a)
+    d = np.diagonal(lu)
+    flips = np.count_nonzero(piv != np.arange(piv.size)) + np.count_nonzero(d < 0)
+    det = (-1.0) ** flips * np.exp(np.sum(np.log(np.abs(d))))
+    inv, _ = getri(lu, piv, lwork=int(getri_lwork(a.shape[0])[0].real), overwrite_lu=True)
+    inv *= g * det
+    return det, (inv.T,)
 
 
 def h_chol(a: np.ndarray, g: np.ndarray) -> Any:
@@ -133,14 +162,26 @@ def floor(sizes: list[int], rounds: int) -> None:
         c = rng.standard_normal((n, n))
         spd = c @ c.T / n + np.eye(n)
         g = rng.standard_normal((n, n))
+        g_det = rng.standard_normal()
         pairs = {
             "solve(A, B)": (_gradient(np.linalg.solve, a_well, b, g), lambda: h_solve(a_well, b, g)),  # noqa: B023
             "inv": (_gradient(np.linalg.inv, a_well, g), lambda: h_inv(a_well, g)),  # noqa: B023
             "cholesky": (_gradient(np.linalg.cholesky, spd, g), lambda: h_chol(spd, g)),  # noqa: B023
+            "det": (_gradient(np.linalg.det, a_well, g_det), lambda: h_det(a_well, g_det)),  # noqa: B023
+            "slogdet": (
+                _gradient(np.linalg.slogdet, a_well, (0.0, g_det)),
+                lambda: h_slogdet(a_well, g_det),  # noqa: B023
+            ),
         }
+        bare = {"det": lambda: bare_det(a_well, g_det)}  # noqa: B023
         for name, (ours, hand) in pairs.items():
-            paired = Paired({"chainrules": ours, "hand": hand}, "hand", rounds=rounds, batch_time=0.05)
+            candidates = {"chainrules": ours, "hand": hand}
+            if name in bare:
+                candidates["bare"] = bare[name]
+            paired = Paired(candidates, "hand", rounds=rounds, batch_time=0.05)
             rows.append((f"{name} gradient", n, format_time(paired.median("hand")), paired.spread("chainrules")))
+            if name in bare:
+                rows.append((f"{name}: bare getrf + getri", n, "", paired.spread("bare")))
     print(table(["function", "n", "hand-written", "chainrules / hand-written (quartiles)"], rows))
 
 
