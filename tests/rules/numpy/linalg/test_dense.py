@@ -85,6 +85,41 @@ def test_det_second_derivative_at_a_singular_complex_matrix():
     np.testing.assert_allclose(hessian_dot, expected, rtol=1e-6)
 
 
+def test_det_of_a_rank_deficient_matrix_without_a_zero_pivot_takes_the_rule_s_adjugate():
+    """An LU kept from the primal (numpy's double-precision matrices) meets no exact zero pivot at a matrix of rank
+    n - 1 built in floating point: the pullback still takes the adjugate's own way there, as the rule does."""
+    from chainrules_core import fast_paths
+
+    rng = np.random.default_rng(2)  # LAPACK's LU of this one has no zero pivot
+    u, v = rng.normal(size=(6, 5)), rng.normal(size=(6, 5))
+    a = u @ v.T
+    out, pullback = rrule(np.linalg.det, a)
+    with fast_paths(False):
+        out_rule, pullback_rule = rrule(np.linalg.det, a)
+    assert out == pytest.approx(out_rule, rel=1e-12, abs=0.0)
+    a_bar = pullback(1.5)[1]
+    np.testing.assert_allclose(a_bar, pullback_rule(1.5)[1], rtol=1e-12, atol=1e-12)
+    w, s, vh = np.linalg.svd(a)  # the rank-one adjugate: s_1 ... s_5 det(W) det(Vh) vh[-1]^T w[:, -1]^T
+    adj = np.prod(s[:-1]) * np.linalg.det(w) * np.linalg.det(vh) * np.outer(vh[-1], w[:, -1])
+    np.testing.assert_allclose(a_bar, 1.5 * adj.T, atol=1e-10)
+
+
+@pytest.mark.parametrize("f", [np.linalg.det, np.linalg.slogdet])
+def test_det_and_slogdet_pullbacks_are_linear_in_a_seed_an_engine_follows(f):
+    """At a plain matrix the pullback of a followed seed (nested differentiation) is the plain matrix it scales."""
+    from chainrules.engines import gradient
+
+    rng = np.random.default_rng(2)
+    a, w = rng.normal(size=(4, 4)) + 3 * np.eye(4), rng.normal(size=(4, 4))
+    _, pullback = rrule(f, a)
+    scale = np.linalg.det(a) if f is np.linalg.det else 1.0
+    if f is np.linalg.det:
+        (d,) = gradient(lambda g: np.sum(pullback(g)[1] * w), 0.7)
+    else:
+        (d,) = gradient(lambda g: np.sum(pullback((0.0, g))[1] * w), 0.7)
+    assert d == pytest.approx(np.sum(scale * np.linalg.inv(a).T * w), rel=1e-12)
+
+
 def test_slogdet_sign_of_a_singular_matrix():
     """A rank-deficient matrix has sign 0 and logabsdet -inf; a seed on the sign alone gives a zero."""
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
