@@ -88,6 +88,14 @@ def _cases() -> list[Case]:
                 smooth=False,
             )
         )
+    # softplus, logaddexp(0.0, z), of arrays large enough for the rule's own primal (arithmetic._logaddexp_of); the
+    # constant 0.0 held still (a zero tangent), as the edge sweep's huge variants would otherwise step it across
+    # every entry of z
+    wide, zero = Arg(Domain(-30.0, 30.0, complex=False), (16, 20)), with_tangent(0.0, 0.0)
+    cases += [
+        Case(np.logaddexp, (zero, wide), name="softplus", dtypes=REAL_DTYPES),
+        Case(np.logaddexp, (wide, zero), name="softplus", dtypes=REAL_DTYPES),
+    ]
     # nextafter at x == y, where it returns y: still within an ulp of x; in float32 the ulp jump in y is too
     # coarse for double-precision finite differences to settle
     cases.append(

@@ -425,6 +425,13 @@ if hasattr(np, "matvec"):
 # ----- fast paths -----
 
 
+_EAGER_FLOPS = 65536
+"""Matrix products of at most this many multiply-adds (16 x 16 times 16 x 256) are computed eagerly in the pullback,
+not thunked: at width 16 a tanh network's gradient spends more on the thunks (a closure, an object and a call
+each) than on the one product nobody reads (the first layer's input), 2.33 -> 2.24 of the hand-written backprop
+in one process; at width 512 that product takes 2.5 % of it."""
+
+
 def _rrule_matmul(rule: Any, f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) -> Any:
     """The rrule of ``a @ b`` for two matrices of one real dtype, without options; the rule for other calls.
 
@@ -438,6 +445,7 @@ def _rrule_matmul(rule: Any, f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) 
         return rule(f, a, b)
     out = f(a, b)
     shape = out.shape  # not the output itself, which can then be freed as soon as the program is done with it
+    small = a.size * shape[-1] <= _EAGER_FLOPS
 
     def matmul_pullback(out_bar: Any) -> tuple[Any, Any, Any]:
         if type(out_bar) is not np.ndarray or out_bar.dtype != dtype or out_bar.shape != shape:
@@ -450,6 +458,8 @@ def _rrule_matmul(rule: Any, f: Any, a: Any, b: Any, *rest: Any, **kwargs: Any) 
                 Thunk(lambda: project_onto(a, g @ adjoint(b))),
                 Thunk(lambda: project_onto(b, adjoint(a) @ g)),
             )
+        if small:  # a product this small costs less than the two thunks that would spare it
+            return _NO_TANGENT, out_bar @ b.T, a.T @ out_bar
         return _NO_TANGENT, Thunk(lambda: out_bar @ b.T), Thunk(lambda: a.T @ out_bar)
 
     return out, matmul_pullback

@@ -95,6 +95,51 @@ def test_logaddexp_weights_far_apart_and_at_infinities():
     np.testing.assert_array_equal(y_bar, [0.0, 1.0, 0.5, 0.5, 0.0, 0.0])
 
 
+def _softplus_points():
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, 5e-324, 1e-300, -1e-300, 36.0, 37.0, 709.0, -709.0, 745.0, -745.0, 1e308, -1e308]
+    return np.concatenate([rng.standard_normal(2000) * 3, rng.uniform(-700, 40, 1000), special, [np.inf, -np.inf]])
+
+
+@pytest.mark.parametrize("order", ["0.0 first", "0.0 second"])
+def test_softplus_primal_is_numpy_logaddexp_to_an_ulp(order):
+    """softplus of a float64 array, the rules' own primal (``_logaddexp_of``), is within 2 ulp of numpy's
+    ``logaddexp`` (each is within 1 of the exact value) and exact at the infinities, in both modes and in either
+    argument order."""
+    z = _softplus_points()
+    args = (0.0, z) if order == "0.0 first" else (z, 0.0)
+    want = np.logaddexp(*args)
+    tangents = (NoTangent(), *(np.ones_like(a) if type(a) is np.ndarray else 0.0 for a in args))
+    for got in (rrule(np.logaddexp, *args)[0], frule(tangents, np.logaddexp, *args)[0]):
+        assert got.dtype == np.float64 and got.shape == want.shape
+        np.testing.assert_array_equal(got[-2:], want[-2:])
+        assert np.all(np.abs(got - want)[:-2] <= 2 * np.spacing(want[:-2]))
+
+
+def test_softplus_primal_is_within_an_ulp_of_the_exact_value():
+    """The same accuracy as numpy's: the exact value from mpmath at 3,000 points."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 200
+    z = _softplus_points()[:-2]
+    got = rrule(np.logaddexp, 0.0, z)[0]
+    exact = np.array([float(mpmath.log1p(mpmath.exp(mpmath.mpf(float(v))))) for v in z])
+    normal = exact >= np.finfo(np.float64).tiny
+    assert np.all(np.abs(got - exact)[normal] <= np.spacing(exact[normal]))
+
+
+def test_softplus_with_a_nan_is_numpys_with_its_warning():
+    """A NaN in z: numpy's own logaddexp gives the values and its warning; float32 and small arrays are numpy's."""
+    z = np.linspace(-3.0, 3.0, 300)
+    z[7] = np.nan
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        got = rrule(np.logaddexp, 0.0, z)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(got, np.logaddexp(0.0, z))
+    for other in (np.linspace(-3.0, 3.0, 300, dtype=np.float32), np.linspace(-3.0, 3.0, 10)):
+        np.testing.assert_array_equal(rrule(np.logaddexp, 0.0, other)[0], np.logaddexp(0.0, other))
+
+
 def _logaddexp_weights(f, x, y):
     """The reference: each side's weight from e = base^-|x - y| (no overflow), in float64."""
     t = np.subtract(np.float64(x), np.float64(y)) * (1.0 if f is np.logaddexp2 else 1 / np.log(2.0))

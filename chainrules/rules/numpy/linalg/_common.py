@@ -43,6 +43,15 @@ def adjoint(x: Any, xp: Any = np) -> Any:
     return conjugate(xp.matrix_transpose(x), xp)
 
 
+def negated(x: Any) -> Any:
+    """``-x``, in ``x``'s own buffer where it is a numpy array the caller has just made (a product): one pass and no
+    new array, where numpy reuses a temporary only from 256 KiB on and a new array of that size is faulted in page
+    by page."""
+    if isinstance(x, np.ndarray):
+        return np.negative(x, out=x)
+    return -x
+
+
 def mT(x: Any, xp: Any = np) -> Any:  # noqa: N802 - numpy's name for the matrix transpose
     if xp is np:
         return np.swapaxes(x, -1, -2)
@@ -101,10 +110,10 @@ def fold_to_triangle(s: Any, lower: bool, xp: Any = np) -> Any:
     part of ``s``'s diagonal on the diagonal, zero on the triangle not read.
     """
     both = s + adjoint(s, xp)
-    if isinstance(both, np.ndarray):  # numpy's (not an engine's value), in place: the diagonal, 2 Re(s_ii), halved
-        tri = np.tril(both) if lower else np.triu(both)
-        _diagonal_entries(tri)[...] *= 0.5
-        return tri
+    if isinstance(both, np.ndarray):  # numpy's (not an engine's value): a new array, folded in place
+        np.copyto(both, 0, where=_unread(both.shape[-1], lower))
+        _diagonal_entries(both)[...] *= 0.5  # the diagonal, 2 Re(s_ii), halved
+        return both
     if xp is np:
         tri = np.tril(both, -1) if lower else np.triu(both, 1)
         return tri + diag_embed(diagonal(s).real.astype(s.dtype))
@@ -112,16 +121,32 @@ def fold_to_triangle(s: Any, lower: bool, xp: Any = np) -> Any:
     return tri + diag_embed(real_part_of(diagonal(s, xp), xp), xp)
 
 
+def _unread(n: int, lower: bool) -> np.ndarray:
+    """The mask of the triangle of an n x n matrix that ``hermitian_from_triangle(x, lower)`` does not read.
+
+    Zeroing it in place costs a mask of n² bytes where ``np.tril`` makes a
+    copy of n² entries; at n = 512 a fresh 2 MiB array is faulted in page by
+    page, which took cholesky's pullback from 1 ms of folding to 3 (the
+    benchmark's floor section).
+    """
+    if not lower:
+        return np.tri(n, k=-1, dtype=bool)  # the strict lower triangle
+    upper = np.tri(n, dtype=bool)
+    return np.logical_not(upper, out=upper)  # the strict upper triangle
+
+
 def _diagonal_entries(x: np.ndarray) -> np.ndarray:
     """The diagonals of a stack of matrices as a writable view (``np.diagonal``'s is read-only)."""
     return np.einsum("...ii->...i", x)
 
 
-def phi_lower(x: Any, xp: Any = np) -> Any:
-    """The lower triangle with the diagonal halved (Murray 2016's ``Phi``)."""
+def phi_lower(x: Any, xp: Any = np, overwrite: bool = False) -> Any:
+    """The lower triangle with the diagonal halved (Murray 2016's ``Phi``); in ``x`` itself with ``overwrite=True``
+    where ``x`` is a numpy array (a new one the caller owns)."""
     n = x.shape[-1]
-    if isinstance(x, np.ndarray):  # numpy's array (not an engine's value): its lower triangle, a copy, halved in place
-        low = np.tril(x)
+    if isinstance(x, np.ndarray):  # numpy's array (not an engine's value): its lower triangle, halved in place
+        low = x if overwrite else x.copy()
+        np.copyto(low, 0, where=_unread(n, True))
         _diagonal_entries(low)[...] *= 0.5
         return low
     if xp is np:

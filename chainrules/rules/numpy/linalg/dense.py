@@ -62,6 +62,7 @@ from ._common import (
     lu_slogdet,
     lu_solved,
     matmul_summed,
+    negated,
     per_matrix,
     solve_vectors,
     trace_of_product,
@@ -85,7 +86,7 @@ def _inv_rrule(f: Any, a: Any, out: Any, xp: Any) -> Any:
     def inv_pullback(out_bar: Any) -> tuple[Any, Any]:
         out_bar = checked_seed(f, out_bar, shape)
         out_h = adjoint(out, xp)
-        return NoTangent(), project_a(-(out_h @ out_bar @ out_h))
+        return NoTangent(), project_a(negated(out_h @ out_bar @ out_h))
 
     return out, inv_pullback
 
@@ -665,10 +666,10 @@ def _rrule_solve_lu(rule: Any, f: Any, a: Any, b: Any) -> Any:
         x_bar = checked_seed(f, x_bar, shape)
         b_bar = lu_solved(factored, x_bar, trans=2)  # A^-H x_bar
         if b.ndim == 1:
-            a_bar = np.expand_dims(-b_bar, axis=-1) @ np.expand_dims(x.conj(), axis=-2)
+            a_bar = np.expand_dims(b_bar, axis=-1) @ np.expand_dims(x.conj(), axis=-2)
         else:
-            a_bar = -b_bar @ adjoint(x)
-        return NoTangent(), project_a(a_bar), unbroadcast(b, b_bar)
+            a_bar = b_bar @ adjoint(x)
+        return NoTangent(), project_a(negated(a_bar)), unbroadcast(b, b_bar)
 
     return x, solve_pullback
 

@@ -94,7 +94,7 @@ def _cholesky_rrule(f: Any, a: Any, upper: bool, xp: Any, times: Any = None) -> 
         low_bar = adjoint(out_bar, xp) if upper else out_bar
         product = adjoint(low, xp) @ low_bar if times is None else times(low, low_bar)
         # S = L^-H (L^-H Phi^H)^H = L^-H Phi(L^H L_bar) L^-1; Phi^H is a view numpy's solves take without a copy
-        z = solve_lower(low, adjoint(phi_lower(product, xp), xp), True, xp)
+        z = solve_lower(low, adjoint(phi_lower(product, xp, overwrite=True), xp), True, xp)  # the product is ours
         s = solve_lower(low, adjoint(z, xp), True, xp)
         return NoTangent(), project_a(fold_to_triangle(s, not upper, xp))
 
