@@ -18,7 +18,12 @@ figures are ratios measured in one process, the engine alternating with its
 baseline in rounds on the process's CPU clock; a cell reads ``median
 (quartiles)`` of the per-round ratios.
 
-Run: python benchmarks/bench_programs.py [--quick] [--rounds N]
+``--bounds`` measures instead what bounds the network rows: the same rules called
+by hand in order (no engine), a minimal tape over them (no checks: the least
+a tracing engine does), and ``backprop`` with ``w @ x`` kept alive (as a box
+keeps it, so numpy cannot add ``theta`` into the product's buffer).
+
+Run: python benchmarks/bench_programs.py [--quick] [--rounds N] [--bounds]
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 import chainrules.engines as ad  # noqa: E402
+from chainrules_core import rrule, unthunk  # noqa: E402
 
 from timing import Paired, format_time, table  # noqa: E402
 
@@ -251,8 +257,168 @@ def memory_table(width: int = 512, repeats: int = 3) -> str:
     return table([f"MLP gradient, width {width}: tracemalloc peak", "ratio to by hand", "peak", "goal"], rows)
 
 
+# ----- what bounds the network rows (--bounds) -----
+
+
+def rules_by_hand(thetas: list[Any], ws: list[Any], x: Any, target: Any) -> Any:
+    """The network's gradient from the same ``rrule`` calls and pullbacks an engine makes, in order, called by hand:
+    no engine, no tape, no boxes. What the rules cost before any engine does anything."""
+    pullbacks = []
+    h = x
+    for i, (theta, w) in enumerate(zip(thetas, ws)):
+        z, pb_matmul = rrule(np.matmul, w, h)
+        z, pb_add = rrule(np.add, z, theta)
+        pullbacks.append((pb_matmul, pb_add))
+        if i < len(ws) - 1:
+            h, pb_tanh = rrule(np.tanh, z)
+            pullbacks.append(pb_tanh)
+    out, pb_softplus = rrule(np.logaddexp, 0.0, z)
+    residual, pb_subtract = rrule(np.subtract, out, target)
+    square, pb_power = rrule(np.power, residual, 2)
+    value, pb_mean = rrule(np.mean, square)
+    bar = unthunk(pb_mean(1.0)[1])
+    bar = unthunk(pb_power(bar)[1])
+    bar = unthunk(pb_subtract(bar)[1])
+    bar = unthunk(pb_softplus(bar)[2])
+    theta_bars, w_bars = [], []
+    for i in reversed(range(len(ws))):
+        if i < len(ws) - 1:
+            bar = unthunk(pullbacks.pop()(bar)[1])
+        pb_matmul, pb_add = pullbacks.pop()
+        _, bar, theta_bar = pb_add(bar)
+        _, w_bar, bar = pb_matmul(unthunk(bar))
+        theta_bars.append(unthunk(theta_bar))
+        w_bars.append(unthunk(w_bar))
+    return value, theta_bars[::-1], w_bars[::-1]
+
+
+class _Box:
+    """A value on ``_MinimalTape``: numpy's protocols send every operation on it to ``_record``."""
+
+    __slots__ = ("slot", "tape", "value")
+    __array_priority__ = 100
+
+    def __init__(self, value: Any, tape: _MinimalTape, slot: int) -> None:
+        self.value, self.tape, self.slot = value, tape, slot
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return self.tape.record(ufunc, inputs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return self.tape.record(func, args)
+
+    def __matmul__(self, other: Any) -> Any:
+        return self.tape.record(np.matmul, (self, other))
+
+    def __add__(self, other: Any) -> Any:
+        return self.tape.record(np.add, (self, other))
+
+    def __sub__(self, other: Any) -> Any:
+        return self.tape.record(np.subtract, (self, other))
+
+    def __pow__(self, other: Any) -> Any:
+        return self.tape.record(np.power, (self, other))
+
+
+class _MinimalTape:
+    """The least a tracing engine over numpy's protocols and these rules does: per operation, unbox the operands,
+    call the rule cached for the argument types (``rrule.resolve``), append a node, box the output; backward, call
+    the pullbacks in reverse and add cotangents. No checks, no structured values, no error messages: a bound, not
+    an engine (the network's gradient agrees with ``backprop`` before it is timed)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[tuple[Any, tuple[Any, ...], int]] = []
+        self.size = 0
+        self.rules: dict[Any, Any] = {}
+
+    def box(self, value: Any) -> _Box:
+        self.size += 1
+        return _Box(value, self, self.size - 1)
+
+    def record(self, f: Any, args: tuple[Any, ...]) -> _Box:
+        values = tuple(a.value if type(a) is _Box else a for a in args)
+        key = (f, *map(type, values))
+        rule = self.rules.get(key)
+        if rule is None:
+            rule = self.rules[key] = rrule.resolve(f, key[1:])
+        y, pullback = rule(f, *values)
+        self.nodes.append((pullback, tuple(a.slot if type(a) is _Box else None for a in args), self.size))
+        return self.box(y)
+
+    def gradient(self, y: _Box) -> list[Any]:
+        bars: list[Any] = [None] * self.size
+        bars[y.slot] = 1.0
+        for pullback, inputs, out in reversed(self.nodes):
+            if bars[out] is not None:
+                for slot, c in zip(inputs, pullback(unthunk(bars[out]))[1:]):
+                    if slot is not None:
+                        bars[slot] = c if bars[slot] is None else unthunk(bars[slot]) + unthunk(c)
+        return [unthunk(b) for b in bars]
+
+
+def minimal_tape_gradient(thetas: list[Any], ws: list[Any], x: Any, target: Any) -> Any:
+    tape = _MinimalTape()
+    boxed_thetas, boxed_ws = [tape.box(t) for t in thetas], [tape.box(w) for w in ws]
+    y = np_loss(boxed_thetas, boxed_ws, x, target)
+    bars = tape.gradient(y)
+    return y.value, bars[: len(thetas)], bars[len(thetas) : len(thetas) + len(ws)]
+
+
+def backprop_without_elision(thetas: list[Any], ws: list[Any], x: Any, target: Any) -> Any:
+    """``backprop`` with ``w @ x`` kept alive until ``+ theta`` is done, as an engine's box keeps it: numpy then
+    makes a new array for the sum, where in ``backprop`` it adds into the product's (temporary elision, from 256 KiB
+    on)."""
+    xs, zs, products = [x], [], []
+    for theta, w in zip(thetas, ws):
+        products.append(w @ xs[-1])
+        zs.append(products[-1] + theta)
+        xs.append(np.tanh(zs[-1]))
+    del products
+    out = np.logaddexp(0.0, zs[-1])
+    residual = out - target
+    value = np.mean(residual**2)
+    x_bar = 2.0 * residual / residual.size
+    z_bar = x_bar / (1.0 + np.exp(-zs[-1]))
+    theta_bars, w_bars = [], []
+    for i in reversed(range(len(ws))):
+        if i < len(ws) - 1:
+            z_bar = x_bar * (1.0 - xs[i + 1] ** 2)
+        theta_bars.append(np.sum(z_bar, axis=1, keepdims=True))
+        w_bars.append(z_bar @ xs[i].T)
+        if i:
+            x_bar = ws[i].T @ z_bar
+    return value, theta_bars[::-1], w_bars[::-1]
+
+
+def bounds_table() -> str:
+    """The engine's gradient beside what bounds it, each a ratio to ``backprop`` in the same rounds."""
+    rows = []
+    for width in (16, 128, 512):
+        problem = make_mlp(width)
+        args = (problem["thetas"], problem["ws"], problem["x"], problem["target"])
+        steps = mlp_gradient(problem)
+        steps["rules by hand"] = lambda args=args: rules_by_hand(*args)
+        steps["minimal tape"] = lambda args=args: minimal_tape_gradient(*args)
+        steps["backprop, w @ x kept"] = lambda args=args: backprop_without_elision(*args)
+        want = backprop(*args)
+        for name in ("rules by hand", "minimal tape", "backprop, w @ x kept"):
+            _, th, w = steps[name]()
+            _close([*th, *w], [*want[1], *want[2]], f"{name}, width {width}")
+        p = Paired(steps, "numpy backprop by hand", rounds=ROUNDS)
+        rows.append(
+            [f"width {width}"]
+            + [p.spread(name) for name in ("chainrules.engines.gradient", "minimal tape", "rules by hand")]
+            + [p.spread("backprop, w @ x kept")]
+        )
+    headers = ["MLP gradient / backprop", "the engine", "a minimal tape, same rules", "the rules by hand, no engine"]
+    return table([*headers, "backprop with w @ x kept"], rows)
+
+
 def main() -> None:
     print(f"numpy {np.__version__}; {ROUNDS} rounds\n")
+    if "--bounds" in sys.argv:
+        print(bounds_table())
+        return
     print(timing_table())
     print()
     print(memory_table())
