@@ -178,8 +178,17 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     infinite x); for an infinite p where x**(p - 1) is 0, 0, the limit, where
     ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
     p is exact.
+
+    A Python number ``p`` with a numpy ``x`` stays one: numpy's ``where``
+    would make it an int64 or float64 array, whose power of a float32 ``x``
+    is float64, and the partial would round differently from ``x ** p``'s own
+    float32 arithmetic. (A Python float ``x`` keeps numpy's exponent: its
+    power overflows to ``inf`` there, where Python's raises.)
     """
-    e = m.where(p == 0, 1, p - 1)
+    if isinstance(p, int | float | complex) and isinstance(x, np.ndarray | np.generic):
+        e = 1 if p == 0 else p - 1
+    else:
+        e = m.where(p == 0, 1, p - 1)
     t = m.where(e == 0, 1, x**e)  # x**0 is 1, at a complex 0 too (torch gives nan there)
     return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
