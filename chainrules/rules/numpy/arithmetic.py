@@ -204,9 +204,12 @@ def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
     jumps from 0 to inf at p == 0), as ChainRules.jl. For real x < 0 the
     real power has no derivative in p: nan with numpy's warning for the log
     of a negative number (as numpy, JAX and PyTorch; ChainRules.jl takes the
-    real part of the complex derivative).
+    real part of the complex derivative). At an infinite x where x**p is 0
+    (Re(p) < 0), 0: the limit of x**p log(x), where ``0 * inf`` would be nan
+    (the log of -inf is nan already, by the rule for x < 0).
     """
-    value = out * m.log(m.where(x == 0, 1, x))
+    log = m.log(m.where(x == 0, 1, x))
+    value = m.where((out == 0) & m.isinf(log), 0, out * log)
     at_zero = m.where(real_part(m, p) > 0, 0.0, value + NAN)  # value + NAN: the standard takes one scalar in where
     return m.where(x == 0, at_zero, value)
 
