@@ -301,7 +301,15 @@ def directional_fd(
             for i, (layout, b) in enumerate(zip(s.layouts, s.base))
         ]
         g, *xs = values
-        return s.out_layout.to_vec(g(*xs, **s.kwargs))
+        vec = s.out_layout.to_vec(g(*xs, **s.kwargs))
+        if np.shape(vec) != (s.out_layout.size,):
+            # a value of another type (scipy's logm turns complex where an eigenvalue crosses the negative real
+            # axis, and returns no NaN): outside the domain at this step, as a NaN or a raised error would be
+            raise ValueError(
+                f"the output has {np.size(vec)} real entries here, the primal {s.out_layout.size}: it turned "
+                "complex or real, or changed shape"
+            )
+        return vec
 
     one_step = s.few and fdm is None
     quick = provisional and not one_step

@@ -178,8 +178,17 @@ def power_dx(m: Any, out: Any, x: Any, p: Any) -> Any:
     infinite x); for an infinite p where x**(p - 1) is 0, 0, the limit, where
     ``p * 0`` would be NaN (``2**-inf``). Negative x with an integer-valued
     p is exact.
+
+    A Python number ``p`` with a numpy ``x`` stays one: numpy's ``where``
+    would make it an int64 or float64 array, whose power of a float32 ``x``
+    is float64, and the partial would round differently from ``x ** p``'s own
+    float32 arithmetic. (A Python float ``x`` keeps numpy's exponent: its
+    power overflows to ``inf`` there, where Python's raises.)
     """
-    e = m.where(p == 0, 1, p - 1)
+    if isinstance(p, int | float | complex) and isinstance(x, np.ndarray | np.generic):
+        e = 1 if p == 0 else p - 1
+    else:
+        e = m.where(p == 0, 1, p - 1)
     t = m.where(e == 0, 1, x**e)  # x**0 is 1, at a complex 0 too (torch gives nan there)
     return m.where(((t == 0) & m.isinf(p)) | (p == 0), 0, p * t)
 
@@ -195,9 +204,12 @@ def power_dp(m: Any, out: Any, x: Any, p: Any) -> Any:
     jumps from 0 to inf at p == 0), as ChainRules.jl. For real x < 0 the
     real power has no derivative in p: nan with numpy's warning for the log
     of a negative number (as numpy, JAX and PyTorch; ChainRules.jl takes the
-    real part of the complex derivative).
+    real part of the complex derivative). At an infinite x where x**p is 0
+    (Re(p) < 0), 0: the limit of x**p log(x), where ``0 * inf`` would be nan
+    (the log of -inf is nan already, by the rule for x < 0).
     """
-    value = out * m.log(m.where(x == 0, 1, x))
+    log = m.log(m.where(x == 0, 1, x))
+    value = m.where((out == 0) & m.isinf(log), 0, out * log)
     at_zero = m.where(real_part(m, p) > 0, 0.0, value + NAN)  # value + NAN: the standard takes one scalar in where
     return m.where(x == 0, at_zero, value)
 
