@@ -21,6 +21,13 @@ for JAX), float64, each in alternation with JAX's in one process
 (``timing.Paired``), with the evaluations of f each makes:
 
     python benchmarks/bench_harness.py --jax [--rounds R] [n ...]
+
+``--before DIR`` compares instead ``test_frule`` and ``test_rrule`` with
+those of another checkout at DIR (its ``chainrules_core/testing`` loaded
+beside this one, sharing the registry), at n = 10 to 100,000 (or the sizes
+given), in alternation in one process:
+
+    python benchmarks/bench_harness.py --before DIR [--rounds R] [n ...]
 """
 
 from __future__ import annotations
@@ -150,6 +157,38 @@ def against_jax(sizes: list[int], rounds: int) -> None:
     print(table(headers, rows))
 
 
+# ----- against another checkout's harness -----
+
+
+def against_before(directory: str, sizes: list[int], rounds: int) -> None:
+    import importlib.util
+
+    from timing import Paired
+
+    package = os.path.join(directory, "chainrules_core", "testing")
+    name = "chainrules_core._testing_before"
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(package, "__init__.py"), submodule_search_locations=[package]
+    )
+    assert spec is not None and spec.loader is not None
+    before = importlib.util.module_from_spec(spec)
+    sys.modules[name] = before
+    spec.loader.exec_module(before)
+    rows = []
+    for check in ("test_frule", "test_rrule"):
+        new, old = globals()[check], getattr(before, check)
+        for n in sizes:
+            x = np.linspace(-3.0, 3.0, n)
+            cands = {"after": lambda: new(x_sin, x), "before": lambda: old(x_sin, x)}  # noqa: B023
+            paired = Paired(cands, "before", rounds=rounds, batch_time=0.1)
+            evaluations = [old(x_sin, x).evaluations, new(x_sin, x).evaluations]
+            times = [format_time(paired.median("before")), format_time(paired.median("after"))]
+            rows.append([check, n, *evaluations, *times, paired.spread("after")])
+    headers = ["check", "n", "evaluations before", "after", "time before", "after", "after / before"]
+    print(f"x_sin(x) for x of n entries, this checkout against {directory}")
+    print(table(headers, rows))
+
+
 def main() -> None:
     rows, forward_rows = [], []
     for n in SIZES:
@@ -194,8 +233,16 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    given, rounds, sizes = mode_arguments(sys.argv[1:], "--jax")
-    if given:
+    argv = sys.argv[1:]
+    directory = None
+    if "--before" in argv:
+        k = argv.index("--before")
+        directory = argv[k + 1]
+        del argv[k : k + 2]
+    given, rounds, sizes = mode_arguments(argv, "--jax")
+    if directory is not None:
+        against_before(directory, sizes or list(SIZES), rounds)
+    elif given:
         against_jax(sizes or [1_000], rounds)
     else:
         main()
