@@ -189,8 +189,9 @@ class CheckOptions:
     jacobian: bool = False
     """First compare the full Jacobian entry by entry and list the entries that differ (O(n), for diagnosis)."""
     evaluations: str = "adaptive"
-    """``"adaptive"``: per argument, one step (7 evaluations), and the step search where that step's error could
-    turn a verdict (``check_inner``); ``"few"``: one step along all arguments at once (about 6)."""
+    """``"adaptive"``: one step (7 evaluations) per argument for ``test_rrule``, along all arguments at once for
+    ``test_frule``, and the step search where that step's error could turn a verdict (``settle``); ``"few"``: one
+    step along all arguments at once (about 6)."""
     variants: bool = False
     """Also call the rule with fast paths off, seeds, tangents and arguments in other layouts, and a seed or tangent
     of the wrong shape: the same numbers, nothing modified, the wrong shape refused (``testing.variants``)."""
@@ -289,7 +290,7 @@ def directional_fd(
 
     ``provisional``: the one-step estimate first, with the step search as its ``refine`` (see
     ``FiniteDifferences.derivative``), for a check that settles its verdict on it or else refines it
-    (``check_inner``); with ``evaluations="few"`` the one step is taken as it is.
+    (``settle``); with ``evaluations="few"`` the one step is taken as it is.
     """
     scale = step_scale(s, directions)
     if scale is None or s.out_layout.size == 0:
@@ -382,20 +383,42 @@ def _text(hint: Hint) -> str:
     return hint() if callable(hint) else hint
 
 
-def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hint: Hint = "") -> None:
-    """``got`` against a finite difference, in the max norm."""
+def settle(
+    s: Setup, fd: FDResult, measure: Callable[[FDResult], tuple[float, float, float]]
+) -> tuple[FDResult, float, float, float]:
+    """The finite difference a check takes its verdict on, with ``measure(fd)``: difference, scale, allowance.
+
+    A provisional difference (``fd.refine``) decides only a pass that its
+    whole error allowance cannot turn: the difference plus the allowance
+    within the tolerance, so that any derivative within its error passes
+    too. Every other verdict, a failure included, is taken on the step
+    search's difference, which the rest of the check then uses.
+    """
+    diff, scale, allowance = measure(fd)
+    if fd.refine is not None and not diff + allowance <= s.atol + s.rtol * scale:
+        fd = fd.refine()
+        diff, scale, allowance = measure(fd)
+    return fd, diff, scale, allowance
+
+
+def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hint: Hint = "") -> FDResult:
+    """``got`` against a finite difference, in the max norm; the difference used (a provisional one: ``settle``)."""
     if not np.all(np.isfinite(got)):
         raise s.fail(check, f"{where}: the tangent is not finite: {preview(got)}")
+    size = _max_abs(got)
+
+    def measure(fd: FDResult) -> tuple[float, float, float]:
+        return _max_abs(got - fd.value), max(_max_abs(fd.value), size), SAFETY * fd.error
+
+    fd, diff, scale, allowance = settle(s, fd, measure)
     expected = fd.value
-    diff = _max_abs(got - expected)
-    scale = max(_max_abs(expected), _max_abs(got))
-    verdict = _verdict(s, diff, scale, SAFETY * fd.error, fd.natural)
+    verdict = _verdict(s, diff, scale, allowance, fd.natural)
     _record(s, diff, max(scale, RESOLUTION * fd.natural))
     if verdict == "inconclusive":
         raise s.fail(check, inconclusive(where, fd.error, scale) + kink_hint(s))
     if verdict == "mismatch":
         worst = int(np.argmax(np.abs(got - expected)))
-        tol = s.atol + s.rtol * scale + SAFETY * fd.error
+        tol = s.atol + s.rtol * scale + allowance
         raise s.fail(
             check,
             f"{where}: the tangent differs from finite differences by {diff:.3g} (tolerance {tol:.3g}); "
@@ -403,37 +426,32 @@ def check_close(s: Setup, check: str, where: str, got: Vector, fd: FDResult, hin
             f"  rule:                {preview(got)}\n  finite differences:  {preview(expected)}"
             f"{_text(hint)}{kink_hint(s)}",
         )
+    return fd
 
 
 def check_inner(
     s: Setup, check: str, where: str, y_bar: Vector, fd: FDResult, x_bar: Vector, dx: Vector, hint: Hint = ""
 ) -> FDResult:
-    """The identity ``<y_bar, J dx> == <x_bar, dx>`` with ``J dx`` from finite differences; the difference used.
-
-    A provisional difference (``fd.refine``) decides only a pass that its
-    whole error allowance cannot turn: ``|lhs - rhs|`` plus the allowance
-    within the tolerance, so that any derivative within its error passes
-    too. Every other verdict, a failure included, is taken on the step
-    search's difference, which the rest of the check then uses.
-    """
+    """The identity ``<y_bar, J dx> == <x_bar, dx>`` with ``J dx`` from finite differences; the difference used
+    (a provisional one: ``settle``)."""
     if not np.all(np.isfinite(x_bar)):
         raise s.fail(check, f"{where}: the cotangent is not finite: {preview(x_bar)}")
     rhs = dot(x_bar, dx)
     rhs_scale = dot(np.abs(x_bar), np.abs(dx))
     mass = float(np.sum(np.abs(y_bar)))
-    lhs = dot(y_bar, fd.value)
-    scale = dot(np.abs(y_bar), np.abs(fd.value)) + rhs_scale
-    if fd.refine is not None and abs(lhs - rhs) + SAFETY * mass * fd.error > s.atol + s.rtol * scale:
-        fd = fd.refine()
+
+    def measure(fd: FDResult) -> tuple[float, float, float]:
         lhs = dot(y_bar, fd.value)
-        scale = dot(np.abs(y_bar), np.abs(fd.value)) + rhs_scale
-    diff = abs(lhs - rhs)
-    verdict = _verdict(s, diff, scale, SAFETY * mass * fd.error, mass * fd.natural)
+        return abs(lhs - rhs), dot(np.abs(y_bar), np.abs(fd.value)) + rhs_scale, SAFETY * mass * fd.error
+
+    fd, diff, scale, allowance = settle(s, fd, measure)
+    lhs = dot(y_bar, fd.value)
+    verdict = _verdict(s, diff, scale, allowance, mass * fd.natural)
     _record(s, diff, max(scale, RESOLUTION * mass * fd.natural))
     if verdict == "inconclusive":
         raise s.fail(check, inconclusive(where, fd.error, _max_abs(fd.value)) + kink_hint(s))
     if verdict == "mismatch":
-        tol = s.atol + s.rtol * scale + SAFETY * mass * fd.error
+        tol = s.atol + s.rtol * scale + allowance
         raise s.fail(
             check,
             f"{where}: <y_bar, J dx> = {lhs:.10g} by finite differences but <x_bar, dx> = {rhs:.10g} "

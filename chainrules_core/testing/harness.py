@@ -211,13 +211,17 @@ def test_frule(f: Callable[..., Any], *args: Any, check_zero_tangents: bool = Fa
 def _check_pushforward(s: Setup, moving: list[int], y_dot_vec: Vector) -> None:
     """The tangent against one finite difference along every tangent at once.
 
-    When that fails, each argument is checked alone, which names the one
-    whose tangent is mishandled; when each passes alone, the tangent is
-    compared with the sum of their finite differences, which are more
-    accurate than one difference along directions of very different scales.
+    That difference is taken at one step, refined by the step search
+    wherever its error could turn the verdict (``settle``). When the check
+    fails, each argument is checked alone, with the step search, which
+    names the one whose tangent is mishandled; when each passes alone, the
+    tangent is compared with the sum of their finite differences, which are
+    more accurate than one difference along directions of very different
+    scales.
     """
     try:
-        check_close(s, "pushforward", "the output", y_dot_vec, along(s, moving), _zero_output_hint(s, y_dot_vec))
+        fd = along(s, moving, provisional=True)
+        check_close(s, "pushforward", "the output", y_dot_vec, fd, _zero_output_hint(s, y_dot_vec))
         s.report.checks.append("pushforward")
         return
     except AssertionError as joint_failure:
