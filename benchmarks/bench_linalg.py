@@ -24,8 +24,9 @@ ratios to the hand-written numpy primal plus gradient, defined as
 perf_bench.py (docs/benchmarks.md) defines them (``det``'s and
 ``slogdet``'s, which it has not, in the same style: ``d = det(A)``,
 ``A_bar = g d inv(A)^T``), measured in alternation (``timing.Paired``, the
-median and quartiles of per-round ratios). ``det``'s row is followed by
-LAPACK's kernels run bare (``bare_det``), in the same alternation:
+median and quartiles of per-round ratios). The rows of ``solve``, ``inv``
+and ``det`` are followed by LAPACK's kernels run bare, as their rules run
+them (``bare_solve``, ``bare_inv``, ``bare_det``), in the same alternation:
 
     python benchmarks/bench_linalg.py --floor [--rounds R] [n ...]   (default n: 128 512)
 """
@@ -136,6 +137,30 @@ def bare_det(a: np.ndarray, g: float) -> Any:
     return det, (inv.T,)
 
 
+def bare_solve(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
+    """``solve``'s gradient by LAPACK's kernels alone, as its rule runs them: one ``getrf``, ``getrs`` for x and
+    with ``A^T`` for ``B_bar``, one product."""
+    from scipy.linalg import get_lapack_funcs
+
+    getrf, getrs = get_lapack_funcs(("getrf", "getrs"), (a,))
+    lu, piv, _ = getrf(a)
+    x, _ = getrs(lu, piv, b)
+    gb, _ = getrs(lu, piv, g, trans=1)
+    a_bar = gb @ x.T
+    return x, (np.negative(a_bar, out=a_bar), gb)
+
+
+def bare_inv(a: np.ndarray, g: np.ndarray) -> Any:
+    """``inv``'s gradient by LAPACK's kernels alone (``getrf``, ``getri``) and the pullback's two products."""
+    from scipy.linalg import get_lapack_funcs
+
+    getrf, getri, getri_lwork = get_lapack_funcs(("getrf", "getri", "getri_lwork"), (a,))
+    lu, piv, _ = getrf(a)
+    inv, _ = getri(lu, piv, lwork=int(getri_lwork(a.shape[0])[0].real), overwrite_lu=True)
+    a_bar = inv.T @ g @ inv.T
+    return inv, (np.negative(a_bar, out=a_bar),)
+
+
 def h_chol(a: np.ndarray, g: np.ndarray) -> Any:
     low = np.linalg.cholesky(a)
     return low, (_chol_grad(low, g),)
@@ -173,15 +198,19 @@ def floor(sizes: list[int], rounds: int) -> None:
                 lambda: h_slogdet(a_well, g_det),  # noqa: B023
             ),
         }
-        bare = {"det": lambda: bare_det(a_well, g_det)}  # noqa: B023
+        bare = {
+            "solve(A, B)": (lambda: bare_solve(a_well, b, g), "getrf + 2 getrs + product"),  # noqa: B023
+            "inv": (lambda: bare_inv(a_well, g), "getrf + getri + 2 products"),  # noqa: B023
+            "det": (lambda: bare_det(a_well, g_det), "getrf + getri"),  # noqa: B023
+        }
         for name, (ours, hand) in pairs.items():
             candidates = {"chainrules": ours, "hand": hand}
             if name in bare:
-                candidates["bare"] = bare[name]
+                candidates["bare"] = bare[name][0]
             paired = Paired(candidates, "hand", rounds=rounds, batch_time=0.05)
             rows.append((f"{name} gradient", n, format_time(paired.median("hand")), paired.spread("chainrules")))
             if name in bare:
-                rows.append((f"{name}: bare getrf + getri", n, "", paired.spread("bare")))
+                rows.append((f"{name}: bare {bare[name][1]}", n, "", paired.spread("bare")))
     print(table(["function", "n", "hand-written", "chainrules / hand-written (quartiles)"], rows))
 
 
