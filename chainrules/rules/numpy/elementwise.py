@@ -470,21 +470,30 @@ def _sech2_of_array(out: np.ndarray, x: np.ndarray) -> np.ndarray:
     return _inverse_cosh_squared(x, s)
 
 
-def _within_two(out: np.ndarray) -> bool:
-    """Whether every |x| <= 2 where ``out = tanh(x)`` is a non-empty array: its largest and smallest entries,
-    read by ``argmax`` and ``argmin`` (faster than a reduction on small arrays; a NaN gives ``False``)."""
-    hi, lo = out.item(out.argmax()), out.item(out.argmin())
-    return hi * hi <= _TANH2_AT_2 and lo * lo <= _TANH2_AT_2
+def _largest_magnitude(x: np.ndarray) -> float:
+    """The largest |x| of a non-empty real array, from its largest and smallest entries read by ``argmax`` and
+    ``argmin`` (faster than a reduction on small arrays); NaN if it has a NaN."""
+    hi, lo = x.item(x.argmax()), x.item(x.argmin())
+    return hi if hi != hi else lo if lo != lo else max(hi, -lo)
 
 
-def _seed_over_cosh_squared(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+def _seed_over_cosh_squared(x: np.ndarray, g: np.ndarray, tame: bool = False) -> np.ndarray:
     """``(g / cosh x) / cosh x``: sech² times the seed in one pass fewer than the slope times ``g``; 0 past
-    |x| = 710, where cosh overflows and sech² has underflowed. For small arrays only: from 128 KiB on, its
-    second buffer costs more than the pass it saves (such an allocation goes to the system and back each call)."""
-    with np.errstate(over="ignore"):
+    |x| = 710, where cosh overflows and sech² has underflowed (``tame``: no |x| is beyond 710, and numpy's error
+    state need not be set, which costs as much as the cosh of a thousand entries). For small arrays only: from 128
+    KiB on, its second buffer costs more than the pass it saves (such an allocation goes to the system and back
+    each call)."""
+    if tame:
         c = np.cosh(x)
+    else:
+        with np.errstate(over="ignore"):
+            c = np.cosh(x)
     bar = np.divide(g, c)
     return np.divide(bar, c, out=bar)
+
+
+_COSH_FINITE = 710.0
+"""cosh(x) is finite for |x| <= 710 (it overflows past 710.4758)."""
 
 
 _SMALL = 8192
@@ -525,7 +534,9 @@ def _rrule_tanh(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
         return _scalar_rrule_fast(rule, f, x)
     out = f(x)
     dtype, shape = x.dtype, x.shape
-    kept = x if x.size > _SMALL or (x.size and not _within_two(out)) else None
+    largest = (_largest_magnitude(x) if x.size <= _SMALL else math.nan) if x.size else 0.0
+    kept = None if largest <= 2.0 else x  # NaN compares false
+    tame = largest <= _COSH_FINITE
     del x, args
 
     def tanh_pullback(out_bar: Any) -> tuple[Any, Any]:
@@ -535,7 +546,7 @@ def _rrule_tanh(rule: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
                 np.subtract(_ONE[dtype], s, out=s)
                 return _NO_TANGENT, np.multiply(s, out_bar, out=s)
             if kept.size <= _SMALL:
-                return _NO_TANGENT, _seed_over_cosh_squared(kept, out_bar)
+                return _NO_TANGENT, _seed_over_cosh_squared(kept, out_bar, tame)
             s = _sech2_of_array(out, kept)
             return _NO_TANGENT, np.multiply(s, out_bar, out=s)
         seed = checked_seed(f, out_bar, shape)
