@@ -147,7 +147,9 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
         rule = fast_get(id(f)) or type_get(type(f))
         if rule is not None:
             if kwargs:
-                return rule(f, *args, **kwargs) if x is MISSING else rule(f, x, *args, **kwargs)
+                if x is MISSING:  # every argument by keyword: the general path moves the leading ones to positions
+                    return dispatch(f, (), kwargs)
+                return rule(f, x, *args, **kwargs)
             if args:
                 return rule(f, x, *args)
             return rule(f) if x is MISSING else rule(f, x)
@@ -156,7 +158,10 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
         if isinstance(f, RuleConfig):  # rrule(config, g, *rest), g without config-aware rules
             rule = config_fast_get(id(x)) or config_type_get(type(x))
             if rule is not None:
-                return rule(x, *args, **kwargs) if kwargs else rule(x, *args)
+                if not kwargs:
+                    return rule(x, *args)
+                if args:
+                    return rule(x, *args, **kwargs)
         return dispatch(f, (x, *args), kwargs)
 
     _expose(rrule, registry)
@@ -201,7 +206,10 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
             g = args[0]
             rule = config_fast_get(id(g)) or config_type_get(type(g))
             if rule is not None and type(f) is tuple and len(f) == len(args):
-                return rule(f, *args, **kwargs) if kwargs else rule(f, *args)
+                if not kwargs:
+                    return rule(f, *args)
+                if len(args) > 1:
+                    return rule(f, *args, **kwargs)
         return dispatch(tangents, f, args, kwargs)
 
     _expose(frule, registry)
