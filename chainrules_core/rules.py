@@ -15,7 +15,11 @@ Reverse mode returns the primal with a pullback closure::
 * The pushforward takes one tangent per positional argument plus one for
   ``f`` itself, first; the pullback returns one cotangent per positional
   argument plus one for ``f``, first (``NoTangent()`` for a function without
-  fields). Keyword arguments never get tangents.
+  fields). Keyword arguments never get tangents, except in a call with no
+  positional argument at all: ``rrule(np.sum, a=x)`` is ``rrule(np.sum, x)``,
+  the keywords naming ``f``'s leading parameters moved to positions, in
+  order up to the first not given (``chainrules_core.keywords``); the
+  pullback then answers for each moved argument in its position.
 * No rule for these arguments: both return ``None``. They raise only for
   misuse: a wrong number of tangents, an ``f`` that is not callable.
 * A function returning a tuple has a tuple tangent; its pullback accepts a
@@ -125,8 +129,10 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
     def rrule(f: Any, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> RRuleResult | None:
         """Reverse mode: ``y, pullback = rrule(f, *args, **kwargs)``, or ``None`` when no rule applies.
 
-        ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``. ``rrule(config, f, *args)``
-        passes an engine's ``RuleConfig``. Register rules with ``@rrule.register(f)``.
+        ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``: one cotangent per positional argument; a call
+        without any (``rrule(np.sum, a=x)``) is the call with its leading keywords moved to positions
+        (``rrule(np.sum, x)``). ``rrule(config, f, *args)`` passes an engine's ``RuleConfig``. Register rules
+        with ``@rrule.register(f)``.
 
         >>> import math
         >>> from chainrules_core import NoTangent
@@ -178,8 +184,9 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
     def frule(tangents: Any, f: Any = MISSING, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> FRuleResult | None:
         """Forward mode: ``y, y_dot = frule((f_dot, *arg_dots), f, *args, **kwargs)``, or ``None``.
 
-        ``frule(config, tangents, f, *args)`` passes an engine's ``RuleConfig``.
-        Register rules with ``@frule.register(f)``.
+        One tangent per positional argument; a call without any (``frule(tangents, np.sum, a=x)``) is the
+        call with its leading keywords moved to positions, a tangent for each. ``frule(config, tangents, f,
+        *args)`` passes an engine's ``RuleConfig``. Register rules with ``@frule.register(f)``.
 
         >>> import math
         >>> from chainrules_core import NoTangent

@@ -174,7 +174,8 @@ class CheckOptions:
     """The options ``test_frule``, ``test_rrule`` and ``test_scalar`` share, passed to them as keywords."""
 
     fkwargs: dict[str, Any] | None = None
-    """Keyword arguments of the call ``f(*args, **fkwargs)``; they get no tangents."""
+    """Keyword arguments of the call ``f(*args, **fkwargs)``; they get no tangents, unless ``args`` is empty: the
+    keywords naming ``f``'s leading parameters are then its positional arguments, as ``rrule`` takes them."""
     rtol: float | None = None
     """Relative tolerance; by default ``RTOL`` of the lowest precision among the inputs and the output."""
     atol: float | None = None
