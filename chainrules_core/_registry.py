@@ -46,6 +46,7 @@ from ._registration import check_registration, check_rule_signature
 from .config import RuleConfig
 from .debug import DEBUG_MODE, check_frule_tangents, checked_frule_result, checked_rrule_result
 from .fast_paths import FAST_PATHS
+from .keywords import keywords_as_positional
 from .naming import function_name
 
 
@@ -508,11 +509,14 @@ class RRuleRegistry(RuleRegistry):
 
     def dispatch(self, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The general path of ``rrule(f, *args, **kwargs)`` and ``rrule(config, f, *args, **kwargs)``."""
+        config = None
         if isinstance(f, RuleConfig):
             if not args:
                 raise TypeError("rrule(config, f, *args): the primal f is missing")
-            return self.call(f, (), args[0], args[1:], kwargs)
-        return self.call(None, (), f, args, kwargs)
+            config, f, args = f, args[0], args[1:]
+        if kwargs and not args:  # np.sum(a=x): the call np.sum(x)
+            args, kwargs = keywords_as_positional(f, kwargs, self.mode)
+        return self.call(config, (), f, args, kwargs)
 
     def _through(self, config: RuleConfig | None, head: tuple[Any, ...], u: Unwrapped, args: tuple[Any, ...]) -> Any:
         func, leading, keywords, fields = u
@@ -553,6 +557,8 @@ class FRuleRegistry(RuleRegistry):
                 f"frule for {function_name(f)}: tangents must be a tuple (f_dot, *arg_dots), "
                 f"got a {type(tangents).__name__}"
             )
+        if kwargs and not args:  # np.sum(a=x): the call np.sum(x), with a tangent for x
+            args, kwargs = keywords_as_positional(f, kwargs, self.mode)
         if len(tangents) != len(args) + 1:
             raise ValueError(
                 f"frule for {function_name(f)}: got {len(tangents)} tangents for {len(args)} arguments; "

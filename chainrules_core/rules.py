@@ -15,7 +15,11 @@ Reverse mode returns the primal with a pullback closure::
 * The pushforward takes one tangent per positional argument plus one for
   ``f`` itself, first; the pullback returns one cotangent per positional
   argument plus one for ``f``, first (``NoTangent()`` for a function without
-  fields). Keyword arguments never get tangents.
+  fields). Keyword arguments never get tangents, except in a call with no
+  positional argument at all: ``rrule(np.sum, a=x)`` is ``rrule(np.sum, x)``,
+  the keywords naming ``f``'s leading parameters moved to positions, in
+  order up to the first not given (``chainrules_core.keywords``); the
+  pullback then answers for each moved argument in its position.
 * No rule for these arguments: both return ``None``. They raise only for
   misuse: a wrong number of tangents, an ``f`` that is not callable.
 * A function returning a tuple has a tuple tangent; its pullback accepts a
@@ -125,8 +129,10 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
     def rrule(f: Any, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> RRuleResult | None:
         """Reverse mode: ``y, pullback = rrule(f, *args, **kwargs)``, or ``None`` when no rule applies.
 
-        ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``. ``rrule(config, f, *args)``
-        passes an engine's ``RuleConfig``. Register rules with ``@rrule.register(f)``.
+        ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``: one cotangent per positional argument; a call
+        without any (``rrule(np.sum, a=x)``) is the call with its leading keywords moved to positions
+        (``rrule(np.sum, x)``). ``rrule(config, f, *args)`` passes an engine's ``RuleConfig``. Register rules
+        with ``@rrule.register(f)``.
 
         >>> import math
         >>> from chainrules_core import NoTangent
@@ -147,7 +153,9 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
         rule = fast_get(id(f)) or type_get(type(f))
         if rule is not None:
             if kwargs:
-                return rule(f, *args, **kwargs) if x is MISSING else rule(f, x, *args, **kwargs)
+                if x is MISSING:  # every argument by keyword: the general path moves the leading ones to positions
+                    return dispatch(f, (), kwargs)
+                return rule(f, x, *args, **kwargs)
             if args:
                 return rule(f, x, *args)
             return rule(f) if x is MISSING else rule(f, x)
@@ -156,7 +164,10 @@ def _make_rrule(registry: RRuleRegistry) -> RRule:
         if isinstance(f, RuleConfig):  # rrule(config, g, *rest), g without config-aware rules
             rule = config_fast_get(id(x)) or config_type_get(type(x))
             if rule is not None:
-                return rule(x, *args, **kwargs) if kwargs else rule(x, *args)
+                if not kwargs:
+                    return rule(x, *args)
+                if args:
+                    return rule(x, *args, **kwargs)
         return dispatch(f, (x, *args), kwargs)
 
     _expose(rrule, registry)
@@ -173,8 +184,9 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
     def frule(tangents: Any, f: Any = MISSING, x: Any = MISSING, /, *args: Any, **kwargs: Any) -> FRuleResult | None:
         """Forward mode: ``y, y_dot = frule((f_dot, *arg_dots), f, *args, **kwargs)``, or ``None``.
 
-        ``frule(config, tangents, f, *args)`` passes an engine's ``RuleConfig``.
-        Register rules with ``@frule.register(f)``.
+        One tangent per positional argument; a call without any (``frule(tangents, np.sum, a=x)``) is the
+        call with its leading keywords moved to positions, a tangent for each. ``frule(config, tangents, f,
+        *args)`` passes an engine's ``RuleConfig``. Register rules with ``@frule.register(f)``.
 
         >>> import math
         >>> from chainrules_core import NoTangent
@@ -201,7 +213,10 @@ def _make_frule(registry: FRuleRegistry) -> FRule:
             g = args[0]
             rule = config_fast_get(id(g)) or config_type_get(type(g))
             if rule is not None and type(f) is tuple and len(f) == len(args):
-                return rule(f, *args, **kwargs) if kwargs else rule(f, *args)
+                if not kwargs:
+                    return rule(f, *args)
+                if len(args) > 1:
+                    return rule(f, *args, **kwargs)
         return dispatch(tangents, f, args, kwargs)
 
     _expose(frule, registry)

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from chainrules_core.keywords import keywords_as_positional
 from chainrules_core.naming import function_name
 
 from ._structure import CONTAINERS, Boxed, Path, strip, type_name
@@ -274,6 +275,8 @@ def call(
                     if y is not MISS:
                         return y
                 break
+    if kwargs and not args and not isinstance(primals[0], Boxed):  # np.sum(a=x): the call np.sum(x)
+        args, kwargs = keywords_as_positional(primals[0], kwargs)
     f, values, leaves, trace = split(primals[0], args)
     if trace is _OBJECT_ARRAYS:  # numpy's np.array([x, y]) among the arguments: one boxed array each
         args = tuple(_packed(a) for a in args)

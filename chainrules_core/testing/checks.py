@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..config import RuleConfig
+from ..keywords import keywords_as_positional
 from ..naming import function_name, plural
 from ..tangent_types import (
     NoTangent,
@@ -173,7 +174,8 @@ class CheckOptions:
     """The options ``test_frule``, ``test_rrule`` and ``test_scalar`` share, passed to them as keywords."""
 
     fkwargs: dict[str, Any] | None = None
-    """Keyword arguments of the call ``f(*args, **fkwargs)``; they get no tangents."""
+    """Keyword arguments of the call ``f(*args, **fkwargs)``; they get no tangents, unless ``args`` is empty: the
+    keywords naming ``f``'s leading parameters are then its positional arguments, as ``rrule`` takes them."""
     rtol: float | None = None
     """Relative tolerance; by default ``RTOL`` of the lowest precision among the inputs and the output."""
     atol: float | None = None
@@ -203,7 +205,9 @@ class CheckOptions:
         unknown = sorted(set(options) - known)
         if unknown:
             raise TypeError(
-                f"{caller}: unknown option {', '.join(unknown)}; the options are {', '.join(sorted(known))}"
+                f"{caller}: unknown option {', '.join(unknown)}; the options are {', '.join(sorted(known))} "
+                f"(the function's own keyword arguments go in fkwargs=, e.g. fkwargs={{{unknown[0]!r}: ...}}; "
+                "the arguments to differentiate, positionally)"
             )
         parsed = cls(**options)
         if parsed.evaluations not in ("adaptive", "few"):
@@ -223,6 +227,12 @@ def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Se
     f, *rest = primals
     if not callable(f):
         raise TypeError(f"test_{mode}: the function must be callable, got {f!r}")
+    kwargs = dict(options.fkwargs or {})
+    if not rest and kwargs:  # fkwargs={"a": x} alone: the call f(x), as rrule and frule take it
+        moved, kwargs = keywords_as_positional(f, kwargs, f"test_{mode}")
+        rest = list(moved)
+        primals.extend(moved)
+        given.extend([None] * len(moved))
     layouts = [layout_of(x) for x in primals]
     names = ["the function itself", *_argument_names(f, len(rest))]
     tangents = []
@@ -237,7 +247,6 @@ def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Se
     fdm = options.fdm
     if isinstance(fdm, str):
         fdm = FiniteDifferences(fdm)  # type: ignore[arg-type]
-    kwargs = dict(options.fkwargs or {})
     y_ref = f(*rest, **kwargs)
     precision = lowest_precision(*primals, y_ref)
     s = Setup(
