@@ -33,7 +33,7 @@ import numpy as np
 from chainrules_core import AbstractZero, NoTangent, Tangent, backing, frule, primal_type, rrule, unthunk
 from chainrules_core.arrays import is_complex_dtype, namespace_of
 from chainrules_core.naming import function_name
-from chainrules_core.testing.tangents import rand_tangent
+from chainrules_core.testing.tangents import PrimalAndTangent, rand_tangent
 
 RTOL = {"float64": 1e-10, "float32": 1e-5}
 """A rule on another library agrees with its numpy run to this, relative to the largest entry."""
@@ -232,6 +232,7 @@ def compare_on(
     that is not an array of the library, a value off numpy's.
     """
     library.setup()
+    args = tuple(a.primal if isinstance(a, PrimalAndTangent) else a for a in args)  # its own tangents: random
     kwargs = dict(fkwargs or {})
     rng = np.random.default_rng(seed + 7919)  # not the seed the arguments were drawn with: tangents other than them
     name = function_name(f)
