@@ -463,17 +463,26 @@ def lu_factored(a: Any) -> tuple[Any, Any, Any] | None:
 
     Only for a plain numpy matrix (not a stack, not empty, not a value an
     engine follows) of float or complex dtype, and where scipy is present;
-    ``None`` otherwise, and where the factorization meets an exact zero pivot
-    (numpy's functions then say what they say of a singular matrix).
+    ``None`` otherwise, and where a pivot is within ``n`` roundings of zero
+    relative to the largest: numpy's LAPACK is not scipy's, and at a
+    singular matrix one may meet an exact zero pivot (numpy's ``solve`` and
+    ``inv`` raise ``LinAlgError``, its ``det`` is 0) where the other meets
+    1e-16 (``solve`` would return entries of 1e16). numpy's functions then
+    say what they say of the matrix.
     """
     found = _scipy_lu()
     if found is None or type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in "fdFD":
         return None
-    if a.shape[0] != a.shape[1] or a.size == 0:
+    n = a.shape[0]
+    if a.shape[1] != n or a.size == 0:
         return None
     getrf, getrs = found[0](("getrf", "getrs"), (a,))
     lu, piv, info = getrf(a)
-    return None if info != 0 else (getrs, lu, piv)
+    if info != 0:
+        return None
+    pivots = np.abs(np.diagonal(lu))
+    smallest, largest = pivots.min(), pivots.max()  # NaN compares false below: numpy's functions say
+    return (getrs, lu, piv) if smallest > n * np.finfo(lu.dtype).eps * largest else None
 
 
 def lu_inverse(a: Any) -> Any:

@@ -215,3 +215,21 @@ def test_multi_dot_cotangent_follows_the_container():
         assert isinstance(bars, Tangent) and len(bars) == 3
         np.testing.assert_allclose(bars[2], np.full(4, 9.0))  # (A1 A2)^T (1, 2): (1 + 2) * 3 for each entry
     assert rrule(np.linalg.multi_dot, arrays, out=np.zeros(2)) is None
+
+
+def test_a_singular_matrix_gets_numpys_answers_whichever_lapack_factorises():
+    """At a rank-deficient matrix numpy's LU meets an exact zero pivot where scipy's meets 2e-16: the fast paths
+    that factorise with scipy leave such a matrix to numpy, so solve and inv raise numpy's LinAlgError (not a
+    solution of entries near 1e16) and det and slogdet give numpy's values."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((6, 5)) @ rng.standard_normal((6, 5)).T
+    for f, args in ((np.linalg.solve, (a, np.ones(6))), (np.linalg.inv, (a,))):
+        try:
+            want = f(*args)
+        except np.linalg.LinAlgError:  # numpy's LU met its zero pivot (it does with numpy's bundled OpenBLAS)
+            with pytest.raises(np.linalg.LinAlgError):
+                rrule(f, *args)
+        else:
+            np.testing.assert_array_equal(rrule(f, *args)[0], want)
+    assert rrule(np.linalg.det, a)[0] == np.linalg.det(a)
+    assert tuple(rrule(np.linalg.slogdet, a)[0]) == tuple(np.linalg.slogdet(a))
