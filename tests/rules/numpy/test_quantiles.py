@@ -5,7 +5,8 @@ import pytest
 
 import chainrules.engines as ad
 from chainrules.checks.numpy.quantiles import DISCONTINUOUS, METHODS
-from chainrules_core import NoTangent, ZeroTangent, frule, rrule
+from chainrules_core import NoTangent, frule, rrule, unthunk
+from chainrules_core.keywords import keywords_as_positional
 from tests.rules.cases import case_params
 
 
@@ -109,16 +110,20 @@ def test_buffers_and_overwritten_inputs_get_no_rule():
 
 
 @pytest.mark.parametrize("f", [np.median, np.nanmedian, np.quantile, np.nanquantile, np.percentile, np.nanpercentile])
-def test_data_by_keyword_is_a_constant(f):
-    """numpy takes the data as ``a=``; a keyword argument gets no tangent, so the call has none to give."""
+def test_data_by_keyword_is_the_positional_call(f):
+    """numpy takes the data as ``a=``: a call with every argument by keyword is the call with its leading ones in
+    position (``chainrules_core.keywords``), so the data gets its cotangent and tangent there."""
     x = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 1.5]])
     q = {np.median: {}, np.nanmedian: {}, np.percentile: {"q": 30.0}, np.nanpercentile: {"q": 30.0}}.get(f, {"q": 0.3})
+    args, kwargs = keywords_as_positional(f, {"a": x, "axis": 1, **q})
+    assert args[0] is x and not kwargs
     out, pullback = rrule(f, a=x, axis=1, **q)
-    np.testing.assert_array_equal(out, f(x, axis=1, **q))
-    assert pullback(np.ones(2)) == (NoTangent(),)
-    out, out_dot = frule((NoTangent(),), f, a=x, axis=1, **q)
-    np.testing.assert_array_equal(out, f(x, axis=1, **q))
-    assert out_dot == ZeroTangent()
+    want, want_pullback = rrule(f, *args)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(unthunk(pullback(np.ones(2))[1]), unthunk(want_pullback(np.ones(2))[1]))
+    x_dot = np.arange(6.0).reshape(2, 3)
+    tangents = (NoTangent(), x_dot, *(0.0 if isinstance(a, float) else NoTangent() for a in args[1:]))
+    np.testing.assert_array_equal(frule(tangents, f, a=x, axis=1, **q)[1], frule(tangents, f, *args)[1])
     assert rrule(f, a=x, out=np.zeros(()), **q) is None
 
 

@@ -158,7 +158,7 @@ def test_complex_of_real_parts_and_of_other_values():
     assert frule((NoTangent(), 1.0, 2.0), complex, 1.5, 2.0) == (1.5 + 2.0j, 1.0 + 2.0j)
     assert rrule(complex, 1 + 1j)[1](2j) == (NoTangent(), 2j)
     assert rrule(complex, "1+2j")[1](1.0) == (NoTangent(), NoTangent())
-    assert rrule(complex, real=1.5, imag=2.0) is None  # keyword arguments get no tangents
+    assert rrule(complex, real=1.5, imag=2.0)[1](3.0 + 4.0j) == (NoTangent(), 3.0, 4.0)  # the positional call
     assert rrule(complex)[0] == 0j
 
 
