@@ -364,30 +364,23 @@ def minimal_tape_gradient(thetas: list[Any], ws: list[Any], x: Any, target: Any)
     return y.value, bars[: len(thetas)], bars[len(thetas) : len(thetas) + len(ws)]
 
 
+class _KeptProduct:
+    """A weight matrix whose product ``w @ x`` stays alive until the next one, as an engine's box keeps it until
+    the program is done with it: numpy then makes a new array for ``+ theta``, where in ``backprop`` it adds into
+    the product's (temporary elision, from 256 KiB on)."""
+
+    def __init__(self, w: Any, last: list[Any]) -> None:
+        self.w, self.last, self.T = w, last, w.T
+
+    def __matmul__(self, x: Any) -> Any:
+        self.last[:] = [self.w @ x]
+        return self.last[0]
+
+
 def backprop_without_elision(thetas: list[Any], ws: list[Any], x: Any, target: Any) -> Any:
-    """``backprop`` with ``w @ x`` kept alive until ``+ theta`` is done, as an engine's box keeps it: numpy then
-    makes a new array for the sum, where in ``backprop`` it adds into the product's (temporary elision, from 256 KiB
-    on)."""
-    xs, zs, products = [x], [], []
-    for theta, w in zip(thetas, ws):
-        products.append(w @ xs[-1])
-        zs.append(products[-1] + theta)
-        xs.append(np.tanh(zs[-1]))
-    del products
-    out = np.logaddexp(0.0, zs[-1])
-    residual = out - target
-    value = np.mean(residual**2)
-    x_bar = 2.0 * residual / residual.size
-    z_bar = x_bar / (1.0 + np.exp(-zs[-1]))
-    theta_bars, w_bars = [], []
-    for i in reversed(range(len(ws))):
-        if i < len(ws) - 1:
-            z_bar = x_bar * (1.0 - xs[i + 1] ** 2)
-        theta_bars.append(np.sum(z_bar, axis=1, keepdims=True))
-        w_bars.append(z_bar @ xs[i].T)
-        if i:
-            x_bar = ws[i].T @ z_bar
-    return value, theta_bars[::-1], w_bars[::-1]
+    """``backprop`` itself, with each ``w @ x`` kept alive until ``+ theta`` is done."""
+    last: list[Any] = []
+    return backprop(thetas, [_KeptProduct(w, last) for w in ws], x, target)
 
 
 def bounds_table() -> str:
