@@ -42,7 +42,7 @@ from ._records import (
     _signature,
     _signature_of,
 )
-from ._registration import check_registration, check_rule_signature
+from ._registration import by_count, check_registration, check_rule_signature
 from .config import RuleConfig
 from .debug import DEBUG_MODE, check_frule_tangents, checked_frule_result, checked_rrule_result
 from .fast_paths import FAST_PATHS
@@ -98,6 +98,12 @@ class RuleRegistry:
         """``fast`` without the primals that have config-aware rules: what a call with a config may use."""
         self.fast_types_with_config: dict[type, Rule] = {}
         self._watchers: list[Callable[[], object]] = []
+        self._canonical: dict[int, Any] = {}
+        """``id(alias)`` to the primal whose rules its calls use (``alias``)."""
+        self._aliases: dict[int, list[Any]] = {}
+        """``id(primal)`` to its aliases, kept alive here."""
+        self._unchecked: list[tuple[str, Any, Rule, tuple[str, ...], tuple[Any, ...]]] = []
+        """The package's own registrations, whose signatures ``check_signatures`` reads."""
         self._fast_paths = True
         self._by_switch: dict[bool, tuple[dict[int, Rule], dict[int, Rule]]] = {True: ({}, {}), False: ({}, {})}
         """``fast`` and ``fast_with_config`` as they are with fast paths on and off."""
@@ -155,14 +161,20 @@ class RuleRegistry:
         True
         """
         check_registration(f"{self.mode}.register", primal, arg_types, config, requires)
+        primal = self.canonical(primal)
         module = _registering_module()
 
         def decorator(rule: Rule) -> Rule:
             if not callable(rule):
                 raise TypeError(f"{self.mode}.register({function_name(primal)}): the rule must be callable")
             head = ("config",) * config + self.head
-            check_rule_signature(f"{self.mode}.register", primal, rule, head, arg_types)
             stored = rule if generic or kind != "rule" else _for_numpy_arrays(primal, rule)
+            if _is_own(module):  # read by the package's tests (check_signatures), not at import
+                self._unchecked.append((f"{self.mode}.register", primal, rule, head, arg_types))
+            else:
+                counts = check_rule_signature(f"{self.mode}.register", primal, rule, head, arg_types)
+                if counts is not None:  # it takes some of the primal's calls: the others find no rule
+                    stored = by_count(stored, counts, len(head) + 1)
             record = RuleRecord(
                 primal, arg_types or None, stored, config, tuple(requires), kind, module, generic=generic
             )
@@ -180,6 +192,7 @@ class RuleRegistry:
         if not arg_types:
             raise TypeError(f"{self.mode}.opt_out({function_name(primal)}): give the argument types that opt out")
         check_registration(f"{self.mode}.opt_out", primal, arg_types, False, ())
+        primal = self.canonical(primal)
         module = _registering_module()
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, False, (), "opt_out", module))
         self._add(RuleRecord(primal, arg_types, _opt_out_rule, True, (), "opt_out", module))
@@ -230,6 +243,8 @@ class RuleRegistry:
         [True]
         """
         check_registration(f"{self.mode}.fast_path", primal, arg_types, config, requires)
+        primal = self.canonical(primal)
+        module = _registering_module()
         key = _signature_of(primal, arg_types or None, config, tuple(requires))
         if exact is not None:
             _check_exact(f"{self.mode}.fast_path({function_name(primal)})", exact, arg_types)
@@ -238,7 +253,10 @@ class RuleRegistry:
             if not callable(fast):
                 raise TypeError(f"{self.mode}.fast_path({function_name(primal)}): the fast path must be callable")
             head = ("rule",) + ("config",) * config + self.head
-            check_rule_signature(f"{self.mode}.fast_path", primal, fast, head, exact or arg_types)
+            if _is_own(module):
+                self._unchecked.append((f"{self.mode}.fast_path", primal, fast, head, exact or arg_types))
+            else:
+                check_rule_signature(f"{self.mode}.fast_path", primal, fast, head, exact or arg_types)
             with self._lock:
                 record = self._records.get(key)
             if record is None or record.opt_out:
@@ -275,7 +293,65 @@ class RuleRegistry:
                 self.fast_types_with_config.clear()
             else:
                 self._make_fast(id(entry.primal), entry)
+                for alias in self._aliases.get(id(entry.primal), ()):
+                    self._by_id[id(alias)] = entry
+                    self._make_fast(id(alias), entry)
             self._changed()
+
+    def alias(self, alias: Any, primal: Any) -> None:
+        """Make calls of ``alias`` use ``primal``'s rules, those registered now and later.
+
+        For a stand-in that calls ``primal``: a wrapper installed in a
+        module's place of a function (``chainrules.routing``). A rule then
+        receives ``alias`` as ``f``, as the caller passed it; registering a
+        rule for ``alias`` registers it for ``primal``; listings show
+        ``primal``.
+
+        >>> import functools
+        >>> def halve(x):
+        ...     return x / 2
+        >>> @rrule.register(halve)
+        ... def _rrule_halve(f, x):
+        ...     return f(x), lambda y_bar: (NoTangent(), y_bar / 2)
+        >>> stand_in = functools.wraps(halve)(lambda x: halve(x))
+        >>> rrule.alias(stand_in, halve)
+        >>> rrule(stand_in, 3.0)[1](1.0), rrule.canonical(stand_in) is halve
+        ((NoTangent(), 0.5), True)
+        """
+        if not callable(alias):
+            raise TypeError(f"{self.mode}.alias: the alias must be callable, got {alias!r}")
+        primal = self.canonical(primal)
+        with self._lock:
+            self._canonical[id(alias)] = primal
+            self._aliases.setdefault(id(primal), []).append(alias)
+            entry = self._by_id.get(id(primal))
+            if entry is not None:
+                self._by_id[id(alias)] = entry
+                self._make_fast(id(alias), entry)
+            self._changed()
+
+    def canonical(self, f: Any) -> Any:
+        """The primal whose rules a call of ``f`` uses: ``f`` itself, or what ``f`` is an ``alias`` of."""
+        return self._canonical.get(id(f), f)
+
+    def check_signatures(self) -> list[str]:
+        """The refusals that the package's own registrations would meet if they were checked as a user's are.
+
+        ``register`` and ``fast_path`` read the signatures of a rule and its
+        primal at once (``TypeError`` for a rule that can take none of the
+        primal's calls), except for the rules this package registers while it
+        is imported: reading a thousand signatures would double the import's
+        time. Its tests call this instead, and expect an empty list.
+        """
+        with self._lock:
+            pending = list(self._unchecked)
+        refusals = []
+        for caller, primal, rule, head, arg_types in pending:
+            try:
+                check_rule_signature(caller, primal, rule, head, arg_types)
+            except TypeError as err:
+                refusals.append(str(err))
+        return refusals
 
     def records(self) -> Iterator[RuleRecord]:
         """Every registration, oldest first."""
@@ -288,6 +364,7 @@ class RuleRegistry:
         Behind a bound method or a partial are the function's; a primal
         without registrations gives an empty list.
         """
+        f = self.canonical(f)
         primals: list[Any] = [f]
         if isinstance(f, type):
             primals.append(type[f])
@@ -577,6 +654,11 @@ class FRuleRegistry(RuleRegistry):
     def _checked(self, result: Any, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         checked_frule_result(result, f)
         return result
+
+
+def _is_own(module: str) -> bool:
+    """Whether a registration comes from this package (``chainrules`` or ``chainrules_core``)."""
+    return module.partition(".")[0] in ("chainrules", "chainrules_core")
 
 
 def _for_numpy_arrays(primal: Any, rule: Rule) -> Rule:

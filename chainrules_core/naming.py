@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,11 @@ def function_name(f: Any) -> str:
     >>> import functools
     >>> function_name(functools.partial(np.power, 2.0)), function_name(functools.partial(max, key=abs))
     ('functools.partial(np.power, 2.0)', 'functools.partial(max, key=abs)')
+    >>> function_name(type[functools.partial])  # the constructor
+    'type[functools.partial]'
     """
+    if isinstance(f, types.GenericAlias) and f.__origin__ is type and f.__args__:  # type[C]: C's constructor
+        return f"type[{function_name(f.__args__[0])}]"
     if isinstance(f, functools.partial):
         bound = [_short(a) for a in f.args] + [f"{k}={_short(v)}" for k, v in f.keywords.items()]
         return f"functools.partial({', '.join([function_name(f.func), *bound])})"
@@ -65,7 +70,8 @@ def _public_module(module: str, name: str, f: Any) -> str:
     parts = module.split(".")
     while len(parts) > 1 and parts[-1].startswith("_"):
         parent = sys.modules.get(".".join(parts[:-1]))
-        if parent is None or getattr(parent, name, None) is not f:
+        exported = getattr(parent, name, None)
+        if parent is None or (exported is not f and getattr(exported, "__wrapped__", None) is not f):  # a stand-in
             break
         parts.pop()
     return ".".join(parts)

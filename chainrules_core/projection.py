@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import types
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -411,16 +412,29 @@ NO_TANGENT_TYPES: tuple[type, ...] = (
     types.ModuleType,
     np.ufunc,
     np.dtype,
-    np.random.Generator,
     slice,
     range,
     type(Ellipsis),
 )
-"""Values with no tangent space: their tangent is always ``NoTangent()``."""
+"""Values with no tangent space: their tangent is always ``NoTangent()``; ``has_no_tangent_space`` adds numpy's
+random generators, without importing ``numpy.random`` for them."""
+
+
+def has_no_tangent_space(x: Any) -> bool:
+    """Whether ``x``'s tangent is always ``NoTangent()``: an int, a string, a function, a dtype, a random
+    generator ...
+
+    >>> has_no_tangent_space(3), has_no_tangent_space(np.random.default_rng(0)), has_no_tangent_space(3.0)
+    (True, True, False)
+    """
+    if isinstance(x, NO_TANGENT_TYPES):
+        return True
+    random = sys.modules.get("numpy.random")  # without it imported, no generator exists
+    return random is not None and isinstance(x, random.Generator)
 
 
 def _make_generic(x: Any) -> Projector:
-    if isinstance(x, NO_TANGENT_TYPES):
+    if has_no_tangent_space(x):
         return _NO_TANGENT
     if isinstance(x, np.generic):  # before float and complex: np.float64 and np.complex128 subclass them
         return _make_numpy_scalar(x)

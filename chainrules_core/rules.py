@@ -85,6 +85,8 @@ class _EntryPoint(Protocol):
     resolve: Callable[[Any, tuple[type, ...]], Rule | None]
     has_rules: Callable[[Any], bool]
     on_change: Callable[[Callable[[], object]], None]
+    alias: Callable[[Any, Any], None]
+    canonical: Callable[[Any], Any]
 
 
 class RRule(_EntryPoint, Protocol):
@@ -113,6 +115,8 @@ def _expose(function: Any, registry: RuleRegistry) -> None:
     function.resolve = registry.resolve
     function.has_rules = registry.has_rules
     function.on_change = registry.on_change
+    function.alias = registry.alias
+    function.canonical = registry.canonical
 
 
 _RRuleFunction: TypeAlias = Callable[..., RRuleResult | None]

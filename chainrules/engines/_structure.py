@@ -22,7 +22,7 @@ from chainrules_core import (
     unthunk,
 )
 from chainrules_core.arrays import array_type_name, is_foreign_array, is_inexact_dtype, namespace_of
-from chainrules_core.projection import NO_TANGENT_TYPES
+from chainrules_core.projection import has_no_tangent_space
 
 Path = tuple[Any, ...]
 
@@ -162,7 +162,7 @@ def is_array_leaf(x: Any) -> bool:
 
 def constant_tangent(x: Any) -> Any:
     """The tangent of an argument the program did not box: ``NoTangent()`` without a tangent space."""
-    if isinstance(x, NO_TANGENT_TYPES):
+    if has_no_tangent_space(x):
         return NoTangent()
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind not in "fc":
         return NoTangent()
@@ -173,7 +173,7 @@ def constant_tangent(x: Any) -> Any:
 
 def object_fields(x: Any) -> dict[str, Any] | None:
     """The fields of an object that an engine can open (dataclass, slots or ``__dict__``), else ``None``."""
-    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero, Boxed)):
+    if has_no_tangent_space(x) or isinstance(x, (np.ndarray, np.generic, *CONTAINERS, AbstractZero, Boxed)):
         return None
     if is_foreign_array(x):  # an array of another library is a value, not an object with fields
         return None

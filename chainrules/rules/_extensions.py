@@ -12,7 +12,6 @@ of Julia's package extensions.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import pkgutil
 import sys
@@ -63,7 +62,7 @@ def _run_pending(name: str) -> None:
         action()
 
 
-class _AfterImport(importlib.abc.Loader):
+class _AfterImport:  # a loader (importlib.abc.Loader's protocol; importing importlib.abc costs 5 ms)
     """A module's own loader, followed by the actions waiting for that module."""
 
     def __init__(self, loader: Any, name: str) -> None:
@@ -81,7 +80,7 @@ class _AfterImport(importlib.abc.Loader):
         return getattr(self._loader, attribute)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:  # a meta path finder (importlib.abc.MetaPathFinder's protocol)
     """Finds nothing itself: it asks the other finders and wraps the loader of a module someone waits for."""
 
     def find_spec(

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..projection import NO_TANGENT_TYPES
+from ..projection import has_no_tangent_space
 from ..tangent_types import (
     AbstractThunk,
     AbstractZero,
@@ -550,7 +550,7 @@ def _field_names_of(x: Any) -> list[str] | None:
 
 
 def _layout(x: Any, seen: set[int]) -> Layout:
-    if isinstance(x, NO_TANGENT_TYPES) or isinstance(x, (AbstractZero, AbstractThunk)):
+    if has_no_tangent_space(x) or isinstance(x, (AbstractZero, AbstractThunk)):
         return _Opaque(x)
     if isinstance(x, (float, complex)) or (isinstance(x, np.generic) and x.dtype.kind in "fc"):
         return _Scalar(x)

@@ -221,29 +221,6 @@ def _numpy_partials(f: object, args: tuple[object, ...]) -> tuple[object, ...]:
     return {real_partial: (np.cos(x),), complex_partial: ((1 + 2j) * np.cos(x),), constant_partial: (0.5,)}[f]
 
 
-def test_registration_refuses_a_rule_that_cannot_take_the_call() -> None:
-    """A rule without room for the function and the primal's arguments is refused at once, naming them."""
-
-    def g(x: float) -> float:
-        return x
-
-    with pytest.raises(
-        TypeError, match=r"rrule.register\(.*g\): the rule '.*<lambda>' cannot be called as rule\(f, x1\)"
-    ):
-        rrule.register(g)(lambda: None)
-    with pytest.raises(TypeError, match=r"cannot be called as rule\(tangents, f, x1\)"):
-        frule.register(g)(lambda tangents: None)
-    with pytest.raises(TypeError, match=r"cannot be called as rule\(f, x1, x2\)"):
-        rrule.register(np.add)(lambda f, x: None)
-    with pytest.raises(TypeError, match=r"cannot be called as rule\(config, f, x1\)"):
-        rrule.register(g, config=True)(lambda f, x: None)
-    with pytest.raises(TypeError, match=r"cannot be called as rule\(rule, f, x1\)"):
-        rrule.register(g)(lambda f, x: (x, None))
-        rrule.fast_path(g)(lambda f, x: None)
-    rrule.register(g, float)(lambda f, *args: None)  # *args takes any number
-    assert rrule(g, 1.0) is None
-
-
 def test_follow_finds_an_engine_through_the_items_of_a_list() -> None:
     import math
 
