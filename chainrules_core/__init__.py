@@ -13,7 +13,7 @@ from .accumulation import accumulate, is_inplaceable_destination
 from .config import HasForwardMode, HasReverseMode, RuleConfig
 from .debug import debug_mode, set_debug_mode
 from .fast_paths import fast_paths, fast_paths_enabled
-from .followed import follow, is_followed, primal_of
+from .followed import NoRuleError, follow, is_followed, primal_of
 from .rules import FRuleResult, Pullback, RRuleResult, RuleRecord, frule, rrule
 from .tangent_types import (
     AbstractTangent,
@@ -90,6 +90,7 @@ __all__ = [  # noqa: RUF022 - grouped by role, as ChainRulesCore.jl groups its e
     "is_followed",
     "primal_of",
     "LinearAdjoint",
+    "NoRuleError",
     # tangent types
     "AbstractTangent",
     "AbstractZero",

@@ -47,12 +47,24 @@ rule with them.
 >>> y = follow(math.sqrt, Traced(4.0))
 >>> primal_of(y), Traced.log, is_followed(y), follow(math.sqrt, 4.0)
 (2.0, ['sqrt'], True, 2.0)
+
+The engines raise ``NoRuleError`` for an operation on followed values that
+has no rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+
+class NoRuleError(TypeError):
+    """An operation on followed values has no rule, so the engine that follows them cannot differentiate it.
+
+    Raised by the engines (``chainrules.engines``), by the adapters' derived path, and by a library function
+    without a rule that receives followed values (``chainrules.routing``); the message names the function and
+    how to go on.
+    """
 
 
 def engine_call(x: Any) -> Callable[..., Any] | None:

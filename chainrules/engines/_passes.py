@@ -29,16 +29,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from chainrules_core import NoRuleError
 from chainrules_core.keywords import keywords_as_positional
 from chainrules_core.naming import function_name
 
 from ._structure import CONTAINERS, Boxed, Path, strip, type_name
 
 Leaf = tuple[int, Path, Boxed]  # (position in (f, *args), path inside a container argument, box)
-
-
-class NoRuleError(TypeError):
-    """An operation on followed values has no rule, so the engine cannot differentiate it."""
 
 
 # ----- passes -----

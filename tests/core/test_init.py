@@ -23,6 +23,7 @@ EXPECTED_GROUPS = {
         "is_followed",
         "primal_of",
         "LinearAdjoint",
+        "NoRuleError",
     ],
     "tangent types": [
         "AbstractTangent",
