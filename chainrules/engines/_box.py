@@ -340,17 +340,13 @@ class Box(Boxed):
 
 def _call_method(box: Box, name: str, method: Any, *args: Any, **kwargs: Any) -> Any:
     """``box.name(*args)``: the rule of ``type(value).name`` or, without one, of the numpy function."""
-    function = _VARARG_METHODS.get(name)
-    if function is not None:
-        np_function: Callable[..., Any] | None = function
-        args_for_function = _shape_args(args)
-    else:
-        np_function, args_for_function = _METHOD_FUNCTIONS.get(name), args
+    vararg = name in _VARARG_METHODS
+    np_function = _VARARG_METHODS.get(name) or _METHOD_FUNCTIONS.get(name)
 
-    def through(*boxed: Any, **kw: Any) -> Any:
+    def through(_: Any, *rest: Any, **kw: Any) -> Any:  # the call as the engine hands it on (keywords moved)
         if np_function is None:
-            raise box._engine.no_rule(method, split(None, boxed)[1])
-        return np_function(box, *args_for_function, **kw)
+            raise box._engine.no_rule(method, split(None, (box, *rest))[1])
+        return np_function(box, *(_shape_args(rest) if vararg else rest), **kw)
 
     return call((method,), (box, *args), kwargs, through, method)
 
