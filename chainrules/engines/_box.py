@@ -422,8 +422,11 @@ class ScalarBox(Box):
 
     ``shape``, ``ndim`` and ``size`` are those of a 0-d array. ``dtype`` is
     that of a numpy scalar; a tracked Python float has none, as a float has
-    none (``np.result_type(x)`` answers for both), so that numpy computing on
-    a list of them (``np.mean([x, y])``) keeps its result a Python number.
+    none (``np.result_type(x)`` answers for both). numpy's own code sees none
+    on either: it asks a scalar that an object array's reduction gave
+    (``np.var([x, y])``) only to cast it back, ``ret.dtype.type(ret / n)``, a
+    conversion to a plain number that would drop the derivative; without a
+    dtype it computes ``ret / n``, the same number, on the followed value.
     """
 
     __slots__ = ()
@@ -435,7 +438,7 @@ class ScalarBox(Box):
     @property
     def dtype(self) -> np.dtype[Any]:
         value = primal(self)
-        if isinstance(value, np.generic):
+        if isinstance(value, np.generic) and not str(sys._getframe(1).f_globals.get("__name__")).startswith("numpy."):
             return value.dtype
         raise AttributeError(
             f"a {type(self).__name__} of a {type(value).__name__} has no dtype, as a {type(value).__name__} has "
