@@ -340,17 +340,13 @@ class Box(Boxed):
 
 def _call_method(box: Box, name: str, method: Any, *args: Any, **kwargs: Any) -> Any:
     """``box.name(*args)``: the rule of ``type(value).name`` or, without one, of the numpy function."""
-    function = _VARARG_METHODS.get(name)
-    if function is not None:
-        np_function: Callable[..., Any] | None = function
-        args_for_function = _shape_args(args)
-    else:
-        np_function, args_for_function = _METHOD_FUNCTIONS.get(name), args
+    vararg = name in _VARARG_METHODS
+    np_function = _VARARG_METHODS.get(name) or _METHOD_FUNCTIONS.get(name)
 
-    def through(*boxed: Any, **kw: Any) -> Any:
+    def through(_: Any, *rest: Any, **kw: Any) -> Any:  # the call as the engine hands it on (keywords moved)
         if np_function is None:
-            raise box._engine.no_rule(method, split(None, boxed)[1])
-        return np_function(box, *args_for_function, **kw)
+            raise box._engine.no_rule(method, split(None, (box, *rest))[1])
+        return np_function(box, *(_shape_args(rest) if vararg else rest), **kw)
 
     return call((method,), (box, *args), kwargs, through, method)
 
@@ -426,8 +422,11 @@ class ScalarBox(Box):
 
     ``shape``, ``ndim`` and ``size`` are those of a 0-d array. ``dtype`` is
     that of a numpy scalar; a tracked Python float has none, as a float has
-    none (``np.result_type(x)`` answers for both), so that numpy computing on
-    a list of them (``np.mean([x, y])``) keeps its result a Python number.
+    none (``np.result_type(x)`` answers for both). numpy's own code sees none
+    on either: it asks a scalar that an object array's reduction gave
+    (``np.var([x, y])``) only to cast it back, ``ret.dtype.type(ret / n)``, a
+    conversion to a plain number that would drop the derivative; without a
+    dtype it computes ``ret / n``, the same number, on the followed value.
     """
 
     __slots__ = ()
@@ -439,7 +438,7 @@ class ScalarBox(Box):
     @property
     def dtype(self) -> np.dtype[Any]:
         value = primal(self)
-        if isinstance(value, np.generic):
+        if isinstance(value, np.generic) and not str(sys._getframe(1).f_globals.get("__name__")).startswith("numpy."):
             return value.dtype
         raise AttributeError(
             f"a {type(self).__name__} of a {type(value).__name__} has no dtype, as a {type(value).__name__} has "

@@ -24,13 +24,13 @@ import functools
 import gc
 import itertools
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 
 from chainrules_core import NoRuleError
-from chainrules_core.keywords import keywords_as_positional
+from chainrules_core.keywords import keywords_as_positional, keywords_to_positions
 from chainrules_core.naming import function_name
 
 from ._structure import CONTAINERS, Boxed, Path, strip, type_name
@@ -272,8 +272,15 @@ def call(
                     if y is not MISS:
                         return y
                 break
-    if kwargs and not args and not isinstance(primals[0], Boxed):  # np.sum(a=x): the call np.sum(x)
-        args, kwargs = keywords_as_positional(primals[0], kwargs)
+    if kwargs:
+        if not args and not isinstance(primals[0], Boxed):  # np.sum(a=x): the call np.sum(x)
+            args, kwargs = keywords_as_positional(primals[0], kwargs)
+        names = followed_keywords(kwargs)
+        if names:  # np.clip(x, lo, a_max=hi): the call np.clip(x, lo, hi)
+            moved = keywords_moved(primals[0], args, kwargs, names, through)
+            if moved is None:  # f has no rule and no position for them: its own code takes the keywords
+                return through(*args, **kwargs)
+            args, kwargs = moved
     f, values, leaves, trace = split(primals[0], args)
     if trace is _OBJECT_ARRAYS:  # numpy's np.array([x, y]) among the arguments: one boxed array each
         args = tuple(_packed(a) for a in args)
@@ -283,8 +290,6 @@ def call(
     engine = trace.engine
     if not trace.active:
         raise engine.finished(f, values)
-    if kwargs:
-        refuse_boxed_kwargs(f, kwargs, engine)
     context = engine.prepare(trace, leaves, args)
     ask = engine.ask_nested if trace.nested else engine.ask
     result = ask(context, f, values, kwargs)
@@ -447,9 +452,11 @@ def _packed(a: Any) -> Any:
 
 
 def has_box(x: Any) -> bool:
-    """Whether ``x`` is a box or a list, tuple or dict holding one."""
+    """Whether ``x`` is a box or a list, tuple, dict or numpy's array of boxes holding one."""
     if isinstance(x, Boxed):
         return True
+    if type(x) is np.ndarray:
+        return x.dtype.hasobject and holds_boxes(x)
     if isinstance(x, dict):
         return any(has_box(v) for v in x.values())
     if isinstance(x, (list, tuple)):
@@ -468,13 +475,72 @@ def first_box(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Boxed | None:
     return None
 
 
-def refuse_boxed_kwargs(f: Any, kwargs: dict[str, Any], engine: Engine) -> None:
-    for key, v in kwargs.items():
-        if has_box(v):
+# ----- followed values by keyword: moved to their positions -----
+
+
+def followed_keywords(kwargs: dict[str, Any]) -> list[str]:
+    """The keyword arguments holding followed values (or numpy's arrays of them)."""
+    return [k for k, v in kwargs.items() if has_box(v)]
+
+
+def keywords_moved(
+    f: Any, args: tuple[Any, ...], kwargs: dict[str, Any], names: list[str], through: Any
+) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """The call with its followed keywords ``names`` at their positions in the rule of the innermost pass's engine.
+
+    Keyword arguments get no tangent slot, so a followed one goes to its
+    position in the rule the call resolves to (``keywords_to_positions``);
+    one the rule has no position for is refused, naming it. ``None`` when
+    ``f`` has no rule and its signature no position for one of them: then
+    ``through`` runs ``f``'s own code on the call as written, and without it
+    ``NoRuleError`` names ``f`` and the keyword.
+    """
+    trace = _innermost((f, *args, *kwargs.values()))
+    if trace is None:  # parameters outside any pass: nothing is followed
+        return args, {k: strip(v) for k, v in kwargs.items()}
+    engine = trace.engine
+    plain = strip(f)
+    buffers = [k for k in names if k in ("out", "where")]
+    if buffers and _numpy_call(plain):
+        name = function_name(plain)
+        if buffers[0] == "out":
             raise TypeError(
-                f"{engine.name}: the keyword argument {key}= of {function_name(f)} holds a followed value; keyword "
-                "arguments get no tangents, so pass it positionally"
+                f"{engine.name}: {name}(..., out=...) writes into a followed value, which no rule does: use the "
+                f"array {name}(...) returns in place of the buffer"
             )
+        raise TypeError(
+            f"{engine.name}: {name}(..., where=...) gets a followed value as its mask, which no rule takes: "
+            "compute the result without where= and select with np.where(mask, result, other)"
+        )
+    values = strip(args)
+    args, kwargs = keywords_to_positions(
+        engine.registry(), plain, args, kwargs, names, config=trace.config, values=values, caller=engine.name
+    )
+    if not followed_keywords(kwargs):
+        return args, kwargs
+    if through is None:
+        raise engine.no_rule(plain, values, kwargs)
+    return None
+
+
+def _innermost(values: Any) -> Trace | None:
+    """The innermost pass among the boxes in ``values`` (in lists, tuples, dicts and numpy's arrays of boxes)."""
+    return max((t for t in _traces(values) if t is not None), key=lambda t: t.level, default=None)
+
+
+def _traces(values: Any) -> Iterator[Trace | None]:
+    for x in values:
+        if isinstance(x, Boxed):
+            yield x._trace if x._trace is not None else param_trace()
+        elif isinstance(x, dict):
+            yield from _traces(x.values())
+        elif isinstance(x, (list, tuple)) or (type(x) is np.ndarray and x.dtype.hasobject):
+            yield from _traces(x.flat if type(x) is np.ndarray else x)
+
+
+def _numpy_call(f: Any) -> bool:
+    """Whether ``f`` is numpy's function, ufunc or array method, whose ``out=`` and ``where=`` are buffers."""
+    return function_name(f).startswith("np.") or isinstance(getattr(f, "__self__", None), np.ufunc)
 
 
 # ----- object arrays: numpy's view of lists of boxes -----

@@ -411,3 +411,27 @@ def check_program(f: Callable[..., Any], args: tuple[Any, ...], seed: int = 0, r
     rhs = sum(inner(x_bar, dx, a) for x_bar, dx, a in zip(x_bars, tangents, args))
     identity_rtol = 1e-10 if rtol <= 1e-6 else rtol  # reverse and forward agree to rounding in float64
     assert lhs == pytest.approx(rhs, rel=identity_rtol, abs=identity_rtol * scale)
+
+
+def check_second_order(f: Callable[..., Any], args: tuple[Any, ...], seed: int = 0, rtol: float = 1e-6) -> None:
+    """``<u, H v>`` of a real scalar ``f`` by ``hvp`` in both modes, against nested finite differences along random
+    directions ``u`` and ``v`` (the derivative along ``v`` of the derivative along ``u``)."""
+    rng = np.random.default_rng(seed)
+    layouts = [layout_of(a) for a in args]
+    base = [layout.to_vec(a) for layout, a in zip(layouts, args)]
+    us = [rng.standard_normal(layout.size) for layout in layouts]
+    vs = [rng.standard_normal(layout.size) for layout in layouts]
+
+    def along_u(t: float) -> np.ndarray:
+        def phi(s: float) -> np.ndarray:
+            moved = [layout.from_vec(b + s * u + t * v, True) for layout, b, u, v in zip(layouts, base, us, vs)]
+            return np.atleast_1d(np.asarray(f(*moved), dtype=float))
+
+        return FiniteDifferences().derivative(phi).value  # type: ignore[no-any-return]
+
+    want = float(FiniteDifferences().derivative(along_u).value[0])
+    tangents = tuple(layout.vec_to_tangent(v) for layout, v in zip(layouts, vs))
+    for mode in ("forward-over-reverse", "reverse-over-reverse"):
+        _, hv = ad.hvp(f, args, tangents, mode=mode)
+        got = sum(float(layout.tangent_to_vec(unthunk(h)) @ u) for layout, h, u in zip(layouts, hv, us))
+        assert got == pytest.approx(want, rel=rtol, abs=rtol * max(1.0, abs(want))), mode

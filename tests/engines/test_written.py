@@ -11,7 +11,7 @@ import pytest
 
 import chainrules.engines as ad
 from chainrules_core import ZeroTangent
-from tests.engines.programs import check_program, require_rules
+from tests.engines.programs import check_program, check_second_order, require_rules
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +54,43 @@ def test_lists_of_scalars_handed_to_numpy(
     grads, pushed = both(f, *args)
     assert grads == pytest.approx(expected, rel=1e-12)
     assert pushed == pytest.approx(expected, rel=1e-12)
+
+
+# numpy's reductions of a list of followed scalars: an object array, reduced entry by entry
+REDUCTIONS_OF_LISTS = [
+    ("np.std of a list", lambda x, y, z: np.std([x, y * x, z])),
+    ("np.var of a tuple", lambda x, y, z: np.var((x, y * x, z))),
+    ("np.std with ddof", lambda x, y, z: np.std([x, np.sin(y), z], ddof=1)),
+    ("np.var along an axis", lambda x, y, z: np.sum(np.var([[x, y], [z, x * y]], axis=0) ** 2)),
+    ("np.std of numpy scalars", lambda x, y, z: np.std([np.sum(np.array([x, y])), np.float64(2.0), z * z])),
+    ("np.nanvar", lambda x, y, z: np.nanvar([x, y * y, z])),
+    ("np.mean", lambda x, y, z: np.mean([x, x * y, z]) ** 2),
+    ("np.sum", lambda x, y, z: np.sum([x, x * y, z]) ** 2),
+    ("np.prod", lambda x, y, z: np.prod([x, y, z * x])),
+    ("np.max", lambda x, y, z: np.max([x * y, z]) * x),
+]
+
+
+@pytest.mark.parametrize(("name", "f"), REDUCTIONS_OF_LISTS, ids=[r[0] for r in REDUCTIONS_OF_LISTS])
+def test_reductions_of_lists_of_scalars(name: str, f: Any) -> None:
+    """Both engines, first and second order, against finite differences (no ties: the point is smooth)."""
+    args = (1.2, 2.1, 4.3)
+    check_program(f, args)
+    check_second_order(f, args)
+
+
+@pytest.mark.parametrize("reduce", [np.std, np.var])
+@pytest.mark.parametrize("make", [list, tuple])
+def test_std_and_var_of_lists_of_boxes_as_autograd_tests_them(reduce: Any, make: Any) -> None:
+    """autograd's test_std_list_of_boxes and test_var_list_of_boxes: symmetric about the mean, a zero gradient."""
+
+    def f(x: Any) -> Any:
+        return reduce(make([x, x + 2]))
+
+    assert ad.gradient(f, 0.0) == (0.0,)
+    assert ad.jvp(f, (0.0,), (1.0,))[1] == 0.0
+    assert ad.gradient(lambda x, y: np.var([x, y]), 1.0, 3.0) == (-1.0, 1.0)
+    assert ad.hessian(lambda x, y: np.var([x, y]), 1.0, 3.0) == ((0.5, -0.5), (-0.5, 0.5))
 
 
 def test_arrays_in_lists_and_asarray() -> None:

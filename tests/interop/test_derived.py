@@ -204,3 +204,49 @@ def test_autograd():
     t = np.array([0.5, 1.0])
     ours = autograd.make_jvp(lambda x: wrapped(A, x))(X)(t)[1]  # autograd has no JVP of its own solve
     np.testing.assert_allclose(ours, (1 - solve_tanh(A, X) ** 2) * np.linalg.solve(A, t), rtol=1e-12)
+
+
+# ----- a body that passes a followed bound by keyword and reduces a list of scalars -----
+
+C = np.array([0.2, -1.3, 2.1, 0.8])  # at least 0.3 from the bounds: the clip is smooth here
+
+
+def clipped_spread(x, lo, hi):
+    """No rule of its own: a bound by keyword (moved to its position in clip's rule) and the spread of a list of
+    followed scalars (numpy's object array, reduced entry by entry)."""
+    c = np.clip(x, lo, a_max=hi)
+    return np.std([np.sum(c * x), np.sum(c**2), np.sum(np.sin(x))])
+
+
+def test_keywords_and_lists_of_scalars_in_a_derived_body():
+    needs("torch")
+    needs("jax")
+    import jax
+    import jax.numpy as jnp
+    import torch
+
+    from chainrules.interop.jax import wrap as wrap_jax
+    from chainrules.interop.torch import wrap as wrap_torch
+
+    def torch_reference(x, lo, hi):
+        c = torch.clamp(x, lo, hi)
+        return torch.std(torch.stack([torch.sum(c * x), torch.sum(c**2), torch.sum(torch.sin(x))]), correction=0)
+
+    wrapped = wrap_torch(clipped_spread)
+    assert wrapped.path == "derived"
+    args = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (C, -0.5, 1.5)]
+    assert torch.autograd.gradcheck(wrapped, args)
+    assert torch.autograd.gradgradcheck(wrapped, args)
+    ours = torch.autograd.grad(wrapped(*args), args)
+    torch.testing.assert_close(ours, torch.autograd.grad(torch_reference(*args), args), rtol=1e-12, atol=0)
+
+    def jax_reference(x, lo, hi):
+        c = jnp.clip(x, lo, hi)
+        return jnp.std(jnp.stack([jnp.sum(c * x), jnp.sum(c**2), jnp.sum(jnp.sin(x))]))
+
+    with jax.enable_x64(True):
+        values = (jnp.asarray(C), jnp.asarray(-0.5), jnp.asarray(1.5))
+        ours = jax.grad(wrap_jax(clipped_spread), argnums=(0, 1, 2))(*values)
+        want = jax.grad(jax_reference, argnums=(0, 1, 2))(*values)
+        for got, expected in zip(ours, want):
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
