@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._callables import unwrap
@@ -218,11 +218,22 @@ def keywords_to_positions(
     registry = entry_point.registry
     found = _rule_of(registry, f, args if values is None else values, config)
     primal = _positions_of(f)
+    kwargs_names = list(names)
+    aliases: Mapping[str, str] = {}
+    declared: Mapping[str, Any] = {}
     if found is None:
         positions, strict = primal, False
     else:
         rule, skip, leading = found
         positions, strict = _combined(_rule_positions(rule, skip), primal, leading), True
+        declaration: tuple[Mapping[str, str], Mapping[str, Any]] = getattr(rule, "__chainrules_keywords__", ({}, {}))
+        aliases, declared = declaration
+        if any(n in aliases for n in names):  # keyword-only names that stand for positions (np.clip's min=)
+            names = [aliases.get(n, n) for n in names]
+            kwargs = {aliases.get(k, k): v for k, v in kwargs.items()}
+            positions = positions._replace(
+                defaults=tuple(declared.get(n, d) for n, d in zip(positions.names, positions.defaults))
+            )
     targets = []
     only = primal.names[: primal.by_position_only]
     for name in names:
@@ -237,6 +248,9 @@ def keywords_to_positions(
             raise _not_a_position(registry, f, name, primal, caller)
     if not targets:
         return args, kwargs
+    if found is not None and any(n in aliases for n in kwargs_names):  # an alias's call: the positions after it
+        while max(targets) + 1 < len(positions.names) and positions.names[max(targets) + 1] in declared:
+            targets.append(max(targets) + 1)
     moved, rest = list(args), dict(kwargs)
     for i in range(len(args), max(targets) + 1):
         name, default = positions.names[i], positions.defaults[i]
@@ -251,6 +265,31 @@ def keywords_to_positions(
                 f"argument {name} before it has no default: give {name} too, by position or by keyword"
             )
     return tuple(moved), rest
+
+
+def keyword_positions(
+    aliases: Mapping[str, str], defaults: Mapping[str, Any] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare keyword-only names of a function that stand for positions of its rule (``keywords_to_positions``).
+
+    ``aliases`` maps a keyword to the position it stands for; ``defaults``
+    gives the value of a position left out between the arguments and a
+    moved keyword, where the function's own default cannot be passed by
+    position (numpy's ``clip(x, min=lo)`` is ``clip(x, lo, None)``, while its
+    signature's default of ``a_max`` is a marker that ``clip`` refuses).
+
+    >>> @keyword_positions({"min": "a_min", "max": "a_max"}, {"a_min": None, "a_max": None})
+    ... def _rrule_clip(f, x, *bounds, **kwargs):
+    ...     ...
+    >>> _rrule_clip.__chainrules_keywords__
+    ({'min': 'a_min', 'max': 'a_max'}, {'a_min': None, 'a_max': None})
+    """
+
+    def declare(rule: Callable[..., Any]) -> Callable[..., Any]:
+        rule.__chainrules_keywords__ = (dict(aliases), dict(defaults or {}))  # type: ignore[attr-defined]
+        return rule
+
+    return declare
 
 
 def _rule_of(
@@ -352,4 +391,4 @@ def _not_a_position(registry: RuleRegistry, f: Any, name: str, primal: _Position
     )
 
 
-__all__ = ["keywords_as_positional", "keywords_to_positions"]
+__all__ = ["keyword_positions", "keywords_as_positional", "keywords_to_positions"]

@@ -114,7 +114,7 @@ def test_builtins_without_a_signature_and_partials_register() -> None:
     assert check_rule_signature("rrule.register", max, _identity_rule, (), ()) is None
     assert check_rule_signature("rrule.register", getattr, lambda f, obj, name, *default: None, (), ()) is None
     assert positional_counts(math.atan2) == (2, 2)  # a builtin with a text signature is read
-    with pytest.raises(TypeError, match="a call of math.atan2 has 2"):
+    with pytest.raises(TypeError, match=r"a call of math\.atan2 has 2"):
         check_rule_signature("rrule.register", math.atan2, lambda f, x: None, (), ())
     own_max = functools.partial(max)  # a callable whose signature cannot be read, registered by identity
     rrule.register(own_max)(lambda f, *args: (f(*args), lambda out_bar: (NoTangent(), *(0.0 for _ in args))))

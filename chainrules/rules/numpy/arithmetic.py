@@ -50,6 +50,7 @@ from chainrules_core import (
 )
 from chainrules_core.array_api import call_in
 from chainrules_core.arrays import as_arrays_like, is_complex_dtype, namespace_of, real_part
+from chainrules_core.keywords import keyword_positions
 
 from .._makers import checked_entries, checked_tangents, elementwise_linear_rule, refused, tangent_from_terms
 
@@ -393,7 +394,12 @@ def _clip_call(f: Any, x: Any, bounds: tuple[Any, ...], kwargs: dict[str, Any]) 
     return (out if hi is None else xp.minimum(out, hi)), lo, hi, xp
 
 
+_CLIP_KEYWORDS = keyword_positions({"min": "a_min", "max": "a_max"}, {"a_min": None, "a_max": None})
+"""numpy 2.1's ``clip(x, min=lo)`` is ``clip(x, lo, None)``: a followed ``min=``/``max=`` goes to its position."""
+
+
 @rrule.register(np.clip, generic=True)
+@_CLIP_KEYWORDS
 def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
     if refused(3, (x, *bounds), kwargs):
         return None
@@ -412,6 +418,7 @@ def _rrule_clip(f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
 
 
 @frule.register(np.clip, generic=True)
+@_CLIP_KEYWORDS
 def _frule_clip(tangents: tuple[Any, ...], f: Any, x: Any, *bounds: Any, **kwargs: Any) -> Any:
     if refused(3, (x, *bounds), kwargs):
         return None
