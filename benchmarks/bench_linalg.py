@@ -25,8 +25,12 @@ perf_bench.py (docs/benchmarks.md) defines them (``det``'s and
 ``slogdet``'s, which it has not, in the same style: ``d = det(A)``,
 ``A_bar = g d inv(A)^T``), measured in alternation (``timing.Paired``, the
 median and quartiles of per-round ratios). The rows of ``solve``, ``inv``
-and ``det`` are followed by LAPACK's kernels run bare, as their rules run
-them (``bare_solve``, ``bare_inv``, ``bare_det``), in the same alternation:
+and ``det`` are followed by LAPACK's kernels run bare, in the same
+alternation: ``det``'s as its rule runs them (``bare_det``: numpy's ``det``,
+then ``getrf`` and ``getri`` for the pullback), and, for what a primal
+that is not numpy's to the last bit would save, ``det`` read off the LU,
+and ``solve``'s and ``inv``'s with one LU kept (``bare_solve``,
+``bare_inv``: ``getrs``' solution and ``getri``'s inverse, not numpy's):
 
     python benchmarks/bench_linalg.py --floor [--rounds R] [n ...]   (default n: 128 512)
 """
@@ -122,24 +126,30 @@ def h_slogdet(a: np.ndarray, g: float) -> Any:
     return out, (g * np.linalg.inv(a).T,)
 
 
-def bare_det(a: np.ndarray, g: float) -> Any:
-    """``det`` and its gradient by LAPACK's kernels alone, as ``det``'s rule runs them (``getrf``, the log-sum of
-    U's diagonal, ``getri`` on the factors, one scaling): what bounds the rule."""
+def bare_det(a: np.ndarray, g: float, numpy_primal: bool = True) -> Any:
+    """``det`` and its gradient by LAPACK's kernels alone, as ``det``'s rule runs them (numpy's ``det`` for the
+    primal, ``getrf``, ``getri`` on the factors, one scaling): what bounds the rule. ``numpy_primal=False`` reads
+    the determinant off scipy's LU instead (the rule's way where scipy's LAPACK is numpy's build, one
+    factorization fewer; elsewhere its last bits are not numpy's)."""
     from scipy.linalg import get_lapack_funcs
 
     getrf, getri, getri_lwork = get_lapack_funcs(("getrf", "getri", "getri_lwork"), (a,))
     lu, piv, _ = getrf(a)
-    d = np.diagonal(lu)
-    flips = np.count_nonzero(piv != np.arange(piv.size)) + np.count_nonzero(d < 0)
-    det = (-1.0) ** flips * np.exp(np.sum(np.log(np.abs(d))))
+    if numpy_primal:
+        det = np.linalg.det(a)
+    else:
+        d = np.diagonal(lu)
+        flips = np.count_nonzero(piv != np.arange(piv.size)) + np.count_nonzero(d < 0)
+        det = (-1.0) ** flips * np.exp(np.sum(np.log(np.abs(d))))
     inv, _ = getri(lu, piv, lwork=int(getri_lwork(a.shape[0])[0].real), overwrite_lu=True)
     inv *= g * det
     return det, (inv.T,)
 
 
 def bare_solve(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
-    """``solve``'s gradient by LAPACK's kernels alone, as its rule runs them: one ``getrf``, ``getrs`` for x and
-    with ``A^T`` for ``B_bar``, one product."""
+    """``solve``'s gradient by LAPACK's kernels alone with one LU kept: one ``getrf``, ``getrs`` for x and with
+    ``A^T`` for ``B_bar``, one product. Not the rule's way: its x is not numpy's ``solve`` to the last bit (``gesv``
+    splits its work otherwise), so the rule solves twice; this shows what that costs."""
     from scipy.linalg import get_lapack_funcs
 
     getrf, getrs = get_lapack_funcs(("getrf", "getrs"), (a,))
@@ -151,7 +161,9 @@ def bare_solve(a: np.ndarray, b: np.ndarray, g: np.ndarray) -> Any:
 
 
 def bare_inv(a: np.ndarray, g: np.ndarray) -> Any:
-    """``inv``'s gradient by LAPACK's kernels alone (``getrf``, ``getri``) and the pullback's two products."""
+    """``inv``'s gradient by LAPACK's kernels alone (``getrf``, ``getri``) and the pullback's two products. Not the
+    rule's way: ``getri``'s inverse is not numpy's ``inv`` (a solve with the identity) to the last bit, so the rule
+    takes numpy's; this shows what that costs."""
     from scipy.linalg import get_lapack_funcs
 
     getrf, getri, getri_lwork = get_lapack_funcs(("getrf", "getri", "getri_lwork"), (a,))
@@ -199,18 +211,18 @@ def floor(sizes: list[int], rounds: int) -> None:
             ),
         }
         bare = {
-            "solve(A, B)": (lambda: bare_solve(a_well, b, g), "getrf + 2 getrs + product"),  # noqa: B023
-            "inv": (lambda: bare_inv(a_well, g), "getrf + getri + 2 products"),  # noqa: B023
-            "det": (lambda: bare_det(a_well, g_det), "getrf + getri"),  # noqa: B023
+            "solve(A, B)": {"getrf + 2 getrs + product, x not numpy's": lambda: bare_solve(a_well, b, g)},  # noqa: B023
+            "inv": {"getrf + getri + 2 products, inverse not numpy's": lambda: bare_inv(a_well, g)},  # noqa: B023
+            "det": {
+                "det + getrf + getri": lambda: bare_det(a_well, g_det),  # noqa: B023
+                "getrf + getri, det off the LU": lambda: bare_det(a_well, g_det, numpy_primal=False),  # noqa: B023
+            },
         }
         for name, (ours, hand) in pairs.items():
-            candidates = {"chainrules": ours, "hand": hand}
-            if name in bare:
-                candidates["bare"] = bare[name][0]
-            paired = Paired(candidates, "hand", rounds=rounds, batch_time=0.05)
+            kernels = bare.get(name, {})
+            paired = Paired({"chainrules": ours, "hand": hand, **kernels}, "hand", rounds=rounds, batch_time=0.05)
             rows.append((f"{name} gradient", n, format_time(paired.median("hand")), paired.spread("chainrules")))
-            if name in bare:
-                rows.append((f"{name}: bare {bare[name][1]}", n, "", paired.spread("bare")))
+            rows.extend((f"{name}: bare {label}", n, "", paired.spread(label)) for label in kernels)
     print(table(["function", "n", "hand-written", "chainrules / hand-written (quartiles)"], rows))
 
 

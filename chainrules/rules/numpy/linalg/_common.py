@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -449,90 +450,119 @@ def linalg_call(xp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @functools.cache
-def _scipy_lu() -> Any:
-    """scipy's ``get_lapack_funcs`` and ``lu_solve``, imported on first use; ``None`` without scipy."""
+def _scipy_lapack() -> Any:
+    """scipy's ``get_lapack_funcs``, imported on first use; ``None`` without scipy."""
     try:
-        from scipy.linalg import get_lapack_funcs, lu_solve
+        from scipy.linalg import get_lapack_funcs
     except ImportError:
         return None
-    return get_lapack_funcs, lu_solve
+    return get_lapack_funcs
 
 
-def lu_factored(a: Any) -> tuple[Any, Any, Any] | None:
-    """``(getrs, lu, piv)``: LAPACK's LU of the square matrix ``a`` and its solve, to solve with ``a`` again.
+def lu_factored(a: Any) -> tuple[Any, Any] | None:
+    """``(lu, piv)``: LAPACK's LU of the square matrix ``a`` (``getrf``), to read its determinant and inverse from.
 
     Only for a plain numpy matrix (not a stack, not empty, not a value an
     engine follows) of float or complex dtype, and where scipy is present;
     ``None`` otherwise, and where a pivot is within ``n`` roundings of zero
     relative to the largest: numpy's LAPACK is not scipy's, and at a
-    singular matrix one may meet an exact zero pivot (numpy's ``solve`` and
-    ``inv`` raise ``LinAlgError``, its ``det`` is 0) where the other meets
-    1e-16 (``solve`` would return entries of 1e16). numpy's functions then
-    say what they say of the matrix.
+    singular matrix one may meet an exact zero pivot (numpy's ``inv``
+    raises ``LinAlgError``, its ``det`` is 0) where the other meets 1e-16.
+    numpy's functions then say what they say of the matrix.
     """
-    found = _scipy_lu()
-    if found is None or type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in "fdFD":
+    get_lapack_funcs = _scipy_lapack()
+    if get_lapack_funcs is None or type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in "fdFD":
         return None
     n = a.shape[0]
     if a.shape[1] != n or a.size == 0:
         return None
-    getrf, getrs = found[0](("getrf", "getrs"), (a,))
+    (getrf,) = get_lapack_funcs(("getrf",), (a,))
     lu, piv, info = getrf(a)
     if info != 0:
         return None
     pivots = np.abs(np.diagonal(lu))
     smallest, largest = pivots.min(), pivots.max()  # NaN compares false below: numpy's functions say
-    return (getrs, lu, piv) if smallest > n * np.finfo(lu.dtype).eps * largest else None
+    return (lu, piv) if smallest > n * np.finfo(lu.dtype).eps * largest else None
 
 
-def lu_inverse(a: Any) -> Any:
-    """``inv(a)`` by LAPACK's ``getrf`` and ``getri`` (the inverse from the LU, n³ flops after it, where numpy's
-    solves with the identity take 2n³), under ``lu_factored``'s conditions and in double precision (a single
-    precision inverse by another algorithm could differ from numpy's by more than the primal's tolerance);
-    ``None`` where they do not hold, and where the inverse is not finite."""
-    if type(a) is not np.ndarray or a.dtype.char not in "dD":
-        return None
-    factored = lu_factored(a)
-    return None if factored is None else lu_inverted(factored, overwrite=True)
-
-
-def lu_inverted(factored: tuple[Any, Any, Any], overwrite: bool = False) -> Any:
-    """``inv(a)`` from ``lu_factored(a)`` by LAPACK's ``getri``, into the factors (``overwrite``) or a copy of them
-    (the factors kept for another call); ``None`` where the inverse is not finite."""
-    _, lu, piv = factored
+def lu_inverted(factored: tuple[Any, Any]) -> Any:
+    """``inv(a)`` from ``lu_factored(a)`` by LAPACK's ``getri`` (n³ flops, where a solve with the identity takes
+    2n³), into a copy of the factors (kept for another call); ``None`` where the inverse is not finite."""
+    lu, piv = factored
     n = lu.shape[0]
-    getri, getri_lwork = _scipy_lu()[0](("getri", "getri_lwork"), (lu,))
+    getri, getri_lwork = _scipy_lapack()(("getri", "getri_lwork"), (lu,))
     work, info = getri_lwork(n)
     if info != 0:
         return None
-    inv, info = getri(lu, piv, lwork=max(int(work.real), n), overwrite_lu=overwrite)
+    inv, info = getri(lu, piv, lwork=max(int(work.real), n))
     # where the inverse overflows (a subnormal matrix), getri's NaN would not be numpy's infinities
     return None if info != 0 or not np.isfinite(inv).all() else inv
 
 
-def lu_slogdet(factored: tuple[Any, Any, Any]) -> tuple[Any, Any]:
-    """numpy's ``slogdet(a)`` from ``lu_factored(a)``, computed as numpy computes it: the sign is the pivots'
-    parity times the signs (the phases, complex) of the diagonal of U, the log of ``|det|`` the sum of the logs of
-    its magnitudes; ``det`` is then ``sign * exp(logabsdet)``, which overflows only where ``det`` does."""
-    _, lu, piv = factored
-    d = np.diagonal(lu)
-    magnitudes = np.abs(d)
-    logabsdet = np.sum(np.log(magnitudes))
-    swaps = np.count_nonzero(piv != np.arange(piv.size))
+@functools.cache
+def lapack_is_numpys() -> bool:
+    """Whether scipy's LAPACK is numpy's own build, as both report it (``show_config``): the same library, version
+    and configuration (the integer width of its interface aside). Only then is scipy's LU of a matrix numpy's, bit
+    for bit: numpy 2.4's OpenBLAS 0.3.31 and scipy 1.17's 0.3.30 factorize a third of real matrices otherwise from
+    n = 6 on (every complex one tried alike), and OpenBLAS's LU changes with its number of threads from n = 100 or
+    so, which two builds set apart."""
+    try:
+        import scipy
+
+        ours = np.show_config(mode="dicts")["Build Dependencies"]["lapack"]
+        theirs = scipy.show_config(mode="dicts")["Build Dependencies"]["lapack"]
+    except (ImportError, AttributeError, KeyError, TypeError):  # no scipy, or a show_config without dicts
+        return False
+
+    def build(info: dict[str, Any]) -> tuple[Any, ...]:
+        configuration = str(info.get("openblas configuration", "")).replace("USE64BITINT", "").split()
+        return info.get("name"), info.get("version"), configuration
+
+    return bool(ours.get("name")) and build(ours) == build(theirs)
+
+
+def lu_slogdet(factored: tuple[Any, Any]) -> tuple[Any, Any]:
+    """numpy's ``slogdet(a)`` from ``lu_factored(a)``, as numpy computes it from its own LU (numpy's value where the
+    LU is numpy's, ``lapack_is_numpys``).
+
+    In numpy's order of operations (``slogdet_from_factored_diagonal`` in numpy/linalg/umath_linalg.cpp): the sign
+    starts at the pivots' parity and takes each pivot's sign (real) or phase ``z / |z|`` (complex, multiplied as
+    numpy's ``mult``: ``(ar br - ai bi, ar bi + ai br)``) in turn, and ``log|det|`` adds the logs of the magnitudes
+    one at a time, with the C library's ``log`` and ``hypot`` (``math.log``, ``abs``) as numpy's C code calls them:
+    ``np.log`` (vectorised, AVX-512) differs from it in the last bit, and ``np.sum`` adds pairwise.
+    """
+    lu, piv = factored
+    parity = -1.0 if np.count_nonzero(piv != np.arange(piv.size)) % 2 else 1.0
+    logabsdet = 0.0
     if lu.dtype.kind == "c":
-        return np.prod(d / magnitudes) * (-1.0) ** swaps, logabsdet
-    return lu.dtype.type(-1.0 if (swaps + np.count_nonzero(d < 0)) % 2 else 1.0), logabsdet
+        re, im = parity, 0.0
+        for z in np.diagonal(lu).tolist():
+            magnitude = abs(z)
+            z_re, z_im = z.real / magnitude, z.imag / magnitude
+            re, im = re * z_re - im * z_im, re * z_im + im * z_re
+            logabsdet += math.log(magnitude)
+        return np.complex128(complex(re, im)), np.float64(logabsdet)
+    sign = parity
+    for x in np.diagonal(lu).tolist():
+        if x < 0.0:
+            sign, x = -sign, -x
+        logabsdet += math.log(x)
+    return np.float64(sign), np.float64(logabsdet)
 
 
-def lu_solved(factored: tuple[Any, Any, Any], b: Any, trans: int = 0) -> Any:
-    """``inv(a) @ b`` (``trans=0``) or ``inv(a)^H @ b`` (``2``) from ``lu_factored(a)``, ``b`` of shape ``(n,)`` or
-    ``(n, k)``: LAPACK's solve where ``b`` has the factors' dtype; else scipy's ``lu_solve``, whose rules an engine
-    that follows ``b`` differentiates it with (``follow``)."""
-    getrs, lu, piv = factored
-    if type(b) is np.ndarray and b.dtype == lu.dtype and b.size:
-        x, _ = getrs(lu, piv, b, trans=trans)
-        return x
-    return follow(_scipy_lu()[1], (lu, piv), b, trans=trans, check_finite=False)
+def lu_det(factored: tuple[Any, Any]) -> Any:
+    """numpy's ``det(a)`` from ``lu_factored(a)``: ``sign * exp(logabsdet)`` of ``lu_slogdet`` (``det_from_slogdet``
+    in umath_linalg.cpp; a complex sign times ``(exp(logabsdet), 0)`` as numpy's ``mult``); ``inf`` where it
+    overflows."""
+    sign, logabsdet = lu_slogdet(factored)
+    try:
+        scale = math.exp(logabsdet)
+    except OverflowError:
+        scale = math.inf
+    if isinstance(sign, np.complexfloating):
+        re, im = float(sign.real), float(sign.imag)
+        return np.complex128(complex(re * scale - im * 0.0, re * 0.0 + im * scale))
+    return np.float64(float(sign) * scale)
 
 
 @functools.cache

@@ -55,12 +55,12 @@ from ._common import (
     dask_refusals,
     inexact,
     inverse,
+    lapack_is_numpys,
     linalg_call,
+    lu_det,
     lu_factored,
-    lu_inverse,
     lu_inverted,
     lu_slogdet,
-    lu_solved,
     matmul_summed,
     negated,
     per_matrix,
@@ -641,56 +641,21 @@ def _frule_tensorsolve(tangents: tuple[Any, ...], f: Any, a: Any, b: Any, *args:
 
 # ----- fast paths -----
 # numpy's own double-precision matrices, where scipy is present: LAPACK's LU once, for the primal and the pullback.
-
-
-def _rrule_solve_lu(rule: Any, f: Any, a: Any, b: Any) -> Any:
-    """``solve`` of a matrix and a vector or matrix of its dtype: one LU (``getrf``) for ``x`` and for the pullback's
-    solve with ``A^H`` (``getrs``), where the rule factorizes twice; the rule for other calls.
-
-    Double precision only: scipy's LAPACK is not numpy's, and in single precision their solutions could differ by
-    more than the primal's tolerance.
-    """
-    if f is not np.linalg.solve or type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return rule(f, a, b)
-    if b.ndim not in (1, 2) or not b.size or a.dtype != b.dtype or a.shape[:1] != b.shape[:1]:
-        return rule(f, a, b)
-    if a.dtype.char not in "dD":
-        return rule(f, a, b)
-    factored = lu_factored(a)
-    if factored is None:  # singular, or without scipy: numpy's solve says what it says
-        return rule(f, a, b)
-    x = lu_solved(factored, b)
-    project_a, shape = ProjectTo(a), x.shape
-
-    def solve_pullback(x_bar: Any) -> tuple[Any, Any, Any]:
-        x_bar = checked_seed(f, x_bar, shape)
-        b_bar = lu_solved(factored, x_bar, trans=2)  # A^-H x_bar
-        if b.ndim == 1:
-            a_bar = np.expand_dims(b_bar, axis=-1) @ np.expand_dims(x.conj(), axis=-2)
-        else:
-            a_bar = b_bar @ adjoint(x)
-        return NoTangent(), project_a(negated(a_bar)), unbroadcast(b, b_bar)
-
-    return x, solve_pullback
-
-
-def _rrule_inv_getri(rule: Any, f: Any, a: Any) -> Any:
-    """``inv`` of a double-precision matrix: LAPACK's inverse from the LU (``getri``), n³ flops after it where numpy's
-    solve with the identity takes 2n³; the rule for other calls and where the inverse is not finite."""
-    out = lu_inverse(a) if f is np.linalg.inv else None
-    return rule(f, a) if out is None else _inv_rrule(f, a, out, np)
+# The primal is numpy's, bit for bit: read off the LU as numpy reads its own where scipy's LAPACK is numpy's
+# (``lapack_is_numpys``), numpy's own call where it is not. solve and inv have none: numpy's solve (``gesv``) is
+# not LAPACK's ``getrf`` and ``getrs`` run apart, not even in one library once it runs threads, and numpy's inv is
+# its own solve with the identity, so with numpy's primal a kept LU saves the pullback nothing the rule pays.
 
 
 def _rrule_det_lu(rule: Any, f: Any, a: Any) -> Any:
-    """``det`` of a double-precision matrix from LAPACK's LU (``getrf``), kept for the pullback's adjugate
+    """``det`` of a double-precision matrix with LAPACK's LU (``getrf``) kept for the pullback's adjugate
     ``det * inv`` (the inverse from the LU, ``getri``), where the rule factorizes again for ``inv``; the rule for
     other calls (a stack among them), at an exact zero pivot and where det is not finite. The adjugate takes
     ``adjugate``'s other way where it would: an ill-conditioned matrix, an inverse that is not finite."""
     factored = _lu_of_double(f, np.linalg.det, a)
     if factored is None:
         return rule(f, a)
-    sign, logabsdet = lu_slogdet(factored)
-    out = sign * np.exp(logabsdet)
+    out = lu_det(factored) if lapack_is_numpys() else f(a)
     if not np.isfinite(out):
         return rule(f, a)
 
@@ -705,25 +670,25 @@ def _rrule_det_lu(rule: Any, f: Any, a: Any) -> Any:
 
 
 def _rrule_slogdet_lu(rule: Any, f: Any, a: Any) -> Any:
-    """``slogdet`` of a double-precision matrix from LAPACK's LU, kept for the pullback's inverse (``getri``), as
+    """``slogdet`` of a double-precision matrix with LAPACK's LU kept for the pullback's inverse (``getri``), as
     ``det``'s; the rule for other calls, at an exact zero pivot and where the matrix is not finite."""
     factored = _lu_of_double(f, np.linalg.slogdet, a)
     if factored is None:
         return rule(f, a)
-    sign, logabsdet = lu_slogdet(factored)
-    if not np.isfinite(logabsdet):
+    out = _slogdet_result(*lu_slogdet(factored)) if lapack_is_numpys() else f(a)
+    if not np.isfinite(out[1]):
         return rule(f, a)
 
     def inverse_from_lu() -> Any:
         inv = lu_inverted(factored)
         return inverse(a) if inv is None else inv
 
-    return _slogdet_rrule(f, a, _slogdet_result(sign, logabsdet), np, a.dtype, inverse_from_lu)
+    return _slogdet_rrule(f, a, out, np, a.dtype, inverse_from_lu)
 
 
 def _lu_of_double(f: Any, primal: Any, a: Any) -> Any:
-    """``lu_factored(a)`` of a call ``primal(a)`` on a double-precision matrix (scipy's LAPACK is not numpy's: in
-    single precision their results could differ by more than the primal's tolerance); ``None`` otherwise."""
+    """``lu_factored(a)`` of a call ``primal(a)`` on a double-precision matrix (numpy factorizes a single-precision
+    one in double precision, and rounds the result); ``None`` otherwise."""
     if f is not primal or type(a) is not np.ndarray or a.dtype.char not in "dD":
         return None
     return lu_factored(a)
@@ -740,7 +705,5 @@ def _slogdet_result(sign: Any, logabsdet: Any) -> Any:
     return (sign, logabsdet) if kind is tuple else kind(sign, logabsdet)
 
 
-rrule.fast_path(np.linalg.solve)(_rrule_solve_lu)
-rrule.fast_path(np.linalg.inv)(_rrule_inv_getri)
 rrule.fast_path(np.linalg.det)(_rrule_det_lu)
 rrule.fast_path(np.linalg.slogdet)(_rrule_slogdet_lu)

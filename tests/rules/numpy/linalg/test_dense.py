@@ -218,9 +218,9 @@ def test_multi_dot_cotangent_follows_the_container():
 
 
 def test_a_singular_matrix_gets_numpys_answers_whichever_lapack_factorises():
-    """At a rank-deficient matrix numpy's LU meets an exact zero pivot where scipy's meets 2e-16: the fast paths
-    that factorise with scipy leave such a matrix to numpy, so solve and inv raise numpy's LinAlgError (not a
-    solution of entries near 1e16) and det and slogdet give numpy's values."""
+    """At a rank-deficient matrix numpy's LU meets an exact zero pivot where scipy's meets 2e-16: det's and slogdet's
+    fast paths, which factorise with scipy, leave such a matrix to numpy, so det and slogdet give numpy's values;
+    solve and inv raise numpy's LinAlgError (not a solution of entries near 1e16)."""
     rng = np.random.default_rng(4)
     a = rng.standard_normal((6, 5)) @ rng.standard_normal((6, 5)).T
     for f, args in ((np.linalg.solve, (a, np.ones(6))), (np.linalg.inv, (a,))):
@@ -233,3 +233,55 @@ def test_a_singular_matrix_gets_numpys_answers_whichever_lapack_factorises():
             np.testing.assert_array_equal(rrule(f, *args)[0], want)
     assert rrule(np.linalg.det, a)[0] == np.linalg.det(a)
     assert tuple(rrule(np.linalg.slogdet, a)[0]) == tuple(np.linalg.slogdet(a))
+
+
+def _permuted_triangular(rng, n, complex_):
+    """``P U``: its LU in any LAPACK is ``U`` exactly, with ``P``'s pivots (one nonzero below each pivot row)."""
+    d = np.exp(rng.uniform(-3.0, 3.0, n)) * rng.choice([-1.0, 1.0], n)  # magnitudes whose logs add in any order
+    upper = np.triu(rng.standard_normal((n, n)), 1)
+    if complex_:
+        d = d * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+        upper = upper + 1j * np.triu(rng.standard_normal((n, n)), 1)
+    u = upper + np.diag(d)
+    return u[rng.permutation(n)], u
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+def test_det_and_slogdet_read_off_an_lu_as_numpy_reads_its_own(complex_):
+    """``lu_slogdet`` and ``lu_det`` give numpy's ``slogdet`` and ``det`` bit for bit from the same LU: the C
+    library's log of each pivot added in turn (not numpy's vectorised log, not a pairwise sum), the signs or phases
+    multiplied in turn. At ``P U`` every LAPACK's LU is ``U`` itself, so this holds whichever LAPACK scipy has."""
+    from chainrules.rules.numpy.linalg._common import lu_det, lu_factored, lu_slogdet
+
+    pytest.importorskip("scipy")
+    rng = np.random.default_rng(5)
+    for n in [1, 2, 3, 8, 9, 17, 33, 50, 64] * 6:
+        a, u = _permuted_triangular(rng, n, complex_)
+        factored = lu_factored(a)
+        np.testing.assert_array_equal(factored[0], u)
+        sign, logabsdet = np.linalg.slogdet(a)
+        got = lu_slogdet(factored)
+        assert [type(v) for v in got] == [type(sign), type(logabsdet)]
+        assert got[0] == sign and got[1] == logabsdet, (n, got, (sign, logabsdet))
+        det = lu_det(factored)
+        assert type(det) is type(np.linalg.det(a)) and det == np.linalg.det(a), n
+
+
+@pytest.mark.parametrize("f", [np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.solve])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_the_primal_is_numpys_bit_for_bit_at_every_size_and_layout(f, dtype):
+    """``rrule(f, a)[0]`` and ``frule``'s are ``f(a)`` to the last bit in C order, Fortran order and strided, at the
+    sizes where scipy's LU and numpy's part (8 x 8 and 50 x 50 for real matrices with numpy's and scipy's own
+    OpenBLAS builds): the fast paths take numpy's value unless scipy's LAPACK is numpy's."""
+    rng = np.random.default_rng(6)
+    for n in (3, 8, 50):
+        for _ in range(3):
+            a = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dtype == "complex128" else 0)
+            wide = np.zeros((n, 2 * n), dtype=dtype)
+            wide[:, ::2] = a
+            for layout in (a, np.asfortranarray(a), wide[:, ::2]):
+                args = (layout, rng.standard_normal(n).astype(dtype)) if f is np.linalg.solve else (layout,)
+                want = f(*args)
+                for got in (rrule(f, *args)[0], frule((NoTangent(), *map(np.ones_like, args)), f, *args)[0]):
+                    assert type(got) is type(want)
+                    np.testing.assert_array_equal(got, want, strict=True)
