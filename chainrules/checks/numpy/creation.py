@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, Generated, register_cases
+from chainrules.checks._register import register_cases
+from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, Generated
 
 
 def _nested(rng: np.random.Generator, dtype: str) -> list[Any]:

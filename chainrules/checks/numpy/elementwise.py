@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_cases
 from chainrules.checks._tables import INF, REAL_DTYPES, UNARY_SHAPES, Band, TableCheck, table_cases, unary
 from chainrules.rules.numpy._special import bessel_i1
 from chainrules.rules.numpy.elementwise import LINEAR_UNARY, UNARY
@@ -21,7 +22,6 @@ from chainrules_core.testing.cases import (
     At,
     Case,
     Domain,
-    register_cases,
 )
 
 NEAR_REAL_AXIS = Band(name="reals, near the real axis")

@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix
-from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+from chainrules.checks._register import register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case
 
 
 def _arrays(*shapes: tuple[int, ...]) -> tuple[Arg, ...]:

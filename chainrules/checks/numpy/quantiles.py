@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_cases
 from chainrules.checks._tables import REAL_DTYPES
 from chainrules.checks.numpy.reductions import SHAPE, SMALL_AXIS_GRID, with_nans
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import REALS, Arg, At, Case, Domain, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case, Domain
 
 CONTINUOUS = ("linear", "weibull", "hazen", "median_unbiased", "normal_unbiased", "interpolated_inverted_cdf")
 DISCONTINUOUS = (

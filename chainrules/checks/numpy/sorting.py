@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_cases
 from chainrules.rules.numpy.sorting import _UNIQUE
 from chainrules_core.testing import with_tangent
-from chainrules_core.testing.cases import DTYPES, REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, At, Case, Generated
 
 
 def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:

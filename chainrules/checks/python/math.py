@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from chainrules.checks._register import register_cases
 from chainrules.checks._tables import away_from_multiples, binary, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import FLOATS_ARE_INTEGERS, UNARY_CHECKS
@@ -22,7 +23,6 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
     Generated,
-    register_cases,
 )
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import SVD_HANGS, random_matrix
+from chainrules.checks._register import register_cases
 from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import FiniteDifferences
-from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.cases import REALS, Arg, Case, Generated
 
 
 def _of_rank(shape: tuple[int, ...], spectrum: Any) -> Generated:
