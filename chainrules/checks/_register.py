@@ -7,7 +7,7 @@ import dataclasses
 from chainrules_core.testing import cases
 
 
-def register_cases(family: str, *declared: cases.Case) -> None:
+def register_shipped_cases(family: str, *declared: cases.Case) -> None:
     """File ``declared`` under ``family``, each with ``wrong_shape=True``.
 
     Every rule this package ships refuses a seed or tangent whose shape only

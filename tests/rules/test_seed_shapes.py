@@ -69,8 +69,8 @@ def test_the_forms_of_a_zero_d_seed_give_the_same_cotangents(f: Any) -> None:
 
 
 def test_every_declared_case_of_this_package_probes_wrong_shapes() -> None:
-    """The package's cases are filed with ``wrong_shape=True`` (``chainrules.checks._register``), in a fresh process
-    that holds no case but theirs."""
+    """The package's cases are filed with ``wrong_shape=True`` (``chainrules.checks._register``), counted in a
+    fresh process that holds no case but theirs."""
     code = (
         "import chainrules.checks\n"
         "from chainrules_core.testing import registered_cases\n"

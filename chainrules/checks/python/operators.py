@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import REAL_DTYPES, away_from_multiples, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import UNARY_CHECKS
@@ -127,7 +127,7 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("python.operators", *_cases())
+register_shipped_cases("python.operators", *_cases())
 
 refuse_edges(
     "python.operators",

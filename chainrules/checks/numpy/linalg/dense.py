@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing.cases import REALS, Arg, At, Case, Generated
 
@@ -38,7 +38,7 @@ def _scaled(shape: tuple[int, ...]) -> Generated:
     return Generated(lambda rng, dtype: matrix.make(rng, dtype) / (3 * shape[-1]), f"{matrix.label}/3n")
 
 
-register_cases(
+register_shipped_cases(
     "numpy.linalg.dense",
     Case(np.linalg.inv, (well_conditioned((3, 3)),)),
     Case(np.linalg.inv, (well_conditioned((2, 3, 3)),)),

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, random_matrix
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint
@@ -164,7 +164,7 @@ def _eig_case(f: Any, spec: Generated, **kwargs: Any) -> Case:
     return Case(f, (spec,), options=_SMALL_STEPS, **kwargs)
 
 
-register_cases(
+register_shipped_cases(
     "numpy.linalg.eig",
     _eig_case(np.linalg.eig, _diagonalizable((4, 4), np.linspace(-2.0, 3.0, 4), "real eigenvalues"), dtypes=_REAL),
     _eig_case(np.linalg.eig, _diagonalizable((2, 3, 3), [-4.0, 1.0, 6.0], "real eigenvalues"), dtypes=_REAL),

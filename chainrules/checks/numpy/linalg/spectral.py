@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, SVD_HANGS, random_matrix
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint, pad_to
@@ -223,7 +223,7 @@ def _eigenvalue_seed(out: Any) -> Any:
     return np.array([0.7, 0.7, -1.3], dtype=out.dtype)
 
 
-register_cases(
+register_shipped_cases(
     "numpy.linalg.spectral",
     Case(np.linalg.eigh, (_hermitian((3, 3)),), dtypes=_REAL, name="raw outputs"),
     Case(np.linalg.eigh, (_upper(_hermitian((3, 3))),), kwargs={"UPLO": "U"}, dtypes=_REAL, name="raw outputs"),

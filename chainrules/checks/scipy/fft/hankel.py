@@ -9,7 +9,7 @@ offset (``fhtoffset``).
 
 from __future__ import annotations
 
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.fft import REAL_INPUT, _x
 from chainrules_core.testing import no_tangent
 from chainrules_core.testing.cases import Case
@@ -21,7 +21,7 @@ except ImportError:  # scipy is optional: without it there is nothing to check
 
 
 if fft is not None:
-    register_cases(
+    register_shipped_cases(
         "scipy.fft.hankel",
         *(
             Case(f, (_x(*shape), *(no_tangent(p) for p in params)), kwargs=kwargs, name=name, dtypes=REAL_INPUT)

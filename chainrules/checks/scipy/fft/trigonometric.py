@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.fft import _x
 from chainrules_core.testing.cases import DTYPES, Case
 
@@ -61,7 +61,7 @@ def _n_d(f: Any) -> list[Case]:
 
 
 if fft is not None:
-    register_cases(
+    register_shipped_cases(
         "scipy.fft.trigonometric",
         *_forward(fft.dct),
         *_forward(fft.dst),

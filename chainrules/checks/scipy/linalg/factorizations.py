@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
-from chainrules.checks._register import register_cases
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
@@ -73,7 +73,7 @@ def _seed_zero_past(k: int) -> Any:
 
 if linalg is not None:
     wc, fr = well_conditioned, _full_rank
-    register_cases(
+    register_shipped_cases(
         "scipy.linalg.factorizations",
         # lu: P gets NoTangent
         Case(linalg.lu, (wc((3, 3)),)),
