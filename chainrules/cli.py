@@ -347,6 +347,9 @@ def run_one(run: CheckRun, seed: int) -> CheckRun:
                 report = run.case.run(run.dtype, run.mode, seed)
     except AssertionError as err:
         run.status, run.message = "FAIL", str(err)
+        report = getattr(err, "report", None)  # the harness's report as it stood at the failure
+        if report is not None:
+            run.evaluations, run.max_relative_error = report.evaluations, report.max_relative_error
     except Exception as err:  # a crash in a rule or in its inputs is a failure of the check too
         run.status, run.message = "ERROR", f"{type(err).__name__}: {err}"
     else:
@@ -409,15 +412,15 @@ def run_checks(
 
 
 def runs_table(runs: Iterable[CheckRun]) -> str:
-    """One row per run: ``--verbose``."""
+    """One row per run: ``--verbose``. A failed run shows the evaluations it made and the error it failed on."""
     rows = [
         (
             r.case.label,
             r.dtype,
             r.mode,
             r.status,
-            r.evaluations if not r.failed else "",
-            f"{r.max_relative_error:.1e}" if not r.failed else "",
+            r.evaluations if not r.failed else r.evaluations or "",
+            _error_text(r.max_relative_error, measured=not r.failed),
             f"{r.seconds:.2f}s",
         )
         for r in runs
@@ -425,8 +428,17 @@ def runs_table(runs: Iterable[CheckRun]) -> str:
     return table_text(("case", "dtype", "mode", "status", "evals", "worst error", "time"), rows, cut_first=(0,))
 
 
+def _error_text(error: float, measured: bool) -> str:
+    """``3.3e-01``; ``-`` for failed runs that made no comparison (they failed on a type, or raised)."""
+    return f"{error:.1e}" if measured or error > 0 else "-"
+
+
 def families_table(runs: Sequence[CheckRun]) -> str:
-    """One row per family: primals, runs, passes, failures (refusals, if any), worst error among passes, time."""
+    """One row per family: primals, runs, passes, failures (refusals, if any), worst error, time.
+
+    The worst error is that of the runs that passed; where none did, that of the failed runs (each the error it
+    failed on, or the worst before it).
+    """
     by_family: dict[str, list[CheckRun]] = {}
     for r in runs:
         by_family.setdefault(r.family, []).append(r)
@@ -435,7 +447,7 @@ def families_table(runs: Sequence[CheckRun]) -> str:
     for family, group in by_family.items():
         passed = [r for r in group if r.status == "pass"]
         refused = sum(r.status == "refused" for r in group)
-        worst = max((r.max_relative_error for r in passed), default=None)
+        worst = max((r.max_relative_error for r in passed or group), default=None)
         rows.append(
             (
                 family,
@@ -444,7 +456,7 @@ def families_table(runs: Sequence[CheckRun]) -> str:
                 len(passed),
                 sum(r.failed for r in group),
                 *((refused,) if any_refused else ()),
-                "" if worst is None else f"{worst:.1e}",
+                "" if worst is None else _error_text(worst, measured=bool(passed)),
                 f"{sum(r.seconds for r in group):.1f}s",
             )
         )

@@ -41,7 +41,7 @@ from .tangent_types import (
     primal_type,
     unthunk,
 )
-from .tangent_types.tangent import is_namedtuple
+from .tangent_types.tangent import declared_fields, is_namedtuple
 
 _PASS_THROUGH = (AbstractZero, NotImplementedTangent)
 _REAL_SCALAR_TYPES = frozenset({float, np.float64, np.float32, np.float16, int})
@@ -336,7 +336,8 @@ class _TupleProjector(Projector):
 
 
 class _FieldsProjector(Projector):
-    """For dicts, dataclasses and namedtuples: a ``Tangent`` with each field projected."""
+    """For dicts, dataclasses, namedtuples and objects that declare their fields: a ``Tangent`` with each field
+    projected."""
 
     __slots__ = ("fields", "primal_type")
 
@@ -450,6 +451,9 @@ def _make_generic(x: Any) -> Projector:
         return _make_sequence(x)
     if isinstance(x, dict):
         return _make_fields(type(x), x)
+    declared = declared_fields(type(x))
+    if declared is not None:  # an object that builds other values from these: its tangent has these alone
+        return _make_fields(type(x), {name: getattr(x, name) for name in declared})
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return _make_fields(type(x), {f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
     if is_followed(x):  # an engine's value: the projector of the value it stands for
@@ -489,7 +493,8 @@ def ProjectTo(x: Any) -> Projector:  # noqa: N802 - ChainRulesCore's name for it
     * numpy arrays and scalars of a float or complex dtype: that dtype; real
       part for a real primal; trivial dimensions reshaped (``(3, 1)`` fits
       ``(3,)``); any other shape mismatch raises ``ValueError``.
-    * tuples, dicts, dataclasses, namedtuples: ``Tangent`` with each element
+    * tuples, dicts, dataclasses, namedtuples and objects that declare their
+      fields (``__chainrules_fields__``): ``Tangent`` with each element
       projected (lists ``Tangent(list, ...)``, so that cotangents add entry by
       entry instead of concatenating).
     * zeros and not-implemented tangents pass through; thunks stay lazy.

@@ -2,7 +2,9 @@
 
 Its folders mirror ``chainrules.rules``: each module builds the ``Case``s of
 one family (the function, where its arguments live, the dtypes and modes to
-run) and files them with ``chainrules_core.testing.register_cases``.
+run) and files them with ``chainrules.checks._register.register_shipped_cases``,
+which holds each to refusing seeds and tangents of the wrong shape
+(``Case.wrong_shape``), as every rule this package ships does.
 ``python -m chainrules check`` and the test suite import this package and
 run every case through ``test_frule`` and ``test_rrule``; ``import
 chainrules`` alone never builds a case nor imports the harness.

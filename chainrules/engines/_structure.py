@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import types
 from collections.abc import Callable
@@ -179,9 +178,7 @@ def object_fields(x: Any) -> dict[str, Any] | None:
         return None
     if callable(x) and isinstance(x, (types.MethodType, functools.partial, types.BuiltinMethodType)):
         return None
-    if dataclasses.is_dataclass(x):
-        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
-    names = field_names(type(x))
+    names = field_names(type(x))  # a dataclass's fields, or those a class declares (``__chainrules_fields__``)
     if names is not None:
         return {n: getattr(x, n) for n in names if hasattr(x, n)}
     if hasattr(x, "__dict__"):

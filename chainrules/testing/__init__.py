@@ -2,8 +2,9 @@
 
 * ``edges``: the edge sweep (``python -m chainrules check --edges``): every
   declared case moved to the edges of its domain (empty and size-1 axes,
-  0-d, huge, tiny, subnormal, infinite and NaN entries), with the layouts,
-  0-d seed forms and wrong shapes of the harness's ``variants`` at each; a
+  0-d, huge, tiny, subnormal, infinite and NaN entries), with the layouts
+  and 0-d seed forms of the harness's ``variants`` at each (and its
+  ``wrong_shape`` probe, for a case that declares it); a
   rule declares what it refuses there beside its cases (``refuse_edges``).
 * ``second_order``: a rule's pullback and pushforward must be differentiable
   themselves (``python -m chainrules check --order 2``), by an engine passed

@@ -97,7 +97,8 @@ def _judge(v: EdgeVariant, mode: str, seed: int) -> tuple[str, str]:
         if given is not None and layout_of(y_ref).problems(unthunk(given), "", cotangent=False):
             del options["output_tangent"]  # a seed made for the declared shape: a random one fits the variant
         check = test_frule if mode == "frule" else test_rrule
-        check(v.case.f, *args, fkwargs=dict(v.case.kwargs), seed=seed, **{"variants": True, **options})
+        checks = {"variants": True, "wrong_shape": v.case.wrong_shape, **options}
+        check(v.case.f, *args, fkwargs=dict(v.case.kwargs), seed=seed, **checks)
         return "pass", ""
     return _Derivatives(v, args, y_ref, seed).run(mode)
 

@@ -3,7 +3,16 @@
 from .abstract_tangent import AbstractTangent
 from .abstract_zero import AbstractZero, NoTangent, ZeroTangent
 from .not_implemented import NotImplementedTangent, NotImplementedTangentError, not_implemented
-from .tangent import Tangent, backing, canonicalize, construct, field_names, is_namedtuple, primal_type
+from .tangent import (
+    Tangent,
+    backing,
+    canonicalize,
+    construct,
+    declared_fields,
+    field_names,
+    is_namedtuple,
+    primal_type,
+)
 from .thunks import AbstractThunk, InplaceableThunk, Thunk, unthunk
 
 __all__ = [
@@ -20,6 +29,7 @@ __all__ = [
     "backing",
     "canonicalize",
     "construct",
+    "declared_fields",
     "field_names",
     "is_namedtuple",
     "not_implemented",

@@ -35,10 +35,12 @@ _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 def field_names(cls: type) -> tuple[str, ...] | None:
     """The fields of instances of ``cls`` when the type alone tells them, else ``None``.
 
-    Dataclasses, namedtuples, classes with ``__slots__`` (and no ``__dict__``),
-    bound methods (``__func__``, ``__self__``) and ``functools.partial``
-    (``func``, ``args``, ``keywords``); ``None`` for classes whose instances
-    carry a ``__dict__``, whose fields only an instance knows.
+    The fields a class declares in ``__chainrules_fields__`` (``declared_fields``);
+    else those of dataclasses, namedtuples, classes with ``__slots__`` (and no
+    ``__dict__``), bound methods (``__func__``, ``__self__``) and
+    ``functools.partial`` (``func``, ``args``, ``keywords``); ``None`` for
+    classes whose instances carry a ``__dict__``, whose fields only an
+    instance knows.
 
     >>> import functools
     >>> field_names(functools.partial), field_names(dict)
@@ -51,7 +53,41 @@ def field_names(cls: type) -> tuple[str, ...] | None:
         return names
 
 
+def declared_fields(cls: type) -> tuple[str, ...] | None:
+    """The independent fields a class declares, ``__chainrules_fields__``; ``None`` if it declares none.
+
+    An object that computes values from its fields when it is built (a
+    spline's coefficients from its knots and values, a factorization from
+    a matrix) declares the fields it is built from: its tangents have those
+    alone, and an instance with new values for them is built by calling the
+    class with them as keyword arguments, ``cls(**fields)``, which computes
+    the rest again (``construct``, ``primal + Tangent``, and the harness's
+    perturbations). A subclass inherits the declaration.
+
+    >>> class Mean:
+    ...     __chainrules_fields__ = ("values",)
+    ...     def __init__(self, values):
+    ...         self.values, self.mean = values, sum(values) / len(values)
+    >>> declared_fields(Mean), field_names(Mean), declared_fields(dict)
+    (('values',), ('values',), None)
+    >>> construct(Mean([1.0, 2.0]), {"values": [3.0, 5.0]}).mean
+    4.0
+    """
+    names = getattr(cls, "__chainrules_fields__", None)
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+        raise TypeError(
+            f"{cls.__name__}.__chainrules_fields__ must be a tuple of field names, such as ('knots', 'values'); "
+            f"got {names!r}"
+        )
+    return tuple(names)
+
+
 def _find_field_names(cls: type) -> tuple[str, ...] | None:
+    declared = declared_fields(cls)
+    if declared is not None:
+        return declared
     if dataclasses.is_dataclass(cls):
         return tuple(f.name for f in dataclasses.fields(cls))
     if is_namedtuple(cls):
@@ -406,11 +442,15 @@ def _add_to_primal(primal: Any, t: Tangent) -> Any:
 def construct(primal: Any, changes: dict[str, Any]) -> Any:
     """A copy of the object ``primal`` with the fields in ``changes`` replaced.
 
-    Namedtuples, bound methods and partials are rebuilt, dataclasses go
+    A class that declares its fields (``declared_fields``) is called with
+    them; namedtuples, bound methods and partials are rebuilt, dataclasses go
     through ``dataclasses.replace`` when every changed field is an ``__init__``
     argument, and any other object is copied and its attributes set.
     """
     cls = type(primal)
+    declared = declared_fields(cls)
+    if declared is not None:  # what the class's own __init__ raises, it raises as it is
+        return _rebuilt(primal, declared, changes)
     try:
         if is_namedtuple(cls):
             return primal._replace(**changes)
@@ -432,3 +472,22 @@ def construct(primal: Any, changes: dict[str, Any]) -> Any:
         raise TypeError(
             f"could not build a {cls.__name__} with new values for the fields {sorted(changes)}: {err}"
         ) from err
+
+
+def _rebuilt(primal: Any, declared: tuple[str, ...], changes: dict[str, Any]) -> Any:
+    """``type(primal)(**fields)``: the declared fields of ``primal``, with ``changes``."""
+    cls = type(primal)
+    computed = [name for name in changes if name not in declared]
+    missing = [name for name in declared if name not in changes and not hasattr(primal, name)]
+    if computed or missing:
+        problem = (
+            f"{', '.join(map(repr, computed))} {'is' if len(computed) == 1 else 'are'} not among them"
+            if computed
+            else f"the {cls.__name__} has no attribute {', '.join(map(repr, missing))}"
+        )
+        raise TypeError(
+            f"could not build a {cls.__name__} with new values for the fields {sorted(changes)}: it declares "
+            f"__chainrules_fields__ = {declared!r}, and {problem}; the class is called with those fields as keyword "
+            "arguments, which build the rest"
+        )
+    return cls(**{name: changes[name] if name in changes else getattr(primal, name) for name in declared})

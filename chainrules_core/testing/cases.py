@@ -149,7 +149,10 @@ class Case:
     differentiable (a kink, a tie, the zero of a norm): the first-order
     checks hold the rule to its convention there, and the second-order
     checks (``check --order 2``) leave the case out, since no second
-    derivative exists to check.
+    derivative exists to check. ``wrong_shape=True`` also holds the rule to
+    refusing a seed or tangent of the wrong shape (the harness's option of
+    that name): the rules this package ships promise it, and their cases
+    declare it.
     """
 
     f: Callable[..., Any]
@@ -160,6 +163,7 @@ class Case:
     modes: tuple[str, ...] = MODES
     options: Mapping[str, Any] = field(default_factory=dict)
     smooth: bool = True
+    wrong_shape: bool = False
 
     @property
     def label(self) -> str:
@@ -190,11 +194,11 @@ class Case:
 
     def run(self, dtype: str, mode: str, seed: int = 0, variants: bool = True) -> CheckReport:
         """Run this case through the harness in one dtype and one mode, and its variants (``testing.variants``):
-        fast paths off, other layouts, a seed or tangent of the wrong shape."""
+        fast paths off, other layouts; with ``wrong_shape``, a seed or tangent of the wrong shape."""
         rng = np.random.default_rng(seed)
         args = self.make_args(rng, dtype)
         check = test_frule if mode == "frule" else test_rrule
-        options = {"variants": variants, **self.options}
+        options = {"variants": variants, "wrong_shape": self.wrong_shape, **self.options}
         if callable(options.get("output_tangent")):
             options["output_tangent"] = options["output_tangent"](self.f(*_primals(args), **self.kwargs))
         try:

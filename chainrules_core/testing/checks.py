@@ -31,7 +31,7 @@ from ..tangent_types import (
 )
 from .finite_differences import RESOLUTION, FDResult, FiniteDifferences
 from .layout import Layout, Vector, dot, layout_of
-from .tangents import PrimalAndTangent, relative_tangent
+from .tangents import PrimalAndTangent, given_tangent, relative_tangent
 from .tolerances import RTOL, lowest_precision
 
 SAFETY = 10.0
@@ -59,7 +59,12 @@ def _is_own(module: str) -> bool:
 
 @dataclass
 class CheckReport:
-    """What a check did: its evaluations of the function, its worst relative error, the checks it made."""
+    """What a check did: its evaluations of the function, its worst relative error, the checks it made.
+
+    A failure carries the report as it stood (``failure.report``): the evaluations so far, and the relative
+    error of the comparison that failed. ``notes`` holds what the check found of another rule than its own:
+    an rrule that finite differences prove wrong while ``test_frule`` passes, say; ``test_rrule`` reports it.
+    """
 
     function: str
     mode: str
@@ -67,6 +72,7 @@ class CheckReport:
     max_relative_error: float = 0.0
     checks: list[str] = field(default_factory=list)
     seed: int = 0
+    notes: list[str] = field(default_factory=list)
 
     def merge(self, other: CheckReport) -> CheckReport:
         return CheckReport(
@@ -76,6 +82,7 @@ class CheckReport:
             max(self.max_relative_error, other.max_relative_error),
             self.checks + [c for c in other.checks if c not in self.checks],
             self.seed,
+            self.notes + [n for n in other.notes if n not in self.notes],
         )
 
 
@@ -113,6 +120,7 @@ class Setup:
         """The failure of ``check``: an ``AssertionError`` whose ``check`` attribute names it."""
         failure = AssertionError(f"[{check}] {self.report.function}: {message} (seed={self.seed})")
         failure.check = check  # type: ignore[attr-defined]
+        failure.report = self.report  # type: ignore[attr-defined]
         return failure
 
     def of(self, what: str, i: int) -> str:
@@ -195,8 +203,12 @@ class CheckOptions:
     ``test_frule``, and the step search where that step's error could turn a verdict (``settle``); ``"few"``: one
     step along all arguments at once (about 6)."""
     variants: bool = False
-    """Also call the rule with fast paths off, seeds, tangents and arguments in other layouts, and a seed or tangent
-    of the wrong shape: the same numbers, nothing modified, the wrong shape refused (``testing.variants``)."""
+    """Also call the rule with fast paths off, seeds, tangents and arguments in other layouts: the same numbers,
+    nothing modified (``testing.variants``)."""
+    wrong_shape: bool = False
+    """Also call the pullback with a seed (the pushforward with a tangent) whose shape only broadcasts to the
+    output's (the argument's): it must raise a ``ValueError`` naming the function and both shapes, as
+    ``checked_seed`` and ``checked_tangent`` do. The rules this package ships promise it; a rule of yours may."""
 
     @classmethod
     def parse(cls, caller: str, options: dict[str, Any]) -> CheckOptions:
@@ -240,9 +252,7 @@ def setup(mode: str, f: Any, args: tuple[Any, ...], options: CheckOptions) -> Se
         if dx is None:
             dx = relative_tangent(x, rng)
         elif not isinstance(dx, NoTangent):
-            problems = layout.problems(unthunk(dx), f"the tangent given for {name}", cotangent=False)
-            if problems:
-                raise ValueError(f"test_{mode}({function_name(f)}): " + "; ".join(problems))
+            dx = given_tangent(x, dx, layout, f"the tangent given for {name}", f"test_{mode}({function_name(f)})")
         tangents.append(dx)
     fdm = options.fdm
     if isinstance(fdm, str):
@@ -446,14 +456,8 @@ def check_inner(
     if not np.all(np.isfinite(x_bar)):
         raise s.fail(check, f"{where}: the cotangent is not finite: {preview(x_bar)}")
     rhs = dot(x_bar, dx)
-    rhs_scale = dot(np.abs(x_bar), np.abs(dx))
     mass = float(np.sum(np.abs(y_bar)))
-
-    def measure(fd: FDResult) -> tuple[float, float, float]:
-        lhs = dot(y_bar, fd.value)
-        return abs(lhs - rhs), dot(np.abs(y_bar), np.abs(fd.value)) + rhs_scale, SAFETY * mass * fd.error
-
-    fd, diff, scale, allowance = settle(s, fd, measure)
+    fd, diff, scale, allowance = settle(s, fd, _inner_measure(y_bar, rhs, dot(np.abs(x_bar), np.abs(dx))))
     lhs = dot(y_bar, fd.value)
     verdict = _verdict(s, diff, scale, allowance, mass * fd.natural)
     _record(s, diff, max(scale, RESOLUTION * mass * fd.natural))
@@ -468,6 +472,25 @@ def check_inner(
             f"  cotangent:  {preview(x_bar)}\n  direction:  {preview(dx)}{_text(hint)}{kink_hint(s)}",
         )
     return fd
+
+
+def _inner_measure(y_bar: Vector, rhs: float, rhs_scale: float) -> Callable[[FDResult], tuple[float, float, float]]:
+    """``<y_bar, J dx>`` from a finite difference against a rule's ``rhs``: difference, scale, allowance."""
+    mass = float(np.sum(np.abs(y_bar)))
+
+    def measure(fd: FDResult) -> tuple[float, float, float]:
+        lhs = dot(y_bar, fd.value)
+        return abs(lhs - rhs), dot(np.abs(y_bar), np.abs(fd.value)) + rhs_scale, SAFETY * mass * fd.error
+
+    return measure
+
+
+def inner_mismatch(s: Setup, y_bar: Vector, fd: FDResult, rhs: float, rhs_scale: float) -> bool:
+    """Whether a rule's ``rhs`` for ``<y_bar, J dx>`` differs from the finite difference ``fd``'s beyond the
+    tolerance and its error: ``check_inner``'s mismatch, neither recorded nor raised (``rhs_scale`` is the sum of
+    the absolute values of ``rhs``'s terms)."""
+    fd, diff, scale, allowance = settle(s, fd, _inner_measure(y_bar, rhs, rhs_scale))
+    return _verdict(s, diff, scale, allowance, float(np.sum(np.abs(y_bar))) * fd.natural) == "mismatch"
 
 
 def agree(s: Setup, lhs: float, rhs: float, scale: float) -> bool:

@@ -17,8 +17,8 @@ import numpy as np
 
 from .._callables import unwrap
 from ..rules import frule, rrule
-from ..tangent_types import ZeroTangent
-from .checks import SAFETY, Setup, agree, directional_fd, ratio
+from ..tangent_types import ZeroTangent, declared_fields
+from .checks import SAFETY, Setup, agree, along, directional_fd, inner_mismatch, ratio
 from .layout import Vector, _Composite, _Fields, _Sequence, dot
 
 _CALLED_AS = {
@@ -156,7 +156,9 @@ def pullback_by_part(s: Setup, i: int, y_bar: Vector, x_bar: Vector) -> Callable
     """The identity ``<y_bar, J dx> == <x_bar, dx>`` along each field of argument ``i`` alone, as lines."""
 
     def lines() -> str:
-        found = []
+        found: list[str] = []
+        wrong: list[str] = []
+        omitted: list[str] = []
         for label, block in _parts(s, i):
             dx = np.zeros_like(s.direction(i))
             dx[block] = s.direction(i)[block]
@@ -166,7 +168,9 @@ def pullback_by_part(s: Setup, i: int, y_bar: Vector, x_bar: Vector) -> Callable
             tol = s.atol + s.rtol * scale + SAFETY * float(np.sum(np.abs(y_bar))) * fd.error
             verdict = "right" if abs(lhs - rhs) <= tol else "wrong"
             found.append(f"{label}: {verdict}{ratio(rhs, lhs) or f' (<x_bar, dx> = {rhs:.6g}, expected {lhs:.6g})'}")
-        return f"\n  by part: {'; '.join(found)}" if found else ""
+            if verdict == "wrong":
+                (wrong if np.any(x_bar[block]) else omitted).append(label)
+        return f"\n  by part: {'; '.join(found)}{_derived_hint(s, i, wrong, omitted)}" if found else ""
 
     return lines
 
@@ -175,7 +179,9 @@ def pushforward_by_part(s: Setup, i: int, pushed: Callable[[tuple[Any, ...]], Ve
     """The tangent along each field of argument ``i`` alone against finite differences, as lines."""
 
     def lines() -> str:
-        found = []
+        found: list[str] = []
+        wrong: list[str] = []
+        omitted: list[str] = []
         layout = s.layouts[i]
         for label, block in _parts(s, i):
             dx = np.zeros_like(s.direction(i))
@@ -190,12 +196,65 @@ def pushforward_by_part(s: Setup, i: int, pushed: Callable[[tuple[Any, ...]], Ve
             size = dot(fd.value, fd.value)
             scaled = f" (ratio {dot(got, fd.value) / size:.6g})" if size > 0 else ""
             found.append(f"{label}: {verdict}{scaled}")
-        return f"\n  by part: {'; '.join(found)}" if found else ""
+            if verdict == "wrong":
+                (wrong if np.any(got) else omitted).append(label)
+        return f"\n  by part: {'; '.join(found)}{_derived_hint(s, i, wrong, omitted)}" if found else ""
 
     return lines
 
 
+def _derived_hint(s: Setup, i: int, wrong: list[str], omitted: list[str]) -> str:
+    """What to do when the rule leaves out fields of an object and gets the others wrong: the typical signature
+    of a field computed from the others when the object is built (a cache), which the harness moves alone."""
+    layout = s.layouts[i]
+    if not (wrong and omitted and isinstance(layout, _Fields)) or layout.is_mapping:
+        return ""
+    if declared_fields(layout.cls) is not None or not hasattr(layout.value, "__dict__"):
+        return ""
+    cached = [label.removeprefix("field ") for label in omitted]
+    built_from = tuple(key for key, _ in layout.children if key not in cached)
+    return (
+        f"\n  the rule gives nothing for {', '.join(cached)} and gets the other fields wrong: if "
+        f"{' and '.join(cached)} {'is' if len(cached) == 1 else 'are'} computed from the other fields when the "
+        f"{layout.cls.__name__} is built, declare the fields it is built from, __chainrules_fields__ = {built_from!r} "
+        '(docs/rule-authors.md, "Objects that compute values from their fields")'
+    )
+
+
 # ----- two rules that disagree -----
+
+
+def _differing(
+    s: Setup, frule_tangent: Callable[[int], Vector], y_bar: Vector, x_bars: dict[int, Vector]
+) -> list[tuple[int, Vector, float, float]]:
+    """The arguments along which the two rules differ: ``(i, frule's tangent, <y_bar, it>, <x_bar_i, dx_i>)``."""
+    found = []
+    for i, x_bar in x_bars.items():
+        dx, pushed = s.direction(i), frule_tangent(i)
+        lhs, rhs = dot(y_bar, pushed), dot(x_bar, dx)
+        if not agree(s, lhs, rhs, dot(np.abs(x_bar), np.abs(dx)) + abs(lhs)):
+            found.append((i, pushed, lhs, rhs))
+    return found
+
+
+def _blame_text(s: Setup, checked: str, differing: list[tuple[int, Vector, float, float]], proven: bool) -> str:
+    other = "rrule" if checked == "frule" else "frule"
+    confirmed = "the frule's tangent" if checked == "frule" else "the pullback"
+    wrong = [
+        f"{s.names[i]}: <y_bar, J dx> = {lhs:.10g} by the frule, <x_bar, dx> = {rhs:.10g} by the "
+        f"pullback{ratio(rhs if checked == 'frule' else lhs, lhs if checked == 'frule' else rhs)}"
+        for i, _, lhs, rhs in differing
+    ]
+    where = f" for {'; '.join(wrong)}" if wrong else ""
+    if proven:
+        return (
+            f"the {other} is wrong{where}: finite differences along each confirm it, and {confirmed} agrees with "
+            f"them; test_{other} reports it"
+        )
+    return (
+        f"\n  {confirmed} agrees with finite differences (checked above), so the {other} is wrong{where}; "
+        f"test_{other} checks it against finite differences"
+    )
 
 
 def blame(
@@ -207,26 +266,29 @@ def blame(
     ``frule_tangent(i)`` is the frule's tangent along argument ``i`` alone
     and ``x_bars[i]`` the pullback's cotangent of ``y_bar`` for it.
     """
-    other = "rrule" if checked == "frule" else "frule"
-    confirmed = "the frule's tangent" if checked == "frule" else "the pullback"
+    return lambda: _blame_text(s, checked, _differing(s, frule_tangent, y_bar, x_bars), proven=False)
 
-    def lines() -> str:
-        wrong = []
-        for i, x_bar in x_bars.items():
-            dx = s.direction(i)
-            lhs, rhs = dot(y_bar, frule_tangent(i)), dot(x_bar, dx)
-            if not agree(s, lhs, rhs, dot(np.abs(x_bar), np.abs(dx)) + abs(lhs)):
-                wrong.append(
-                    f"{s.names[i]}: <y_bar, J dx> = {lhs:.10g} by the frule, <x_bar, dx> = {rhs:.10g} by the "
-                    f"pullback{ratio(rhs if checked == 'frule' else lhs, lhs if checked == 'frule' else rhs)}"
-                )
-        where = f" for {'; '.join(wrong)}" if wrong else ""
-        return (
-            f"\n  {confirmed} agrees with finite differences (checked above), so the {other} is wrong{where}; "
-            f"test_{other} checks it against finite differences"
-        )
 
-    return lines
+def other_rule_wrong(
+    s: Setup, checked: str, frule_tangent: Callable[[int], Vector], y_bar: Vector, x_bars: dict[int, Vector]
+) -> str | None:
+    """When the frule and the rrule disagree: what is wrong, if the rule other than ``checked`` is, else ``None``.
+
+    The other rule is wrong where its ``<y_bar, J dx_i>`` differs from a
+    finite difference along each argument ``i`` on which the two rules
+    differ: its own check reports that, and ``checked``'s check need not fail
+    for it. Where finite differences cannot tell (the two differ by less
+    than their error), the disagreement stays a failure of both.
+    """
+    differing = _differing(s, frule_tangent, y_bar, x_bars)
+    for i, pushed, by_frule, by_pullback in differing:
+        if checked == "frule":
+            value, value_scale = by_pullback, dot(np.abs(x_bars[i]), np.abs(s.direction(i)))
+        else:
+            value, value_scale = by_frule, dot(np.abs(y_bar), np.abs(pushed))
+        if not inner_mismatch(s, y_bar, along(s, [i]), value, value_scale):
+            return None
+    return _blame_text(s, checked, differing, proven=True) if differing else None
 
 
 def partial_keywords(f: Any, kwargs: dict[str, Any]) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -34,6 +35,7 @@ from .checks import (
     CheckOptions,
     CheckReport,
     Setup,
+    agree,
     along,
     check_close,
     check_exact_inner,
@@ -45,6 +47,7 @@ from .checks import (
 from .diagnosis import (
     blame,
     no_rule_message,
+    other_rule_wrong,
     pushforward_by_part,
     signature_hint,
 )
@@ -61,7 +64,7 @@ from .pullback import (
 )
 from .tangents import PrimalAndTangent
 from .values import check_not_mutated, check_primal, check_types, same, snapshot
-from .variants import check_frule_variants, check_rrule_variants
+from .variants import check_frule_variants, check_rrule_variants, check_wrong_seed, check_wrong_tangent
 
 __all__ = ["INCONCLUSIVE", "SAFETY", "CheckOptions", "CheckReport", "test_frule", "test_rrule", "test_scalar"]
 
@@ -205,6 +208,8 @@ def test_frule(f: Callable[..., Any], *args: Any, check_zero_tangents: bool = Fa
     s.report.checks.append("inputs not mutated")
     if opts.variants:
         check_frule_variants(s, tangents, y_dot_vec)
+    if opts.wrong_shape:
+        check_wrong_tangent(s, tangents)
     return s.report
 
 
@@ -335,7 +340,13 @@ def _check_frule_against_rrule(s: Setup, moving: list[int], y_dot_vec: Vector) -
 
 
 def _check_agreement(s: Setup, checked: str, y_bar_vec: Vector, y_dot_vec: Vector, x_bars: dict[int, Vector]) -> None:
-    """``<y_bar, y_dot> == sum_i <x_bar_i, dx_i>``; on failure, the rule other than ``checked`` is blamed."""
+    """``<y_bar, y_dot> == sum_i <x_bar_i, dx_i>``; on failure, the rule other than ``checked`` is blamed.
+
+    The ``checked`` rule has passed its own check against finite
+    differences. Where they also prove the other rule wrong, that rule's own
+    check fails for it, so this one does not: one wrong rule is one failure.
+    What it found goes to the report's notes, and to a warning.
+    """
     check = "frule and rrule agree"
     lhs = dot(y_bar_vec, y_dot_vec)
     rhs, scale = 0.0, dot(np.abs(y_bar_vec), np.abs(y_dot_vec))
@@ -347,6 +358,13 @@ def _check_agreement(s: Setup, checked: str, y_bar_vec: Vector, y_dot_vec: Vecto
     def frule_tangent(i: int) -> Vector:
         return _pushed(s, check, _zero_except(s, list(x_bars), i), f"along {s.names[i]} alone")
 
+    if not agree(s, lhs, rhs, scale):
+        wrong = other_rule_wrong(s, checked, frule_tangent, y_bar_vec, x_bars)
+        if wrong is not None:
+            note = f"[{check}] {s.report.function}: {wrong} (seed={s.seed})"
+            s.report.notes.append(note)
+            warnings.warn(note, stacklevel=5)  # the caller of test_frule or test_rrule
+            return
     hint = blame(s, checked, frule_tangent, y_bar_vec, x_bars)
     check_exact_inner(s, check, lhs, rhs, scale, "<y_bar, frule tangent> against the pullback's", hint)
     s.report.checks.append(check)
@@ -421,6 +439,8 @@ def test_rrule(
     s.report.checks.append("inputs not mutated")
     if opts.variants:
         check_rrule_variants(s, y_bar, x_bars)
+    if opts.wrong_shape:
+        check_wrong_seed(s, y_bar)
     return s.report
 
 

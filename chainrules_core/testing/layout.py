@@ -583,6 +583,22 @@ def layout_of(x: Any) -> Layout:
     return _layout(x, set())
 
 
+def kind_of(x: Any) -> str:
+    """What ``x`` is, as a message says it: ``a Python float``, ``a numpy float64 of shape ()``, ``an ndarray of
+    shape (3,) and dtype float32``, ``a list``.
+
+    >>> kind_of(1.5), kind_of(np.float64(1.5)), kind_of(np.ones(3, dtype=np.float32)), kind_of([1.5])
+    ('a Python float', 'a numpy float64 of shape ()', 'an ndarray of shape (3,) and dtype float32', 'a list')
+    """
+    if isinstance(x, np.ndarray):
+        return f"an ndarray of shape {x.shape} and dtype {x.dtype}"
+    if isinstance(x, np.generic):
+        return f"a numpy {x.dtype} of shape ()"
+    if isinstance(x, (bool, int, float, complex)):
+        return f"a Python {type(x).__name__}"
+    return f"a {type(x).__name__}"
+
+
 def _type_name(x: Any) -> str:
     return f"np.{x.dtype}" if isinstance(x, np.generic) else type(x).__name__
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..tangent_types import NoTangent
-from .layout import layout_of
+from ..tangent_types import NoTangent, unthunk
+from .layout import Layout, kind_of, layout_of
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,47 @@ class PrimalAndTangent:
 def with_tangent(x: Any, dx: Any) -> PrimalAndTangent:
     """Give ``x`` the explicit tangent ``dx`` in ``test_frule``/``test_rrule``.
 
+    ``dx`` has ``x``'s type, shape and dtype; a zero number (``0.0``) holds
+    any ``x`` constant, standing for the zero tangent of its shape and dtype.
+
     >>> from chainrules_core import NoTangent
     >>> with_tangent(2.0, 1.0).tangent, with_tangent(3.0, NoTangent()).tangent
     (1.0, NoTangent())
     """
     return PrimalAndTangent(x, dx)
+
+
+def given_tangent(x: Any, dx: Any, layout: Layout, where: str, caller: str) -> Any:
+    """The tangent ``with_tangent`` gave ``x``, checked: ``ValueError`` naming ``caller`` and ``where`` if it has
+    not ``x``'s type, shape or dtype.
+
+    A zero number is the zero tangent of ``x``, in ``x``'s shape and dtype
+    (``with_tangent(x, 0.0)`` holds an array constant); any other number for
+    an array or a structure is refused, with the fix.
+
+    >>> x = np.ones(2, dtype=np.float32)
+    >>> given_tangent(x, 0.0, layout_of(x), "the tangent of x", "test_rrule(f)")
+    array([0., 0.], dtype=float32)
+    >>> given_tangent(x, 0.5, layout_of(x), "the tangent of x", "test_rrule(f)")
+    Traceback (most recent call last):
+        ...
+    ValueError: test_rrule(f): the tangent of x: the number 0.5 for an ndarray ...; give an array of its shape ...
+    """
+    value = unthunk(dx)
+    problems = layout.problems(value, where, cotangent=False)
+    if not problems:
+        return dx
+    number = isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool)
+    if number and layout.differentiable:
+        if value == 0:
+            return layout.vec_to_tangent(np.zeros(layout.size))
+        if isinstance(x, np.ndarray):
+            fix = f"an array of its shape and dtype, np.full_like(x, {value!r})"
+            problems = [f"{where}: the number {value!r} for {kind_of(x)}; give {fix}, or 0.0 to hold it constant"]
+        elif not isinstance(x, (float, complex, np.generic)):
+            fix = "a tangent of its structure (rand_tangent(x) makes one)"
+            problems = [f"{where}: the number {value!r} for {kind_of(x)}; give {fix}, or 0.0 to hold it constant"]
+    raise ValueError(f"{caller}: " + "; ".join(problems))
 
 
 def no_tangent(x: Any) -> PrimalAndTangent:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..tangent_types import AbstractZero, InplaceableThunk, Tangent, backing, primal_type, unthunk
 from .checks import Setup, _max_abs, preview
-from .layout import Layout, Vector, layout_of
+from .layout import Layout, Vector, kind_of, layout_of
 from .tolerances import PRIMAL_RTOL, lowest_precision
 
 _NUMBERS = (bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray)
@@ -32,10 +32,12 @@ def check_primal(s: Setup, y: Any) -> None:
         _scalar_like(y) and _scalar_like(y_ref) and np.asarray(y).dtype == np.asarray(y_ref).dtype
     )
     if not same_type:
-        raise s.fail("primal", f"the rule returned a {type(y).__name__} but the function a {type(y_ref).__name__}")
+        raise s.fail("primal", f"the rule returned {kind_of(y)} but the function {kind_of(y_ref)}")
     for attr in ("shape", "dtype"):
         if hasattr(y_ref, attr) and getattr(y, attr, None) != getattr(y_ref, attr):
-            raise s.fail("primal", f"{attr} {getattr(y, attr, None)} from the rule, {getattr(y_ref, attr)} from f")
+            if not hasattr(y, attr):  # a Python number has neither
+                raise s.fail("primal", f"the rule returned {kind_of(y)}, f {kind_of(y_ref)}")
+            raise s.fail("primal", f"{attr} {getattr(y, attr)} from the rule, {getattr(y_ref, attr)} from f")
     try:
         got, want = layout.to_vec(y), layout.to_vec(y_ref)
         constants_agree = equal_constants(layout.constants(y), layout.constants(y_ref))

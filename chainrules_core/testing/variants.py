@@ -14,10 +14,13 @@ checked, with
 and compares the results with the first call's: the primal, the tangent or
 every cotangent, their types and, to ``SAME_RTOL`` of the largest entry,
 their values. No variant may change an argument, a seed or a tangent (a
-read-only one raises where a rule writes into it). Last, a seed or tangent
-whose shape only broadcasts to the output's (or the argument's) must be
-refused: ``ValueError`` naming the function and both shapes, never a number.
-Each costs one call of the rule: O(1) in the input size.
+read-only one raises where a rule writes into it). Each costs one call of
+the rule: O(1) in the input size.
+
+With ``wrong_shape=True`` (the declared cases of this package run with it),
+a seed or tangent whose shape only broadcasts to the output's (or the
+argument's) must be refused: ``ValueError`` naming the function and both
+shapes, never a number (``check_wrong_seed``, ``check_wrong_tangent``).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ..fast_paths import fast_paths
 from ..rules import frule, rrule
 from ..tangent_types import AbstractZero, NoTangent, Tangent, Thunk, backing, primal_type, unthunk
 from .checks import Setup, preview, short
-from .layout import Layout, Vector
+from .layout import Layout, Vector, kind_of
 from .tolerances import lowest_precision
 from .values import check_not_mutated, snapshot
 
@@ -40,7 +43,7 @@ SAME_RTOL: dict[str, float] = {"float16": 1e-2, "float32": 1e-5, "float64": 1e-1
 """Two paths of one rule agree to this, relative to the largest entry: a fast path may round otherwise."""
 
 VARIANTS = ("fast paths off", "strided", "Fortran-ordered", "read-only", "0-d array", "numpy scalar", "Python number")
-"""The forms a variant check tries; ``wrong shape`` is checked after them."""
+"""The forms a variant check tries."""
 
 
 # ----- the forms of one value -----
@@ -200,10 +203,9 @@ def check_rrule_variants(s: Setup, y_bar: Any, x_bars: list[Vector | None]) -> N
         if _primal_agrees(s, s.f(*args, **s.kwargs)):
             pulled(label, args, y_bar)
     s.report.checks.append(check)
-    _check_wrong_seed(s, y_bar)
 
 
-def _check_wrong_seed(s: Setup, y_bar: Any) -> None:
+def check_wrong_seed(s: Setup, y_bar: Any) -> None:
     """A seed that only broadcasts to the output's shape: ``ValueError`` naming the function and both shapes."""
     y_bar = unthunk(y_bar)
     if isinstance(y_bar, (Tangent, tuple, list)):
@@ -213,16 +215,22 @@ def _check_wrong_seed(s: Setup, y_bar: Any) -> None:
         k = next((k for k, e in enumerate(entries) if _wrong_shape(e) is not None), None)
         if k is None:
             return
-        want, wrong = np.shape(unthunk(entries[k])), _wrong_shape(entries[k])
+        right, wrong = unthunk(entries[k]), _wrong_shape(entries[k])
         changed = [*entries[:k], wrong, *entries[k + 1 :]]
         bad = Tangent(primal_type(y_bar), *changed) if isinstance(y_bar, Tangent) else type(y_bar)(changed)
     else:
         wrong = _wrong_shape(y_bar)
         if wrong is None:
             return
-        want, bad = np.shape(y_bar), wrong
+        right, bad = y_bar, wrong
     _, pullback = s.call("wrong shape", "the rrule", _call, s, "rrule", s.args)
-    _refused(s, lambda: pullback(bad), f"a seed of shape {wrong.shape} for an output of shape {want}", wrong, want)
+    what = f"a seed of shape {wrong.shape} for an output {_of_shape(right)}"
+    _refused(s, lambda: pullback(bad), what, wrong, np.shape(right))
+
+
+def _of_shape(x: Any) -> str:
+    """``of shape (3,)``; ``(a Python float)`` for a value without a shape."""
+    return f"of shape {x.shape}" if hasattr(x, "shape") else f"({kind_of(x)})"
 
 
 def _refused(s: Setup, call: Callable[[], Any], what: str, wrong: np.ndarray[Any, Any], want: tuple[int, ...]) -> None:
@@ -271,10 +279,9 @@ def check_frule_variants(s: Setup, tangents: tuple[Any, ...], y_dot_vec: Vector)
         if _primal_agrees(s, s.f(*args, **s.kwargs)):
             pushed(label, args, tangents)
     s.report.checks.append(check)
-    _check_wrong_tangent(s, tangents)
 
 
-def _check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
+def check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
     """A tangent that only broadcasts to its argument's shape, for each argument in turn: ``ValueError`` naming the
     function and both shapes."""
     for k in range(1, len(tangents)):
@@ -282,7 +289,6 @@ def _check_wrong_tangent(s: Setup, tangents: tuple[Any, ...]) -> None:
             continue
         wrong = _wrong_shape(tangents[k])
         if wrong is not None and isinstance(s.primals[k], (np.ndarray, float, complex, np.generic)):
-            want = np.shape(s.primals[k])
             bad = (*tangents[:k], wrong, *tangents[k + 1 :])
-            what = f"a tangent of shape {wrong.shape} for {s.names[k]} of shape {want}"
-            _refused(s, functools.partial(_call, s, "frule", s.args, bad), what, wrong, want)
+            what = f"a tangent of shape {wrong.shape} for {s.names[k]} {_of_shape(s.primals[k])}"
+            _refused(s, functools.partial(_call, s, "frule", s.args, bad), what, wrong, np.shape(s.primals[k]))

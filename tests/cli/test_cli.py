@@ -104,6 +104,7 @@ def test_check_fails_on_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     status, out, _ = run("check", "--no-progress")
     assert status == 1
     assert cells(out.splitlines()[2])[:5] == ["mine", "1", "1", "0", "1"]
+    assert float(cells(out.splitlines()[2])[5]) > 0.1  # every run failed: the error they failed on
     assert "\nFAIL " in out and "[rrule]" not in out and "[float64, rrule] (mine)\n    [pullback]" in out
     assert out.splitlines()[-2:] == [out.splitlines()[-2], "0 passed, 1 failed"]
     assert out.splitlines()[-2].startswith("1 run of 1 family in ")
@@ -220,6 +221,44 @@ def test_import_a_library_and_check_its_declared_cases(tmp_path: Path) -> None:
         ["mylib.weighted_power", "rrule", "mylib", "any", ""],
     ]
     assert result.stdout.splitlines()[-1] == "2 primals"
+
+
+USER_MODULE = Path(__file__).with_name("softpluslib.py")
+
+
+def test_a_library_s_correct_rules_pass_with_no_shape_code(tmp_path: Path) -> None:
+    """Rules as the README writes them (``unthunk``, no check of a seed's shape) pass ``check --import``."""
+    (tmp_path / "softpluslib.py").write_text(USER_MODULE.read_text())
+    result = run_in(tmp_path, "check", "--import", "softpluslib", "--no-progress")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert cells(result.stdout.splitlines()[2])[:5] == ["softpluslib", "1", "8", "8", "0"]
+
+
+def test_a_planted_error_fails_its_rule_alone_naming_the_argument(tmp_path: Path) -> None:
+    """A factor 2 in the rrule's cotangent of w fails the rrule runs, naming w; the frule runs, whose rule is
+    right, pass: one wrong rule, one failure per case and dtype."""
+    right = "softplus * out_bar\n"
+    source = USER_MODULE.read_text()
+    assert source.count(right) == 1
+    (tmp_path / "softpluslib.py").write_text(source.replace(right, "2 * softplus * out_bar\n"))
+    result = run_in(tmp_path, "check", "--import", "softpluslib", "--no-progress", "--verbose")
+    assert result.returncode == 1, result.stdout + result.stderr
+    out = result.stdout
+    runs = [cells(line) for line in out.splitlines() if line.startswith("| softpluslib.wsoftplus")]
+    assert {(mode, status) for _, _, mode, status, *_ in runs} == {("frule", "pass"), ("rrule", "FAIL")}
+    assert all(float(row[5]) > 0.1 for row in runs if row[3] == "FAIL")  # the error each failed on
+    assert out.count("\nFAIL ") == 4 and out.count("[pullback] softpluslib.wsoftplus: argument 2 (w):") == 4
+    assert "(ratio 2)" in out and "argument 1 (x)" not in out and out.splitlines()[-1] == "4 passed, 4 failed"
+
+
+def test_the_worst_error_of_a_family_whose_every_run_fails(tmp_path: Path) -> None:
+    """Where no run passed, the family's worst error is the failed runs'."""
+    source = USER_MODULE.read_text().replace("softplus * out_bar\n", "2 * softplus * out_bar\n")
+    (tmp_path / "softpluslib.py").write_text(source.replace("+ softplus * w_dot", "+ 2 * softplus * w_dot"))
+    result = run_in(tmp_path, "check", "--import", "softpluslib", "--no-progress")
+    assert result.returncode == 1, result.stdout + result.stderr
+    family = cells(result.stdout.splitlines()[2])
+    assert family[:5] == ["softpluslib", "1", "8", "0", "8"] and float(family[5]) > 0.1
 
 
 def test_an_import_that_declares_no_case_fails(tmp_path: Path) -> None:

@@ -131,6 +131,21 @@ class TestStructures:
         assert out.w.dtype == np.float32 and out.n is NoTangent()
         assert ProjectTo(Pair(1.0, 2))(Tangent(Pair, a=1j, b=1.0)) == Tangent(Pair, a=0.0, b=NoTangent())
 
+    def test_an_object_that_declares_its_fields(self) -> None:
+        """Projected field by field, as a dataclass; a field computed from them is no field of its tangent."""
+
+        class Scaled:
+            __chainrules_fields__ = ("w", "n")
+
+            def __init__(self, w: np.ndarray, n: int) -> None:
+                self.w, self.n, self.norm = w, n, np.linalg.norm(w)
+
+        project = ProjectTo(Scaled(np.ones(2, dtype=np.float32), 3))
+        out = project(Tangent(Scaled, w=np.array([1.0 + 1j, 2.0]), n=4.0))
+        assert out.w.dtype == np.float32 and np.array_equal(out.w, [1.0, 2.0]) and out.n is NoTangent()
+        with pytest.raises(TypeError, match="'norm' is not a field of Scaled"):
+            project({"w": np.ones(2), "norm": 1.0})
+
     def test_dict(self) -> None:
         assert ProjectTo({"a": 1.0, "k": 1})({"a": 2 + 1j, "k": 3.0}) == Tangent(dict, {"a": 2.0, "k": NoTangent()})
 

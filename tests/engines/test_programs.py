@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import chainrules.engines as ad
-from chainrules_core import Tangent
+from chainrules_core import Tangent, backing
 from tests.engines.programs import (
     LOCAL,
     NUMPY,
@@ -119,6 +119,28 @@ def test_ruled_and_traced_objects_agree() -> None:
     np.testing.assert_allclose(traced[0].w, ruled[0].w, rtol=1e-12)
     np.testing.assert_allclose(traced[0].b, ruled[0].b, rtol=1e-12)
     np.testing.assert_allclose(traced[1], ruled[1], rtol=1e-12)
+
+
+class Average:
+    """``weights @ x / total``, with ``total`` computed from the weights when built: no field of its own."""
+
+    __chainrules_fields__ = ("weights",)
+
+    def __init__(self, weights: Any) -> None:
+        self.weights = weights
+        self.total = np.sum(weights)
+
+    def __call__(self, x: Any) -> Any:
+        return self.weights @ x / self.total
+
+
+def test_an_object_is_built_again_from_the_fields_it_declares() -> None:
+    """Both engines open it at its declared fields and build it from them, so ``total`` follows the weights."""
+    w, x = np.array([1.0, 2.0, 0.5]), np.array([0.3, -1.2, 2.0])
+    check_program(lambda a, x: a(x), (Average(w), x))
+    a_bar, _ = ad.gradient(lambda a, x: a(x), Average(w), x)
+    assert isinstance(a_bar, Tangent) and set(backing(a_bar)) == {"weights"}
+    np.testing.assert_allclose(a_bar.weights, (x - w @ x / np.sum(w)) / np.sum(w), rtol=1e-12)
 
 
 def test_bound_method() -> None:

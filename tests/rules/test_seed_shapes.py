@@ -1,12 +1,14 @@
 """Seeds and tangents of another shape than their value's are refused by every kind of rule, naming the function and
 both shapes; the forms of a 0-d seed all give the same cotangents. (Every declared case checks this through the
-harness's variants; these are the calls that once gave numbers for another question.)"""
+harness's ``wrong_shape`` probe; these are the calls that once gave numbers for another question.)"""
 
 from __future__ import annotations
 
 import math
 import operator
 import re
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -64,3 +66,17 @@ def test_the_forms_of_a_zero_d_seed_give_the_same_cotangents(f: Any) -> None:
     for bars in results:
         assert all(type(b) is np.ndarray and b.shape == () for b in bars[1:])
         np.testing.assert_array_equal([unthunk(b) for b in bars[1:]], [0.5, 0.5])
+
+
+def test_every_declared_case_of_this_package_probes_wrong_shapes() -> None:
+    """The package's cases are filed with ``wrong_shape=True`` (``chainrules.checks._register``), counted in a
+    fresh process that holds no case but theirs."""
+    code = (
+        "import chainrules.checks\n"
+        "from chainrules_core.testing import registered_cases\n"
+        "found = registered_cases()\n"
+        "print(len(found), sorted({family for family, case in found if not case.wrong_shape}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, without = result.stdout.split(" ", 1)
+    assert int(count) > 1000 and without.strip() == "[]"

@@ -108,6 +108,7 @@ def test_the_options_are_one_definition_shown_in_each_signature() -> None:
         "jacobian",
         "evaluations",
         "variants",
+        "wrong_shape",
     ]
     for check, own in [
         (test_frule, ["check_zero_tangents"]),
@@ -165,18 +166,23 @@ def test_an_exception_in_the_pullback_names_the_seed() -> None:
 
 
 def test_frule_and_rrule_agree() -> None:
-    """A right frule next to a wrong rrule: test_frule sees the disagreement without any finite difference."""
+    """A right frule next to a wrong rrule: test_frule sees the disagreement, and leaves the failure to
+    test_rrule, since finite differences prove the rrule wrong."""
     f = fresh(np.sin)
     scalar_rule(f, lambda out, x: np.cos(x))
     rrule.register(f)(lambda g, x: (np.sin(x), lambda y_bar: (NoTangent(), 1.1 * unthunk(y_bar) * np.cos(x))))
-    assert failure(test_frule, f, X).startswith("[frule and rrule agree]")
+    assert failure(test_rrule, f, X).startswith("[pullback]")
+    with pytest.warns(UserWarning, match=r"^\[frule and rrule agree\] .*the rrule is wrong for argument 1 \(x\)"):
+        assert test_frule(f, X).notes
 
 
 def test_a_wrong_frule_is_seen_from_test_rrule() -> None:
     f = fresh(np.sin)
     scalar_rule(f, lambda out, x: np.cos(x))
     frule.register(f)(lambda t, g, x: (np.sin(x), 1.1 * np.cos(x) * t[1]))
-    assert failure(test_rrule, f, X).startswith("[frule and rrule agree]")
+    assert failure(test_frule, f, X).startswith("[pushforward]")
+    with pytest.warns(UserWarning, match="the frule is wrong for argument 1"):
+        assert test_rrule(f, X).notes
 
 
 def test_finite_differences_outside_the_domain() -> None:
@@ -297,10 +303,14 @@ def test_tangent_type_of_the_output() -> None:
 def test_primal_type_and_values() -> None:
     f = fresh(np.sin)
     rrule.register(f)(lambda g, x: (list(np.sin(x)), lambda y_bar: (NoTangent(), y_bar)))
-    assert "the rule returned a list but the function a ndarray" in failure(test_rrule, f, X)
+    assert "the rule returned a list but the function an ndarray of shape (4,)" in failure(test_rrule, f, X)
     g = fresh(np.sin)
     rrule.register(g)(lambda h, x: (np.sin(x).astype(np.float32), lambda y_bar: (NoTangent(), y_bar)))
     assert "dtype float32 from the rule, float64 from f" in failure(test_rrule, g, X)
+    h = fresh(np.sin)  # np.sin(0.5) is a numpy float64: a Python float has no shape, and says what it is
+    rrule.register(h)(lambda k, x: (float(np.sin(x)), lambda y_bar: (NoTangent(), y_bar)))
+    message = failure(test_rrule, h, 0.5)
+    assert "[primal]" in message and "the rule returned a Python float, f a numpy float64 of shape ()" in message
 
 
 def test_integer_parts_of_the_primal_are_compared() -> None:

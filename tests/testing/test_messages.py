@@ -144,19 +144,43 @@ def test_an_exception_in_the_rule_keeps_its_traceback_from_the_rule_on() -> None
 # ----- which rule, which argument, which field -----
 
 
-def test_test_frule_blames_a_wrong_rrule_and_names_the_argument() -> None:
+def test_test_frule_passes_beside_a_wrong_rrule_and_notes_the_argument() -> None:
+    """Finite differences prove the rrule wrong: test_rrule fails for it, test_frule passes and says so."""
     f = weighted_sin_rules(rrule_factor=1.01)
-    message = str(failure(test_frule, f, X, W))
-    assert message.startswith("[frule and rrule agree]")
-    assert "the frule's tangent agrees with finite differences (checked above), so the rrule is wrong" in message
-    assert "for argument 2 (w):" in message and "(ratio 1.01)" in message and "argument 1 (x)" not in message
+    assert str(failure(test_rrule, f, X, W)).startswith("[pullback]")
+    with pytest.warns(UserWarning, match=r"\[frule and rrule agree\] .*the rrule is wrong for argument 2 \(w\)"):
+        report = test_frule(f, X, W)
+    [note] = report.notes
+    assert "finite differences along each confirm it, and the frule's tangent agrees with them" in note
+    assert "(ratio 1.01)" in note and "argument 1 (x)" not in note and "test_rrule reports it" in note
+    assert "frule and rrule agree" not in report.checks and report.max_relative_error < 1e-6
 
 
-def test_test_rrule_blames_a_wrong_frule_and_names_the_argument() -> None:
+def test_test_rrule_passes_beside_a_wrong_frule_and_notes_the_argument() -> None:
     f = weighted_sin_rules(frule_factor=-1.0)
-    message = str(failure(test_rrule, f, X, W))
-    assert "the pullback agrees with finite differences (checked above), so the frule is wrong" in message
-    assert "for argument 2 (w):" in message and "(ratio -1)" in message and "test_frule checks it" in message
+    assert str(failure(test_frule, f, X, W)).startswith("[pushforward]")
+    with pytest.warns(UserWarning, match="the frule is wrong for argument 2"):
+        report = test_rrule(f, X, W)
+    assert "(ratio -1)" in report.notes[0] and "test_frule reports it" in report.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("check", "factors", "blamed"), [(test_frule, (1.01, 1.0), "rrule"), (test_rrule, (1.0, -1.0), "frule")]
+)
+def test_a_disagreement_finite_differences_cannot_settle_fails_and_names_the_other_rule(
+    monkeypatch: pytest.MonkeyPatch, check: Any, factors: tuple[float, float], blamed: str
+) -> None:
+    """Where finite differences cannot tell the other rule wrong (noise, a step that does not settle), the
+    disagreement itself fails, blaming the rule the check has not confirmed."""
+    from chainrules_core.testing import diagnosis
+
+    monkeypatch.setattr(diagnosis, "inner_mismatch", lambda *args: False)
+    f = weighted_sin_rules(*factors)
+    message = str(failure(check, f, X, W))
+    confirmed = "the frule's tangent" if blamed == "rrule" else "the pullback"
+    assert message.startswith("[frule and rrule agree]")
+    assert f"{confirmed} agrees with finite differences (checked above), so the {blamed} is wrong" in message
+    assert "for argument 2 (w):" in message and f"test_{blamed} checks it" in message
 
 
 class Affine:
@@ -192,6 +216,58 @@ def test_a_wrong_field_of_an_object_is_named_with_its_ratio(check: Any) -> None:
     a = cls(np.array([[1.0, -2.0, 0.5], [0.3, 1.0, 2.0]]), np.array([0.5, -1.0]))
     message = str(failure(check, a, X[:3]))
     assert "Affine(...)" in message and "by part: field weights: right (ratio 1); field bias: wrong (ratio " in message
+
+
+class Average:
+    """``weights @ x / total``, keeping ``total = sum(weights)``, computed from the weights when built."""
+
+    def __init__(self, weights: Any) -> None:
+        self.weights = weights
+        self.total = np.sum(weights)
+
+    def __call__(self, x: Any) -> Any:
+        return self.weights @ x / self.total
+
+
+def average_rules(cls: type) -> None:
+    """The rules of ``Average``, right for the weights alone: ``total`` moves with them."""
+
+    @rrule.register(cls)
+    def _(a: Any, x: Any) -> Any:
+        out = a(x)
+
+        def average_pullback(out_bar: Any) -> Any:
+            out_bar = unthunk(out_bar)
+            return Tangent(cls, weights=(x - out) / a.total * out_bar), a.weights / a.total * out_bar
+
+        return out, average_pullback
+
+    @frule.register(cls)
+    def _(tangents: Any, a: Any, x: Any) -> Any:
+        a_dot, x_dot = tangents
+        out = a(x)
+        weights_dot = getattr(a_dot, "weights", ZeroTangent())
+        return out, (weights_dot @ (x - out) + a.weights @ x_dot) / a.total
+
+
+@pytest.mark.parametrize("check", [test_rrule, test_frule], ids=["rrule", "frule"])
+def test_a_field_computed_from_the_others_is_named_with_what_to_declare(check: Any) -> None:
+    """Taken for a field of its own, ``total`` is moved alone, and a right rule looks wrong in every field."""
+    cls = type("Average", (Average,), {})
+    average_rules(cls)
+    message = str(failure(check, cls(np.array([1.0, 2.0, 0.5])), X[:3]))
+    assert "field weights: wrong" in message and "field total: wrong (ratio 0)" in message
+    assert "the rule gives nothing for total and gets the other fields wrong: if total is computed from the " in message
+    assert "declare the fields it is built from, __chainrules_fields__ = ('weights',)" in message
+
+
+@pytest.mark.parametrize("check", [test_rrule, test_frule], ids=["rrule", "frule"])
+def test_declared_fields_are_the_ones_moved(check: Any) -> None:
+    """Declared, the weights alone move, and the Average is built again from them: the same rules pass."""
+    cls = type("Average", (Average,), {"__chainrules_fields__": ("weights",)})
+    average_rules(cls)
+    report = check(cls(np.array([1.0, 2.0, 0.5])), X[:3], variants=True)
+    assert report.max_relative_error < 1e-8
 
 
 def test_a_misnamed_field_of_the_function_itself_reads_as_a_field_of_f() -> None:

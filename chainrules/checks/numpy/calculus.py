@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import REALS, Arg, Case, Domain, Generated, register_cases
+from chainrules_core.testing.cases import REALS, Arg, Case, Domain, Generated
 
 STEP = Arg(Domain(0.5, 2.0, complex=False, name="(0.5, 2)"), ())
 
@@ -15,7 +16,7 @@ def coordinates(n: int) -> Generated:
     return Generated(lambda rng, dtype: np.cumsum(rng.uniform(0.5, 1.5, n)), f"{n} coordinates")
 
 
-register_cases(
+register_shipped_cases(
     "numpy.calculus",
     *(
         Case(np.gradient, (Arg(REALS, shape), *spacing), kwargs=kw)

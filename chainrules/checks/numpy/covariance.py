@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import POSITIVE_REAL_ONLY, REALS, Arg, Case, register_cases
+from chainrules_core.testing.cases import POSITIVE_REAL_ONLY, REALS, Arg, Case
 
 _M = Arg(REALS, (3, 6))
 _Y = Arg(REALS, (2, 6))
 _AWEIGHTS = Arg(POSITIVE_REAL_ONLY, (6,))
 _FWEIGHTS = np.array([1, 2, 1, 3, 1, 2])
 
-register_cases(
+register_shipped_cases(
     "numpy.covariance",
     Case(np.cov, (Arg(REALS, (6,)),), name="one variable"),
     # corrcoef of one variable is the constant 1 (tests/rules/numpy/test_covariance.py checks its zero derivative)

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, Generated, register_cases
+from chainrules.checks._register import register_shipped_cases
+from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, Generated
 
 
 def _nested(rng: np.random.Generator, dtype: str) -> list[Any]:
@@ -19,7 +20,7 @@ def _rows(rng: np.random.Generator, dtype: str) -> tuple[Any, ...]:
     return tuple(np.asarray(rng.standard_normal(3), dtype=dtype) for _ in range(2))
 
 
-register_cases(
+register_shipped_cases(
     "numpy.creation",
     Case(np.array, (Arg(REALS, (2, 3)),)),
     Case(np.array, (Arg(REALS, (2, 3)),), kwargs={"ndmin": 4}),
@@ -43,7 +44,7 @@ register_cases(
 
 _A, _B = Arg(REALS, (2, 3)), Arg(REALS, (3,))
 
-register_cases(
+register_shipped_cases(
     "numpy.creation",
     Case(np.ascontiguousarray, (Arg(REALS, (2, 3)),)),
     Case(np.asfortranarray, (Arg(REALS, (2, 3)),)),

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.reductions import with_nans
-from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case
 
 _NANS = with_nans((3, 5), ((0, 1), (1, 4), (2, 0), (2, 2)))
 _ARRAY_API = (np.cumulative_sum, np.cumulative_prod) if hasattr(np, "cumulative_sum") else ()  # numpy >= 2.1
 _ZEROS = At([[2.0, 0.0, 3.0, 0.0, -1.5], [0.0, 1.5, 2.0, 0.5, 3.0], [1.0, 2.0, 0.5, -1.0, 0.0]])
 
-register_cases(
+register_shipped_cases(
     "numpy.cumulative",
     *(
         Case(f, (Arg(REALS, (2, 3, 4)),), kwargs=kw)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import INF, REAL_DTYPES, UNARY_SHAPES, Band, TableCheck, table_cases, unary
 from chainrules.rules.numpy._special import bessel_i1
 from chainrules.rules.numpy.elementwise import LINEAR_UNARY, UNARY
@@ -21,7 +22,6 @@ from chainrules_core.testing.cases import (
     At,
     Case,
     Domain,
-    register_cases,
 )
 
 NEAR_REAL_AXIS = Band(name="reals, near the real axis")
@@ -114,7 +114,7 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("numpy.elementwise", *_cases())
+register_shipped_cases("numpy.elementwise", *_cases())
 
 FLOATS_ARE_INTEGERS = (
     "at |x| >= 2**52 every float64 is an integer, so rounding is the identity on floats there and finite "

@@ -6,8 +6,9 @@ import operator
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import REALS, Arg, Case, register_cases
+from chainrules_core.testing.cases import REALS, Arg, Case
 
 _X = Arg(REALS, (4, 3))
 _REPEATS = np.array([2, 0, 2, 3, 2])
@@ -33,7 +34,7 @@ INDEXES = (
 )
 """Basic slices, negative steps, Ellipsis and None, integer arrays with repeats, masks."""
 
-register_cases(
+register_shipped_cases(
     "numpy.indexing",
     Case(np.where, (np.array([True, False, True]), Arg(REALS, (3,)), Arg(REALS, (3,)))),
     Case(np.where, (np.array([[True], [False]]), Arg(REALS, (2, 3)), Arg(REALS, (1, 3))), name="broadcast"),
@@ -69,7 +70,7 @@ register_cases(
     Case(np.diagflat, (Arg(REALS, None),), kwargs={"k": 1}, name="python scalar"),
 )
 if hasattr(np.linalg, "diagonal"):  # numpy >= 2.0
-    register_cases(
+    register_shipped_cases(
         "numpy.indexing",
         Case(np.linalg.diagonal, (Arg(REALS, (2, 3, 4)),)),
         Case(np.linalg.diagonal, (Arg(REALS, (3, 2)),), kwargs={"offset": -1}),

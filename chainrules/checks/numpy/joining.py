@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules.numpy.joining import _GATHER_MODES
-from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.cases import REALS, Arg, Case, Generated
 
 
 def _arrays(*shapes: tuple[int, ...], container: type = list) -> Generated:
@@ -19,7 +20,7 @@ def _arrays(*shapes: tuple[int, ...], container: type = list) -> Generated:
     return Generated(make, f"{kind} of {', '.join(str(s).replace(' ', '') for s in shapes)}")
 
 
-register_cases(
+register_shipped_cases(
     "numpy.joining",
     Case(np.concatenate, (_arrays((2, 3), (4, 3)),)),
     Case(np.concatenate, (_arrays((2, 3), (2, 1), (2, 2), container=tuple), 1)),
@@ -63,7 +64,7 @@ def _stacked(*shape: int) -> Generated:
     )
 
 
-register_cases(
+register_shipped_cases(
     "numpy.joining",
     Case(np.concatenate, (_stacked(2, 3, 4),), name="an array as the sequence"),
     Case(np.concatenate, (_stacked(3, 2),), kwargs={"axis": None}, name="an array as the sequence"),
@@ -84,13 +85,13 @@ register_cases(
     Case(np.resize, (Arg(REALS, None), (2, 2)), name="python scalar"),
 )
 if hasattr(np, "unstack"):  # numpy >= 2.1
-    register_cases(
+    register_shipped_cases(
         "numpy.joining",
         Case(np.unstack, (Arg(REALS, (3, 2)),)),
         Case(np.unstack, (Arg(REALS, (2, 3, 4)),), kwargs={"axis": -1}),
     )
 if hasattr(np, "row_stack"):  # deprecated in numpy 2.0
-    register_cases("numpy.joining", Case(np.row_stack, (_arrays((3,), (2, 3)),)))
+    register_shipped_cases("numpy.joining", Case(np.row_stack, (_arrays((3,), (2, 3)),)))
 
 
 def _block(rng: np.random.Generator, dtype: str) -> list[Any]:

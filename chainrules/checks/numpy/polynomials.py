@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.testing.edges import refuse_edges
 from chainrules_core.testing import FiniteDifferences, with_tangent
-from chainrules_core.testing.cases import NONZERO, REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.cases import NONZERO, REALS, Arg, At, Case, Generated
 
 _P = Arg(REALS, (4,))
 _X = Generated(lambda rng, dtype: np.linspace(-1.0, 1.0, 7).astype(dtype), "7 points in [-1, 1]")
@@ -27,7 +28,7 @@ def _coefficients(rng: np.random.Generator, dtype: str) -> list[Any]:
     return [complex(v) if np.dtype(dtype).kind == "c" else float(v) for v in values]
 
 
-register_cases(
+register_shipped_cases(
     "numpy.polynomials",
     Case(np.polyval, (_P, Arg(REALS, (3,)))),
     Case(np.polyval, (Generated(_coefficients, "list"), Arg(REALS, None)), name="python scalars"),

@@ -8,14 +8,15 @@ import operator
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix
-from chainrules_core.testing.cases import REALS, Arg, At, Case, register_cases
+from chainrules.checks._register import register_shipped_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case
 
 
 def _arrays(*shapes: tuple[int, ...]) -> tuple[Arg, ...]:
     return tuple(Arg(REALS, shape) for shape in shapes)
 
 
-register_cases(
+register_shipped_cases(
     "numpy.products",
     *[
         Case(np.matmul, _arrays(a, b))
@@ -57,7 +58,7 @@ register_cases(
 )
 
 
-register_cases(
+register_shipped_cases(
     "numpy.products",
     Case(np.kron, _arrays((2, 3), (3, 2))),
     Case(np.kron, _arrays((3,), (2, 2)), name="different ndim"),
@@ -72,7 +73,7 @@ register_cases(
     Case(np.cross, _arrays((3,), (2,)), name="a 3-vector and a 2-vector"),
 )
 if hasattr(np, "vecdot"):  # numpy >= 2.0
-    register_cases(
+    register_shipped_cases(
         "numpy.products",
         Case(np.vecdot, _arrays((2, 3), (3,))),
         Case(np.vecdot, _arrays((3, 2), (3, 1)), kwargs={"axis": 0}),
@@ -81,7 +82,7 @@ if hasattr(np, "vecdot"):  # numpy >= 2.0
         Case(np.linalg.cross, _arrays((3, 2), (3, 1)), kwargs={"axis": 0}),
     )
 if hasattr(np, "matvec"):  # numpy >= 2.2
-    register_cases(
+    register_shipped_cases(
         "numpy.products",
         Case(np.matvec, _arrays((2, 3, 4), (4,))),
         Case(np.matvec, _arrays((3, 4), (2, 4)), name="broadcast matrix"),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import REAL_DTYPES
 from chainrules.checks.numpy.reductions import SHAPE, SMALL_AXIS_GRID, with_nans
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import REALS, Arg, At, Case, Domain, register_cases
+from chainrules_core.testing.cases import REALS, Arg, At, Case, Domain
 
 CONTINUOUS = ("linear", "weibull", "hazen", "median_unbiased", "normal_unbiased", "interpolated_inverted_cdf")
 DISCONTINUOUS = (
@@ -29,7 +30,7 @@ _TIES = At([[1.0, 3.0, 3.0, 0.5, 2.0], [2.0, 2.0, 1.0, 4.0, 5.0], [0.5, 1.5, 4.0
 """Pairs of ties at the order statistics read: the central difference splits them evenly. (With k > 2 ties it
 is not linear; the rules' 1/k each is checked exactly in tests/rules/numpy/test_quantiles.py.)"""
 
-register_cases(
+register_shipped_cases(
     "numpy.quantiles",
     *(Case(np.median, (Arg(REALS, SHAPE),), kwargs=kw) for kw in SMALL_AXIS_GRID),
     Case(np.median, (Arg(REALS, (6,)),), name="even count"),

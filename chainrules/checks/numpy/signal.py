@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import REAL_DTYPES
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import REAL_ONLY, REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.cases import REAL_ONLY, REALS, Arg, Case, Generated
 
 MODES = ("full", "same", "valid")
 LENGTHS = ((6, 3), (3, 6), (5, 4), (4, 5), (5, 1))
@@ -46,7 +47,7 @@ _PHASES = Generated(
 )
 """Steps of at most 1 plus jumps of whole turns: every difference is more than 0.1 from the threshold pi."""
 
-register_cases(
+register_shipped_cases(
     "numpy.signal",
     *(
         Case(f, (Arg(REALS, (n,)), Arg(REALS, (m,)), mode))

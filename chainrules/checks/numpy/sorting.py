@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules.numpy.sorting import _UNIQUE
 from chainrules_core.testing import with_tangent
-from chainrules_core.testing.cases import DTYPES, REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.cases import DTYPES, REALS, Arg, At, Case, Generated
 
 
 def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
@@ -20,7 +21,7 @@ def _numbers(rng: np.random.Generator, dtype: str) -> list[Any]:
 
 # Ties (in sort) and duplicates (in unique) are points without a derivative that a finite
 # difference could confirm; tests/rules/numpy/test_sorting.py checks the conventions there exactly.
-register_cases(
+register_shipped_cases(
     "numpy.sorting",
     *(
         Case(np.sort, (Arg(REALS, (3, 4)), *args), kwargs=kw)
@@ -47,7 +48,7 @@ def _shared(values: list[float], tangent: list[float]) -> Any:
 
 
 _SHARED = "1.0 in both arguments"
-register_cases(
+register_shipped_cases(
     "numpy.sorting",
     # set operations, at distinct values (random draws) and at a value both arguments hold (not smooth)
     Case(np.union1d, (Arg(REALS, (4,)), Arg(REALS, (2, 3)))),
@@ -81,7 +82,7 @@ register_cases(
         smooth=False,
     ),
 )
-register_cases(
+register_shipped_cases(
     "numpy.sorting",
     Case(np.partition, (Arg(REALS, (3, 5)), 2)),
     Case(np.partition, (Arg(REALS, (4, 3)), [0, 2], 0), name="several kth"),
@@ -91,7 +92,7 @@ register_cases(
     Case(np.sort_complex, (Arg(REALS, (2, 4)),)),
 )
 if "sorted" in inspect.signature(np.unique).parameters:
-    register_cases(
+    register_shipped_cases(
         "numpy.sorting",
         Case(
             np.unique, (Arg(REALS, (3, 4)),), kwargs={"sorted": False}, dtypes=("float64", "float32"), name="unsorted"

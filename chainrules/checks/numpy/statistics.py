@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.reductions import AXIS_GRID, NANS, SHAPE, SMALL_AXIS_GRID
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case, register_cases
+from chainrules_core.testing.cases import POSITIVE, REALS, Arg, At, Case
 
-register_cases(
+register_shipped_cases(
     "numpy.statistics",
     *(Case(f, (Arg(REALS, SHAPE),), kwargs=kw) for f in (np.var, np.std) for kw in AXIS_GRID),
     *(Case(f, (Arg(REALS, (3, 4)),), kwargs={"axis": 1, "ddof": 1}, name="ddof") for f in (np.var, np.std)),

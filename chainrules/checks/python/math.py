@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import away_from_multiples, binary, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import FLOATS_ARE_INTEGERS, UNARY_CHECKS
@@ -22,7 +23,6 @@ from chainrules_core.testing.cases import (
     Case,
     Domain,
     Generated,
-    register_cases,
 )
 
 LOG_BASE = binary(POSITIVE_REAL_ONLY, ABOVE_ONE)
@@ -87,7 +87,7 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("python.math", *_cases())
+register_shipped_cases("python.math", *_cases())
 refuse_edges("python.math", math.modf, ("huge",), FLOATS_ARE_INTEGERS + " (and 1 for the fractional part, which is 0)")
 
 refuse_order2(

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import REAL_DTYPES, away_from_multiples, table_cases
 from chainrules.checks.numpy.arithmetic import BINARY_CHECKS
 from chainrules.checks.numpy.elementwise import UNARY_CHECKS
 from chainrules.rules.python.operators import IN_PLACE, OPERATOR_BINARY, OPERATOR_UNARY
 from chainrules.testing.edges import refuse_edges
-from chainrules_core.testing.cases import NONZERO, REAL_ONLY, REALS, Arg, At, Case, Generated, register_cases
+from chainrules_core.testing.cases import NONZERO, REAL_ONLY, REALS, Arg, At, Case, Generated
 
 
 def _numpy_scalar(value: float) -> Generated:
@@ -126,7 +127,7 @@ def _cases() -> list[Case]:
     return cases
 
 
-register_cases("python.operators", *_cases())
+register_shipped_cases("python.operators", *_cases())
 
 refuse_edges(
     "python.operators",

@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from chainrules_core import NoTangent, Tangent, Thunk, ZeroTangent, backing, canonicalize, primal_type
+from chainrules_core import (
+    NoTangent,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    backing,
+    canonicalize,
+    construct,
+    field_names,
+    primal_type,
+)
+from chainrules_core.tangent_types import declared_fields
 
 Z = ZeroTangent()
 Pair = collections.namedtuple("Pair", "a b")
@@ -207,3 +218,51 @@ class TestPrimalPlusTangent:
 
         with pytest.raises(TypeError, match="could not build a NoCopy with new values for the fields"):
             NoCopy() + Tangent(NoCopy, w=1.0)
+
+
+class Spread:
+    """Values and their mean, computed from them when built: the mean is no field of its own."""
+
+    __chainrules_fields__ = ("values", "name")
+
+    def __init__(self, values: np.ndarray, name: str = "spread") -> None:
+        if np.any(np.isnan(values)):
+            raise ValueError("a NaN value")
+        self.values, self.name = values, name
+        self.mean = float(np.mean(values))
+
+
+class TestDeclaredFields:
+    def test_the_declared_fields_are_the_fields(self) -> None:
+        assert declared_fields(Spread) == field_names(Spread) == ("values", "name")
+        assert declared_fields(Plain) is None and declared_fields(Point) is None
+        assert Tangent(Spread, values=np.ones(2)).name == Z
+        with pytest.raises(TypeError, match=r"'mean' is not a field of Spread \(fields: values, name\)"):
+            Tangent(Spread, mean=1.0)
+
+    def test_an_instance_is_built_again_from_them(self) -> None:
+        spread = Spread(np.array([1.0, 3.0]), name="s")
+        moved = spread + Tangent(Spread, values=np.array([2.0, 4.0]))
+        assert type(moved) is Spread and moved.mean == 5.0 and moved.name == "s" and spread.mean == 2.0
+        assert construct(spread, {"values": np.zeros(2)}).mean == 0.0
+
+    def test_what_init_raises_is_raised_as_it_is(self) -> None:
+        with pytest.raises(ValueError, match="a NaN value"):
+            construct(Spread(np.ones(2)), {"values": np.array([np.nan, 1.0])})
+
+    def test_a_computed_field_or_a_missing_attribute_is_refused_by_name(self) -> None:
+        with pytest.raises(TypeError, match=r"__chainrules_fields__ = \('values', 'name'\), and 'mean' is not among"):
+            construct(Spread(np.ones(2)), {"mean": 2.0})
+
+        class Forgetful(Spread):
+            __chainrules_fields__ = ("values", "label")
+
+        with pytest.raises(TypeError, match="the Forgetful has no attribute 'label'"):
+            construct(Forgetful(np.ones(2)), {"values": np.zeros(2)})
+
+    def test_a_declaration_that_is_not_a_tuple_of_names_is_refused(self) -> None:
+        class Misdeclared:
+            __chainrules_fields__ = "values"
+
+        with pytest.raises(TypeError, match=r"Misdeclared.__chainrules_fields__ must be a tuple of field names"):
+            declared_fields(Misdeclared)

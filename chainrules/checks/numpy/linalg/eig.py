@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, random_matrix
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint
@@ -23,7 +24,7 @@ from chainrules_core import (
     value_shape,
 )
 from chainrules_core.testing import FiniteDifferences
-from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing.cases import Case, Generated
 
 # numpy scales each eigenvector to unit length and, for complex vectors, picks a phase that is not
 # the rules' gauge. So besides the raw outputs for real input with real eigenvalues (unit vectors
@@ -163,7 +164,7 @@ def _eig_case(f: Any, spec: Generated, **kwargs: Any) -> Case:
     return Case(f, (spec,), options=_SMALL_STEPS, **kwargs)
 
 
-register_cases(
+register_shipped_cases(
     "numpy.linalg.eig",
     _eig_case(np.linalg.eig, _diagonalizable((4, 4), np.linspace(-2.0, 3.0, 4), "real eigenvalues"), dtypes=_REAL),
     _eig_case(np.linalg.eig, _diagonalizable((2, 3, 3), [-4.0, 1.0, 6.0], "real eigenvalues"), dtypes=_REAL),

@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix
+from chainrules.checks._register import register_shipped_cases
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.rules.numpy.linalg._common import adjoint, pad_to
 from chainrules.testing.edges import refuse_edges
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, checked_tangent, frule, rrule
-from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing.cases import Case, Generated
 
 
 def qr_complete_parts(a: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -110,7 +111,7 @@ def _full_rank(shape: tuple[int, ...]) -> Generated:
 
 _REAL = ("float64", "float32")
 
-register_cases(
+register_shipped_cases(
     "numpy.linalg.factorizations",
     Case(np.linalg.cholesky, (_spd((3, 3)),)),
     Case(np.linalg.cholesky, (_spd((2, 4, 4)),)),

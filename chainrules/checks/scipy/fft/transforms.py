@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.fft import COMPLEX_INPUT, HALF_SPECTRUM_INPUT, REAL_INPUT, Spec, _cases, _x
-from chainrules_core.testing.cases import DTYPES, register_cases
+from chainrules_core.testing.cases import DTYPES
 
 try:
     from scipy import fft
@@ -66,7 +67,7 @@ _SHIFTS: list[Spec] = [
 ]
 
 if fft is not None:
-    register_cases(
+    register_shipped_cases(
         "scipy.fft.transforms",
         *_cases([fft.fft, fft.ifft], COMPLEX_INPUT, _FORWARD_1D),
         *_cases([fft.rfft, fft.ihfft], REAL_INPUT, _FORWARD_1D),

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.fft import _x
-from chainrules_core.testing.cases import DTYPES, Case, register_cases
+from chainrules_core.testing.cases import DTYPES, Case
 
 try:
     from scipy import fft
@@ -60,7 +61,7 @@ def _n_d(f: Any) -> list[Case]:
 
 
 if fft is not None:
-    register_cases(
+    register_shipped_cases(
         "scipy.fft.trigonometric",
         *_forward(fft.dct),
         *_forward(fft.dst),

@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import random_matrix, well_conditioned
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
 from chainrules.testing.second_order import refuse_order2
 from chainrules_core import Tangent
-from chainrules_core.testing.cases import REALS, Arg, Case, Generated, register_cases
+from chainrules_core.testing.cases import REALS, Arg, Case, Generated
 
 try:
     from scipy import linalg
@@ -72,7 +73,7 @@ def _seed_zero_past(k: int) -> Any:
 
 if linalg is not None:
     wc, fr = well_conditioned, _full_rank
-    register_cases(
+    register_shipped_cases(
         "scipy.linalg.factorizations",
         # lu: P gets NoTangent
         Case(linalg.lu, (wc((3, 3)),)),

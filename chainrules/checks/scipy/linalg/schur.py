@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.linalg.eig import _SMALL_STEPS, _diagonalizable, _rotations
 from chainrules.rules._arrays import tuple_entries
 from chainrules.rules._makers import checked_entries
 from chainrules.testing.edges import refuse_edges
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
-from chainrules_core.testing.cases import Case, register_cases
+from chainrules_core.testing.cases import Case
 
 try:
     from scipy import linalg
@@ -109,7 +110,7 @@ _RAW = ("float64",)
 take the other sign in a column than sgees's; the invariants, which no sign affects, run in float32 too."""
 
 if linalg is not None:
-    register_cases(
+    register_shipped_cases(
         "scipy.linalg.schur",
         Case(
             linalg.schur,

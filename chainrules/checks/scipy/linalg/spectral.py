@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.checks._matrices import REPEATED_EIGENVALUE_ORDER2, random_matrix, well_conditioned
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks.numpy.linalg.factorizations import _full_rank
 from chainrules.checks.numpy.linalg.spectral import _hermitian
 from chainrules.rules._arrays import tuple_entries
@@ -15,7 +16,7 @@ from chainrules.rules.numpy.linalg._common import adjoint
 from chainrules.testing.edges import refuse_edges
 from chainrules.testing.second_order import refuse_order2
 from chainrules_core import AbstractZero, NoTangent, ProjectTo, ZeroTangent, checked_tangent, frule, rrule
-from chainrules_core.testing.cases import Case, Generated, register_cases
+from chainrules_core.testing.cases import Case, Generated
 
 try:
     from scipy import linalg
@@ -103,7 +104,7 @@ def _equal_seed(out: Any) -> Any:
 
 if linalg is not None:
     h, pd = _hermitian, _positive_definite
-    register_cases(
+    register_shipped_cases(
         "scipy.linalg.spectral",
         # the default driver (evr) flips eigenvector signs under tiny perturbations: raw outputs through evd;
         # float64 only: the finite differences of a float32 case evaluate eigh in float64, whose V may take the

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules.checks._register import register_shipped_cases
 from chainrules.checks._tables import INF, REAL_DTYPES, TableCheck, table_cases, unary
 from chainrules_core.testing import no_tangent
-from chainrules_core.testing.cases import POSITIVE, REAL_ONLY, REALS, Arg, At, Case, Domain, register_cases
+from chainrules_core.testing.cases import POSITIVE, REAL_ONLY, REALS, Arg, At, Case, Domain
 
 try:
     from scipy import special
@@ -101,7 +102,7 @@ def register_family(
     ``checks``) and ``cases``; each entry needs a check, but those ``elsewhere``, which ``cases`` check."""
     unchecked = table.keys() - checks.keys() - set(elsewhere)
     assert not unchecked and checks.keys() <= table.keys(), f"{family}: entries without checks: {unchecked}"
-    register_cases(family, *[c for f, check in checks.items() for c in table_cases(f, check)], *cases)
+    register_shipped_cases(family, *[c for f, check in checks.items() for c in table_cases(f, check)], *cases)
 
 
 if special is not None:
