@@ -86,30 +86,37 @@ LIBRARIES = (
 OPERATORS = ("__init__", "__call__", "__matmul__", "__rmatmul__", "__mul__", "__rmul__", "__truediv__")
 """The special methods routed beside a class's public ones: construction, evaluation and products."""
 
+_METHODS: dict[int, tuple[type, bool]] = {}
+"""``id(function)`` of a routed method to its class and whether it is called on an instance (not static or class)."""
+
 _ROUTED: dict[int, Callable[..., Any]] = {}
 """``id(function)`` to its stand-in, so that a function exported by two namespaces has one."""
 
 
-def routed(f: Callable[..., Any], module: str | None = None, name: str | None = None) -> Callable[..., Any]:
-    """``f``'s stand-in, which hands a call with followed values to their engine; made once per function.
+class StandIn:
+    """A routed function: it hands a call with followed values to their engine, and calls the function otherwise.
 
-    ``module`` and ``name`` are where the stand-in is installed (it pickles
-    as ``module.name``); they default to ``f``'s own. A stand-in is its own
-    stand-in.
+    It stands where the function stood and passes for it: its name,
+    signature and documentation are the function's (``__wrapped__``), it
+    compares equal to it and hashes as it does (so a table keyed by the
+    function finds it), it binds as a method where the function did, and it
+    pickles by the public name it is installed under.
     """
-    if getattr(f, "__chainrules_routed__", None) is not None:
-        return f
-    made = _ROUTED.get(id(f))
-    if made is not None:
-        return made
-    followed_in = _followed_in
-    looked_at = _LOOKED_AT.get
 
-    def stand_in(*args: Any, **kwargs: Any) -> Any:
+    def __init__(self, f: Callable[..., Any], module: str | None, name: str | None) -> None:
+        self.__wrapped__ = f
+        self.__chainrules_routed__ = f
+        self.__name__ = name or getattr(f, "__name__", "routed")
+        self.__qualname__ = name or getattr(f, "__qualname__", self.__name__)
+        self.__module__ = module or getattr(f, "__module__", None) or __name__
+        self.__doc__ = getattr(f, "__doc__", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        f = self.__wrapped__
         for a in args:
-            if looked_at(type(a)) is not False and followed_in((a,)) is not None:
+            if _LOOKED_AT.get(type(a)) is not False and _followed_in((a,)) is not None:
                 return _hand_over(f, args, kwargs)
-        if kwargs and followed_in(kwargs.values()) is not None:
+        if kwargs and _followed_in(kwargs.values()) is not None:
             return _hand_over(f, args, kwargs)
         try:
             return f(*args, **kwargs)
@@ -120,12 +127,36 @@ def routed(f: Callable[..., Any], module: str | None = None, name: str | None = 
                     raise named from err
             raise
 
-    stand_in.__wrapped__ = f  # type: ignore[attr-defined]
-    stand_in.__chainrules_routed__ = f  # type: ignore[attr-defined]
-    stand_in.__name__ = name or getattr(f, "__name__", "routed")
-    stand_in.__qualname__ = name or getattr(f, "__qualname__", stand_in.__name__)
-    stand_in.__module__ = module or getattr(f, "__module__", None) or __name__
-    stand_in.__doc__ = getattr(f, "__doc__", None)
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self.__wrapped__ or self.__wrapped__ == other
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return f"<routed {self.__wrapped__!r}>"
+
+    def __reduce__(self) -> str:
+        return self.__qualname__  # a global: the name it is installed under in its module
+
+
+def routed(f: Callable[..., Any], module: str | None = None, name: str | None = None) -> Callable[..., Any]:
+    """``f``'s stand-in (``StandIn``), which hands a call with followed values to their engine; made once per
+    function.
+
+    ``module`` and ``name`` are where the stand-in is installed (it pickles
+    as ``module.name``); they default to ``f``'s own. A stand-in is its own
+    stand-in.
+    """
+    if getattr(f, "__chainrules_routed__", None) is not None:
+        return f
+    made = _ROUTED.get(id(f))
+    if made is not None:
+        return made
+    stand_in = StandIn(f, module, name)
     _ROUTED[id(f)] = stand_in
     for registry in (rrule, frule):  # rules are registered for the stand-in, as the namespace exports it
         registry.alias(f, stand_in)
@@ -166,12 +197,18 @@ def _route_class(cls: type, library: str) -> int:
         if not _ours(owner, library) or owner.__dict__.get("__chainrules_routed_class__") is owner:
             continue
         for name, value in list(owner.__dict__.items()):
-            if (not name.startswith("_") or name in OPERATORS) and _is_routable(value, library):
-                try:
-                    setattr(owner, name, routed(value))
-                except (TypeError, AttributeError):  # an extension type: its methods stay
-                    break
-                count += 1
+            if name.startswith("_") and name not in OPERATORS:
+                continue
+            kind = type(value) if isinstance(value, (staticmethod, classmethod)) else None
+            function = value.__func__ if kind is not None else value
+            if not _is_routable(function, library):
+                continue
+            try:  # a static or class method stays one, around the stand-in of its function
+                setattr(owner, name, routed(function) if kind is None else kind(routed(function)))
+                _METHODS[id(function)] = (owner, kind is None)
+            except (TypeError, AttributeError):  # an extension type: its methods stay
+                break
+            count += 1
         try:
             owner.__chainrules_routed_class__ = owner  # type: ignore[attr-defined]
         except (TypeError, AttributeError):
@@ -262,35 +299,42 @@ def _no_rule(f: Any, args: tuple[Any, ...], err: Exception) -> NoRuleError | Non
 
 def _reached(args: tuple[Any, ...], kwargs: dict[str, Any], err: BaseException) -> bool:
     """Whether followed values took part in a call that raised ``err`` without being among its arguments: held
-    by a function the call was given (its closure or defaults) or an object's fields, or by a frame the error
-    passed through."""
-    given = [*args, *kwargs.values()]
-    if any(_holds_followed(a, 3) for a in given):
-        return True
-    if any(type(a) is np.ndarray and a.dtype.hasobject and engine_call(a) is not None for a in given):
+    by a function the call was given (its closure or defaults), an object's fields, an array of objects, or a
+    frame the error passed through."""
+    if _holds_followed([*args, *kwargs.values()], 3):
         return True
     tb = err.__traceback__
     while tb is not None:
-        if _followed_in(tb.tb_frame.f_locals.values()) is not None:
+        if _holds_followed(list(tb.tb_frame.f_locals.values()), 2):
             return True
         tb = tb.tb_next
     return False
 
 
-def _holds_followed(value: Any, depth: int) -> bool:
-    """Whether ``value`` is a function whose closure or defaults hold a followed value, or an object whose fields
-    do, looking ``depth`` functions deep."""
-    if depth == 0:
-        return False
-    if isinstance(value, types.FunctionType):
-        held = [c.cell_contents for c in value.__closure__ or () if _filled(c)] + list(value.__defaults__ or ())
-    elif isinstance(value, (tuple, list)):
-        held = list(value)
-    elif hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType)):
-        held = list(vars(value).values())
-    else:
-        return False
-    return _followed_in(held) is not None or any(_holds_followed(h, depth - 1) for h in held if callable(h))
+def _holds_followed(values: list[Any], depth: int) -> bool:
+    """Whether a followed value is among ``values``, or held, ``depth`` steps deep, by a container, an array of
+    objects, a function's closure or defaults, or an object's fields."""
+    for v in values:
+        t = type(v)
+        if hasattr(t, "__chainrules_call__"):
+            return True
+        if depth == 0:
+            continue
+        if t is np.ndarray:
+            if v.dtype.hasobject and _holds_followed(list(v.flat[:64]), 0):
+                return True
+            continue
+        if t in _SCANNED:
+            held = list(v.values() if t is dict else v)
+        elif isinstance(v, types.FunctionType):
+            held = [c.cell_contents for c in v.__closure__ or () if _filled(c)] + list(v.__defaults__ or ())
+        elif hasattr(v, "__dict__") and not isinstance(v, (type, types.ModuleType, types.FunctionType)):
+            held = list(vars(v).values())
+        else:
+            continue
+        if _holds_followed(held, depth - 1):
+            return True
+    return False
 
 
 def _filled(cell: Any) -> bool:
@@ -323,10 +367,12 @@ def display_name(f: Any, args: tuple[Any, ...] = ()) -> str:
     one (``scipy.stats.norm.logpdf``), else by its class (``scipy.interpolate.CubicSpline.__call__``)."""
     f = unrouted(f)
     name = getattr(f, "__name__", None)
-    owner = args[0] if args else None
-    qualname = str(getattr(f, "__qualname__", ""))
-    if owner is not None and name is not None and "." in qualname:  # a method: named after its object
-        return f"{_object_name(owner)}.{name}"
+    method = _METHODS.get(id(f))
+    if method is not None and name is not None:
+        cls, on_instance = method
+        if on_instance and args:  # named after its object
+            return f"{_object_name(args[0])}.{name}"
+        return f"{_public_module_of(cls)}.{cls.__name__}.{name}"
     stand_in = _ROUTED.get(id(f))
     return function_name(stand_in if stand_in is not None else f)
 
@@ -363,4 +409,4 @@ def _public_module_of(cls: type) -> str:
     return ".".join(parts)
 
 
-__all__ = ["LIBRARIES", "OPERATORS", "display_name", "route", "routed", "unrouted"]
+__all__ = ["LIBRARIES", "OPERATORS", "StandIn", "display_name", "route", "routed", "unrouted"]

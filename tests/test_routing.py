@@ -14,16 +14,25 @@ import pytest
 
 pytest.importorskip("scipy")
 
+import scipy.cluster.hierarchy
+import scipy.cluster.vq
+import scipy.differentiate
 import scipy.fft
+import scipy.fftpack
 import scipy.integrate
 import scipy.interpolate
 import scipy.linalg
 import scipy.ndimage
+import scipy.odr
 import scipy.optimize
 import scipy.signal
+import scipy.signal.windows
 import scipy.sparse
+import scipy.sparse.csgraph
 import scipy.sparse.linalg
+import scipy.spatial
 import scipy.spatial.distance
+import scipy.spatial.transform
 import scipy.special
 import scipy.stats
 
@@ -93,6 +102,21 @@ NO_RULE = {
     "scipy.stats.norm.logpdf": lambda p: scipy.stats.norm.logpdf(1.0, loc=p[0]),
     "scipy.stats.multivariate_normal.logpdf": lambda p: scipy.stats.multivariate_normal.logpdf(np.zeros(3), p),
     "scipy.spatial.distance.pdist": lambda p: np.sum(scipy.spatial.distance.pdist(np.outer(p, p))),
+    "scipy.spatial.KDTree.__init__": lambda p: np.sum(scipy.spatial.KDTree(np.outer(p, p)).query(np.zeros(3))[0]),
+    "scipy.spatial.transform.Rotation.from_rotvec": lambda p: np.sum(
+        scipy.spatial.transform.Rotation.from_rotvec(p).as_matrix()
+    ),
+    "scipy.signal.sosfilt": lambda p: np.sum(scipy.signal.sosfilt([[p[0], 0, 0, 1, 0, 0]], np.ones(4))),
+    "scipy.signal.windows.kaiser": lambda p: np.sum(scipy.signal.windows.kaiser(5, p[0])),
+    "scipy.linalg.eig_banded": lambda p: np.sum(scipy.linalg.eig_banded(p[None, :])[0]),
+    "scipy.fftpack.dct": lambda p: np.sum(scipy.fftpack.dct(p)),
+    "scipy.cluster.vq.whiten": lambda p: np.sum(scipy.cluster.vq.whiten(np.outer(p, p))),
+    "scipy.cluster.hierarchy.linkage": lambda p: np.sum(scipy.cluster.hierarchy.linkage(np.outer(p, p))),
+    "scipy.odr.ODR.run": lambda p: (
+        scipy.odr.ODR(scipy.odr.RealData(P, 2 * P), scipy.odr.Model(lambda b, x: b[0] * x), beta0=[p[0]]).run().beta[0]
+    ),
+    "scipy.differentiate.derivative": lambda p: scipy.differentiate.derivative(lambda x: np.sin(x * p[0]), 1.0).df,
+    "scipy.sparse.csgraph.shortest_path": lambda p: np.sum(scipy.sparse.csgraph.shortest_path(np.outer(p, p))),
 }
 
 
